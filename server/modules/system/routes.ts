@@ -1,0 +1,36 @@
+// GET /health, /openapi.json, /errors, /errors/{code} (no key) and GET /me (any valid key).
+import { Router } from 'express';
+import type { Environment } from '../../platform/config.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { ERROR_CATALOGUE, isErrorCode } from '../../platform/errors/catalogue.js';
+import { apiDocumentText, apiVersion } from '../../platform/spec.js';
+import { errorCodeList, errorCodeRepresentation } from './representation.js';
+
+export function systemRoutes(options: { environment: Environment }): Router {
+  const router = Router();
+
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString() });
+  });
+
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(apiDocumentText);
+  });
+
+  router.get('/errors', (_req, res) => {
+    res.json(errorCodeList());
+  });
+
+  router.get('/errors/:code', (req, res) => {
+    const code = req.params.code!;
+    if (!isErrorCode(code)) throw new ApiError('not_found', `There is no error code ${code}. GET /api/v1/errors lists them all.`);
+    res.json(errorCodeRepresentation(code, ERROR_CATALOGUE[code]));
+  });
+
+  router.get('/me', (_req, _res) => {
+    // API keys arrive with the access issue (#3); until a key store exists, no key can be valid.
+    throw new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <API_KEY>".');
+  });
+
+  return router;
+}

@@ -1,0 +1,72 @@
+// Configuration comes from environment variables only, checked once at start. Every bad value is reported
+// with the variable's name and what it accepts, all of them at once, before anything starts.
+
+export type Environment = 'sandbox' | 'production';
+export type Role = 'all' | 'api' | 'worker';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  environment: Environment;
+  host: string;
+  port: number;
+  /** Null: run the embedded PostgreSQL under dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  logLevel: LogLevel;
+  /** Check every response against the spec (a contract failure becomes a 500 and an error log). */
+  validateResponses: boolean;
+  /** How long a graceful stop waits for in-flight requests and jobs. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T | undefined, accepts: string): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = parse(raw.trim());
+    if (value === undefined) problems.push(`${name}=${JSON.stringify(raw)} is invalid; expected ${accepts}`);
+    return value ?? fallback;
+  };
+  const oneOf = <T extends string>(values: readonly T[]) => (raw: string) => values.find((v) => v === raw);
+  const integer = (min: number, max: number) => (raw: string) => {
+    const n = Number(raw);
+    return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
+  };
+  const boolean = (raw: string) => ({ true: true, false: false } as Record<string, boolean>)[raw];
+  const postgresUrl = (raw: string) => {
+    try {
+      return ['postgres:', 'postgresql:'].includes(new URL(raw).protocol) ? raw : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const environment = read('ENVIRONMENT', 'sandbox' as Environment, oneOf(['sandbox', 'production'] as const), 'sandbox or production');
+  const config: Config = {
+    environment,
+    host: read('HOST', '127.0.0.1', (raw) => raw, 'an interface address'),
+    port: read('PORT', 3000, integer(0, 65535), 'a port number from 0 to 65535'),
+    databaseUrl: read('DATABASE_URL', null as string | null, postgresUrl, 'a postgres:// or postgresql:// URL'),
+    dataDir: read('DATA_DIR', '.data', (raw) => raw, 'a directory'),
+    embeddedPostgresPort: read('EMBEDDED_POSTGRES_PORT', 54329, integer(1024, 65535), 'a port number from 1024 to 65535'),
+    logLevel: read('LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
+    validateResponses: read('VALIDATE_RESPONSES', env.NODE_ENV !== 'production', boolean, 'true or false'),
+    shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', 30_000, integer(0, 600_000), 'milliseconds from 0 to 600000'),
+  };
+  if (environment === 'production' && config.databaseUrl === null) {
+    problems.push('DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

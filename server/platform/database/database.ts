@@ -1,0 +1,47 @@
+// Where the data lives: the server named by DATABASE_URL, or else an embedded PostgreSQL under DATA_DIR.
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+
+export const EMBEDDED_DATABASE_NAME = 'erp';
+
+export interface Database {
+  url: string;
+  pool: pg.Pool;
+  /** Closes the pool, then stops the embedded server when this process started it. */
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+  let embedded: EmbeddedPostgres | null = null;
+  let url = config.databaseUrl;
+  if (url === null) {
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
+    await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE_NAME);
+    url = embedded.url(EMBEDDED_DATABASE_NAME);
+    logger.info({ port: embedded.port, startedHere: embedded.ownsServer }, 'embedded PostgreSQL ready');
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 20, application_name: 'erp-api' });
+  pool.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
+  return {
+    url,
+    pool,
+    async close() {
+      await pool.end();
+      await embedded?.stop();
+    },
+  };
+}
+
+async function ensureDatabase(maintenanceUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: maintenanceUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+}

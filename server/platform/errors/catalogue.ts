@@ -1,0 +1,47 @@
+// Every error code the API can return: its status, a fixed title and what the caller should do. The spec's
+// error responses list the same codes per status; test/spec/error-catalogue.test.ts keeps the two equal.
+// Served at GET /errors and GET /errors/{code}, which every problem document's `type` points at.
+
+export interface ErrorCodeEntry {
+  status: number;
+  title: string;
+  description: string;
+}
+
+export const ERROR_CATALOGUE = {
+  invalid_field: { status: 400, title: 'Invalid field', description: 'A field has the wrong type, format, enum value, length or bounds, or a cursor is not one this list issued. `errors[]` names each field; fix them and send again.' },
+  key_in_query: { status: 400, title: 'Key in query string', description: 'An API key was sent in the query string, where it leaks into logs and caches. Send it only as "Authorization: Bearer <API_KEY>", and rotate the key.' },
+  unknown_field: { status: 400, title: 'Unknown field', description: 'The request has a body property or query parameter that the operation does not declare. `errors[]` names each one; remove them (check the spelling).' },
+  idempotency_key_required: { status: 400, title: 'Idempotency key required', description: 'Every POST that creates a record needs an Idempotency-Key header (1 to 255 characters). Make one per logical operation and reuse it on every retry.' },
+  invalid_json: { status: 400, title: 'Invalid JSON', description: 'The body could not be parsed as JSON. The detail gives the parser\'s message.' },
+  required_field: { status: 400, title: 'Required field', description: 'A required body property, parameter or header is missing. `errors[]` names each one.' },
+  unauthorized: { status: 401, title: 'Unauthorized', description: 'The API key is missing, mistyped, revoked or expired. Send a valid key as "Authorization: Bearer <API_KEY>".' },
+  wrong_environment: { status: 401, title: 'Wrong environment', description: 'A sandbox key (containing _test_) was used on production, or a production key (containing _live_) on the sandbox. Use the key of this environment.' },
+  api_disabled: { status: 403, title: 'API access disabled', description: 'The organisation has not enabled API access. An administrator must switch it on.' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope', description: 'The key lacks a scope this operation needs; the detail names it. Create a key with that scope.' },
+  ip_not_allowed: { status: 403, title: 'IP address not allowed', description: 'The caller\'s address is outside the key\'s IP allowlist.' },
+  module_disabled: { status: 403, title: 'Module disabled', description: 'The organisation has the module this operation belongs to switched off.' },
+  not_found: { status: 404, title: 'Not found', description: 'No such path or method, or no record with this id or code in the key\'s organisation.' },
+  idempotency_in_progress: { status: 409, title: 'Idempotent request in progress', description: 'A request with the same Idempotency-Key is still running. Retry after Retry-After seconds with the same key.' },
+  invalid_state: { status: 409, title: 'Invalid state', description: 'The record\'s current state does not allow this operation; the detail says which state it is in.' },
+  payload_too_large: { status: 413, title: 'Payload too large', description: 'The body is over the limit: 1 MB for JSON, 5 MB for a DMS file.' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', description: 'The Content-Type is not one this operation accepts; the detail lists those it does.' },
+  business_rule: { status: 422, title: 'Business rule', description: 'The request is well-formed but a business rule refuses it; the detail says which.' },
+  currency_not_supported: { status: 422, title: 'Currency not supported', description: 'The operation accepts only the organisation\'s base currency here.' },
+  customer_not_found: { status: 422, title: 'Customer not found', description: 'A customer the body refers to does not exist in this organisation. `errors[]` names the field.' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused', description: 'This Idempotency-Key was already used with another body or another path. Use a new key for a new operation.' },
+  invoice_not_found: { status: 422, title: 'Invoice not found', description: 'An invoice the body refers to does not exist in this organisation. `errors[]` names the field.' },
+  period_closed: { status: 422, title: 'Period closed', description: 'The accounting period of the document\'s date is closed.' },
+  product_not_found: { status: 422, title: 'Product not found', description: 'A product the body refers to does not exist in this organisation. `errors[]` names the field.' },
+  no_open_trip: { status: 422, title: 'No open trip', description: 'A van sale needs the salesperson\'s in-transit trip with that van.' },
+  credit_limit_exceeded: { status: 422, title: 'Credit limit exceeded', description: 'The customer\'s open balance plus this document would exceed the credit limit.' },
+  field_sales_disabled: { status: 422, title: 'Field sales disabled', description: 'A van sale needs the field sales modules, which the organisation has switched off.' },
+  rate_limited: { status: 429, title: 'Rate limited', description: 'The key\'s budget for this request class is spent. Retry after Retry-After seconds.' },
+  server_error: { status: 500, title: 'Server error', description: 'The service failed to complete the request; nothing was half-written. Retry with the same Idempotency-Key; quote the request id to support if it persists.' },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, value);
+}

@@ -1,0 +1,37 @@
+// The HTTP pipeline (see ../shared/design.md, Data flows one way):
+// request id -> JSON body -> validator (spec) -> module routes -> problem documents for every error.
+import express, { type Router } from 'express';
+import type { Logger } from 'pino';
+import { API_BASE_PATH } from '../spec.js';
+import { errorHandler } from './error-handler.js';
+import { notFound } from './not-found.js';
+import { openApiValidator } from './openapi-validator.js';
+import { requestId } from './request-id.js';
+
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  logger: Logger;
+  validateResponses: boolean;
+  /** Module routers, mounted under /api/v1 after validation. */
+  routers: Router[];
+}
+
+export function createApp(options: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  app.use(requestId);
+  app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+
+  const api = express.Router();
+  api.use(openApiValidator({ validateResponses: options.validateResponses }));
+  for (const router of options.routers) api.use(router);
+  app.use(API_BASE_PATH, api);
+
+  app.use(notFound);
+  app.use(errorHandler(options.logger));
+  return app;
+}

@@ -1,0 +1,99 @@
+// Turns whatever went wrong into the spec's problem documents. The mapping of the validator's and the body
+// parser's errors onto our codes lives here and only here.
+import type { ErrorRequestHandler, Request } from 'express';
+import type { Logger } from 'pino';
+import { ApiError, type FieldError } from '../errors/api-error.js';
+import { sendProblem } from '../errors/problem.js';
+
+interface ValidatorErrorItem {
+  path: string;
+  message: string;
+  errorCode?: string;
+}
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  path?: string;
+  message: string;
+  errors?: ValidatorErrorItem[];
+}
+
+/** When a request has several field problems, the problem's `code` is the first of these that occurs. */
+const FIELD_CODE_PRECEDENCE = ['unknown_field', 'required_field', 'invalid_field'] as const;
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const apiError = toApiError(error, req);
+    if (apiError.status >= 500) {
+      logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.originalUrl }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(res, apiError);
+  };
+}
+
+function toApiError(error: unknown, req: Request): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = (error ?? {}) as HttpLikeError;
+  const status = e.status ?? e.statusCode;
+
+  // express.json (body-parser) reports these before the validator sees the request.
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new ApiError('invalid_json', `The body is not valid JSON: ${e.message}.`);
+    case 'entity.too.large':
+      return new ApiError('payload_too_large', 'The body is larger than the 1 MB accepted for JSON.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', `${e.message}. Send UTF-8 JSON.`);
+  }
+
+  if (Array.isArray(e.errors) && typeof status === 'number') {
+    // express-openapi-validator
+    if (status === 400) return validationProblem(e.errors);
+    if (status === 404 || status === 405) {
+      return new ApiError('not_found', `${req.method} ${req.path} is not an operation of this API. See GET /api/v1/openapi.json.`);
+    }
+    if (status === 415) {
+      return new ApiError('unsupported_media_type', `Content-Type ${req.headers['content-type'] ?? '(none)'} is not accepted here; send application/json.`);
+    }
+    if (status === 413) return new ApiError('payload_too_large', 'The body is over the limit for this operation.');
+  }
+  return new ApiError('server_error', 'The service failed to complete the request. It is safe to retry with the same Idempotency-Key; quote the request id to support if it persists.');
+}
+
+function validationProblem(items: ValidatorErrorItem[]): ApiError {
+  const errors = items.map(toFieldError);
+  const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
+  const fields = [...new Set(errors.filter((f) => f.code === code).map((f) => f.field))].join(', ');
+  const detail = {
+    unknown_field: `The request has fields this operation does not accept: ${fields}.`,
+    required_field: `Required fields are missing: ${fields}.`,
+    invalid_field: `Some fields are invalid: ${fields}.`,
+  }[code];
+  return new ApiError(code, detail, errors);
+}
+
+function toFieldError(item: ValidatorErrorItem): FieldError {
+  const unknownQuery = /^Unknown query parameter '(.+)'$/.exec(item.message);
+  if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: item.message };
+  const code =
+    item.errorCode === 'additionalProperties.openapi.validation' ? 'unknown_field'
+    : item.errorCode === 'required.openapi.validation' ? 'required_field'
+    : 'invalid_field';
+  return { field: toPointer(item.path), code, message: item.message };
+}
+
+/** The validator says `/body/lines/0/qty`, `/query/limit`, `/headers/idempotency-key`; we say `/lines/0/qty`, `/query/limit`, `/header/Idempotency-Key`. */
+function toPointer(path: string): string {
+  if (path === '/body') return '';
+  if (path.startsWith('/body/')) return path.slice('/body'.length);
+  const header = /^\/headers\/(.+)$/.exec(path);
+  if (header) return `/header/${header[1]!.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}`;
+  return path.replace(/^\/params\//, '/path/');
+}

@@ -1,0 +1,90 @@
+// Composes the service from its parts: database (with migrations), jobs, HTTP. Both `npm start` (role `all`)
+// and the split roles (`api`, `worker`) come through here; so do the tests.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config, Role } from './platform/config.js';
+import { openDatabase, type Database } from './platform/database/database.js';
+import { applyMigrations } from './platform/database/migrations.js';
+import { createApp } from './platform/http/app.js';
+import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
+import { systemRoutes } from './modules/system/routes.js';
+import { jobDefinitions } from './jobs.js';
+
+export interface RunningService {
+  /** Base URL of the HTTP API (`http://host:port`), or null for the worker role. */
+  url: string | null;
+  database: Database;
+  jobs: Jobs;
+  /** Graceful stop: refuse new connections, finish in-flight requests and jobs, close the pool, stop the embedded Postgres. */
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, logger: Logger, options: { role?: Role; jobs?: JobDefinition<never>[] } = {}): Promise<RunningService> {
+  const role = options.role ?? 'all';
+  const database = await openDatabase(config, logger);
+  let jobs: Jobs | null = null;
+  let server: Server | null = null;
+  try {
+    const applied = await applyMigrations(database.pool);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+
+    jobs = await startJobs({
+      databaseUrl: database.url,
+      runWorkers: role !== 'api',
+      definitions: options.jobs ?? jobDefinitions(),
+      logger,
+    });
+
+    if (role !== 'worker') {
+      const app = createApp({
+        logger,
+        validateResponses: config.validateResponses,
+        routers: [systemRoutes({ environment: config.environment })],
+      });
+      server = createServer(app);
+      server.keepAliveTimeout = 5_000;
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(config.port, config.host, resolve);
+      });
+    }
+  } catch (error) {
+    await jobs?.stop(0).catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+
+  const address = server?.address() as AddressInfo | undefined;
+  const url = address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : null;
+  let stopping: Promise<void> | null = null;
+  const runningJobs = jobs;
+  return {
+    url,
+    database,
+    jobs: runningJobs,
+    stop() {
+      stopping ??= (async () => {
+        const deadline = Date.now() + config.shutdownTimeoutMs;
+        if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
+        await runningJobs.stop(Math.max(0, deadline - Date.now()));
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Stops accepting connections, lets in-flight requests finish, closes idle keep-alive sockets; forces the rest at the timeout. */
+async function closeHttpServer(server: Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(idleSweep);
+    clearTimeout(timer);
+  }
+}

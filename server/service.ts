@@ -2,6 +2,7 @@
 // and the split roles (`api`, `worker`) come through here; so do the tests.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config, Role } from './platform/config.js';
 import { openDatabase, type Database } from './platform/database/database.js';
@@ -9,6 +10,7 @@ import { applyMigrations } from './platform/database/migrations.js';
 import { createApp } from './platform/http/app.js';
 import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { apiDocument, type ApiDocument } from './platform/spec.js';
 import { jobDefinitions } from './jobs.js';
 
 export interface RunningService {
@@ -20,7 +22,17 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger, options: { role?: Role; jobs?: JobDefinition<never>[] } = {}): Promise<RunningService> {
+export interface ServiceOptions {
+  role?: Role;
+  /** Replaces the service's own job definitions (tests use it to observe the job lifecycle). */
+  jobs?: JobDefinition<never>[];
+  /** The description requests are validated against; the bundled spec unless a test extends it. */
+  document?: ApiDocument;
+  /** Routers mounted after the service's own (tests mount fixture operations of an extended document). */
+  extraRouters?: Router[];
+}
+
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const role = options.role ?? 'all';
   const database = await openDatabase(config, logger);
   let jobs: Jobs | null = null;
@@ -40,7 +52,8 @@ export async function startService(config: Config, logger: Logger, options: { ro
       const app = createApp({
         logger,
         validateResponses: config.validateResponses,
-        routers: [systemRoutes({ environment: config.environment })],
+        document: options.document ?? apiDocument,
+        routers: [systemRoutes({ environment: config.environment }), ...(options.extraRouters ?? [])],
       });
       server = createServer(app);
       server.keepAliveTimeout = 5_000;

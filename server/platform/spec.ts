@@ -19,8 +19,3 @@ const documentPath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '
 export const apiDocumentText: string = readFileSync(documentPath, 'utf8');
 export const apiDocument: ApiDocument = JSON.parse(apiDocumentText) as ApiDocument;
 export const apiVersion: string = apiDocument.info.version;
-
-/** A fresh deep copy, for consumers that annotate the document they are given (the validator does). */
-export function cloneApiDocument(): ApiDocument {
-  return JSON.parse(apiDocumentText) as ApiDocument;
-}

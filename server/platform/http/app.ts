@@ -2,7 +2,7 @@
 // request id -> JSON body -> validator (spec) -> module routes -> problem documents for every error.
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import { API_BASE_PATH } from '../spec.js';
+import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { errorHandler } from './error-handler.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
@@ -13,6 +13,7 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export interface AppOptions {
   logger: Logger;
   validateResponses: boolean;
+  document: ApiDocument;
   /** Module routers, mounted under /api/v1 after validation. */
   routers: Router[];
 }
@@ -27,7 +28,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
   const api = express.Router();
-  api.use(openApiValidator({ validateResponses: options.validateResponses }));
+  api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);
 

@@ -1,0 +1,110 @@
+// Checks one HTTP response against the API description: the status is declared for the operation, the
+// content type is one it declares, the body matches the schema, required headers are present and valid.
+// Used by every HTTP test (through test/support) and by the contract command any user can run.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+type Json = Record<string, unknown>;
+
+export interface ObservedResponse {
+  method: string;
+  /** Path relative to the API base, without the query string (`/customers/cus_1`). */
+  path: string;
+  status: number;
+  headers: Headers;
+  bodyText: string;
+}
+
+export interface ResponseContract {
+  /** Violations of the description; empty when the response conforms. */
+  check(response: ObservedResponse): string[];
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+export function responseContract(document: Json): ResponseContract {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  ajv.addSchema(document, 'api');
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorAt = (pointer: string): ValidateFunction => {
+    let validate = compiled.get(pointer);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `api#${pointer}` });
+      compiled.set(pointer, validate);
+    }
+    return validate;
+  };
+  const routes = Object.keys(document.paths as Json).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+
+  return {
+    check(response) {
+      const route = routes.find((r) => r.pattern.test(response.path));
+      const method = response.method.toLowerCase();
+      const operation = route ? (((document.paths as Json)[route.template] as Json)[method] as Json | undefined) : undefined;
+      const where = `${response.method} ${route?.template ?? response.path} -> ${response.status}`;
+      // A request for an operation the description does not have must get the description's own 404.
+      const responses = operation ? (operation.responses as Json) : { '404': { $ref: '#/components/responses/NotFound' } };
+      const key = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find((k) => k in responses);
+      if (!key) return [`${where}: status not declared (declared: ${Object.keys(responses).join(', ')})`];
+      let pointer = `/paths/${escape(route?.template ?? '')}/${method}/responses/${key}`;
+      let declared = responses[key] as Json;
+      if (typeof declared.$ref === 'string') {
+        pointer = declared.$ref.slice(1);
+        declared = resolve(document, pointer);
+      }
+
+      const violations: string[] = [];
+      for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
+        const value = response.headers.get(name);
+        const spec = (typeof (header as Json).$ref === 'string' ? resolve(document, ((header as Json).$ref as string).slice(1)) : header) as Json;
+        if (value === null) {
+          if (spec.required) violations.push(`${where}: required header ${name} is missing`);
+          continue;
+        }
+        const schema = (spec.schema ?? {}) as Json;
+        const typed = schema.type === 'integer' ? Number(value) : value;
+        if (schema.type === 'integer' && !Number.isInteger(typed)) violations.push(`${where}: header ${name}=${value} is not an integer`);
+        if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) violations.push(`${where}: header ${name}=${value} does not match ${schema.pattern}`);
+      }
+
+      const content = declared.content as Json | undefined;
+      const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+      if (!content) {
+        if (response.bodyText.length > 0) violations.push(`${where}: a body is returned but none is declared`);
+        return violations;
+      }
+      if (!(mediaType in content)) {
+        violations.push(`${where}: content type ${mediaType || '(none)'} not declared (declared: ${Object.keys(content).join(', ')})`);
+        return violations;
+      }
+      if (!/json$/.test(mediaType)) return violations;
+      let body: unknown;
+      try {
+        body = JSON.parse(response.bodyText);
+      } catch {
+        return [...violations, `${where}: body is not JSON`];
+      }
+      const validate = validatorAt(`${pointer}/content/${escape(mediaType)}/schema`);
+      if (!validate(body)) {
+        for (const error of validate.errors ?? []) violations.push(`${where}: body${error.instancePath} ${error.message}`);
+      }
+      return violations;
+    },
+  };
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function resolve(document: Json, pointer: string): Json {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<Json>((node, segment) => node[segment] as Json, document);
+}

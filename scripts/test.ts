@@ -1,0 +1,103 @@
+// `npm test`: one PostgreSQL for the whole run (embedded in a temp dir, or the server of DATABASE_URL), a
+// template database migrated once (schema plus pg-boss's), then ava; every test file clones the template.
+// Ends with one plain line `N passed, N failed` and exits non-zero on any failure or when no test ran.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform/database/embedded-postgres.js';
+import { applyMigrations } from '../server/platform/database/migrations.js';
+import { installJobsSchema } from '../server/platform/jobs/jobs.js';
+
+const templateName = `erp_test_template_${process.pid}`;
+let embedded: EmbeddedPostgres | null = null;
+let scratchDir: string | null = null;
+let serverUrl: URL;
+
+if (process.env.DATABASE_URL) {
+  serverUrl = new URL(process.env.DATABASE_URL);
+} else {
+  scratchDir = mkdtempSync(join(tmpdir(), 'erp-test-pg-'));
+  chmodSync(scratchDir, 0o755); // the postgres user must reach the data directory below it
+  embedded = await startEmbeddedPostgres({ dataDir: join(scratchDir, 'postgres'), port: await freePort(), ephemeral: true });
+  serverUrl = new URL(embedded.url('postgres'));
+}
+const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname: `/${database}` }).toString();
+
+let exitCode = 1;
+try {
+  await admin(`CREATE DATABASE "${templateName}"`);
+  const pool = new pg.Pool({ connectionString: urlOf(templateName) });
+  await applyMigrations(pool);
+  await pool.end();
+  await installJobsSchema(urlOf(templateName));
+
+  const counts = await runAva(process.argv.slice(2), {
+    TEST_POSTGRES_URL: urlOf('postgres'),
+    TEST_TEMPLATE_DATABASE: templateName,
+  });
+  console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
+  exitCode = counts.failed === 0 && counts.passed > 0 && counts.exitCode === 0 ? 0 : 1;
+  if (counts.passed === 0) console.error('No test ran.');
+} finally {
+  await admin(`DROP DATABASE IF EXISTS "${templateName}" WITH (FORCE)`).catch(() => {});
+  await embedded?.stop();
+  if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+}
+process.exit(exitCode);
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: urlOf('postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Counts { passed: number; failed: number; skipped: number; exitCode: number }
+
+/** Runs ava with the TAP reporter, echoing its output, and counts results from the TAP stream. */
+function runAva(args: string[], env: Record<string, string>): Promise<Counts> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), '--tap', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const counts: Counts = { passed: 0, failed: 0, skipped: 0, exitCode: 1 };
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) count(line, counts);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      count(pending, counts);
+      counts.exitCode = code ?? 1;
+      resolve(counts);
+    });
+  });
+}
+
+function count(line: string, counts: Counts): void {
+  if (/^not ok \d+/.test(line)) counts.failed += 1;
+  else if (/^ok \d+ .*# SKIP/i.test(line) || /^ok \d+ .*# TODO/i.test(line)) counts.skipped += 1;
+  else if (/^ok \d+/.test(line)) counts.passed += 1;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

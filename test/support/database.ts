@@ -1,0 +1,47 @@
+// Each test file gets its own database, cloned from the template that scripts/test.ts migrated once.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export function serverUrl(database: string): string {
+  const base = process.env.TEST_POSTGRES_URL;
+  if (!base) throw new Error('TEST_POSTGRES_URL is not set: run the tests with `npm test`, which starts their PostgreSQL');
+  return Object.assign(new URL(base), { pathname: `/${database}` }).toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl('postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty database (no migrations), for tests of the migration machinery itself. */
+export async function createEmptyDatabase(label: string): Promise<TestDatabase> {
+  return create(label, 'template0');
+}
+
+/** A database with every migration and pg-boss's schema applied. */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (!template) throw new Error('TEST_TEMPLATE_DATABASE is not set: run the tests with `npm test`');
+  return create(label, template);
+}
+
+async function create(label: string, template: string): Promise<TestDatabase> {
+  const name = `t_${label.replace(/[^a-z0-9]+/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  await admin(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  return {
+    name,
+    url: serverUrl(name),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}

@@ -1,0 +1,94 @@
+// Starts the real service (HTTP + jobs) on a free port against a fresh database, and gives tests a client
+// whose every response is checked against the API description: a test fails on any contract violation.
+import type { ExecutionContext } from 'ava';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { responseContract, type ResponseContract } from '../../scripts/contract/response-contract.js';
+import { loadConfig, type Config } from '../../server/platform/config.js';
+import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
+import { startService, type RunningService, type ServiceOptions } from '../../server/service.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  body: any;
+}
+
+export interface TestService {
+  service: RunningService;
+  database: TestDatabase;
+  config: Config;
+  baseUrl: string;
+  /** Lines the service logged, parsed. */
+  logs: Record<string, unknown>[];
+  /** Sends a request to /api/v1 + path and checks the response against the description. */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Buffer; json?: unknown }): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+const contract = responseContract(apiDocument as never);
+
+export interface TestServiceOptions extends ServiceOptions {
+  env?: Record<string, string>;
+  /** Defaults to the contract of the bundled spec; a test that extends the document passes its own. */
+  contract?: ResponseContract;
+}
+
+export async function startTestService(label: string, options: TestServiceOptions = {}): Promise<TestService> {
+  const database = await createTestDatabase(label);
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', ...options.env });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const service = await startService(config, logger, options);
+  const baseUrl = service.url!;
+  const check = options.contract ?? contract;
+
+  return {
+    service,
+    database,
+    config,
+    baseUrl,
+    logs,
+    async request(method, path, init = {}) {
+      const headers = { ...init.headers };
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body });
+      const text = await response.text();
+      const violations = check.check({ method, path: path.split('?')[0]!, status: response.status, headers: response.headers, bodyText: text });
+      if (violations.length > 0) throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);
+      let parsed: unknown;
+      try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+      return { status: response.status, headers: response.headers, text, body: parsed };
+    },
+    async stop() {
+      await service.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Starts a service for the whole test file and stops it after the last test. */
+export function useTestService(test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } }, label: string, options?: TestServiceOptions): () => TestService {
+  let running: TestService | undefined;
+  test.before(async () => { running = await startTestService(label, options); });
+  test.after.always(async () => { await running?.stop(); });
+  return () => {
+    if (!running) throw new Error('the test service did not start');
+    return running;
+  };
+}
+
+export type { ExecutionContext };

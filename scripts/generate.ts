@@ -4,7 +4,8 @@
 //   generated/prisma/        the Prisma client
 // `--out DIR` writes the same files under DIR instead; the staleness test compares such a copy with generated/.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -36,25 +37,26 @@ async function writeApiTypes(document: Record<string, unknown>, outDir: string):
 
 function generatePrismaClient(outDir: string): void {
   const schemaPath = join(root, 'prisma', 'schema.prisma');
-  let schemaForRun = schemaPath;
-  const defaultOut = join(root, 'generated');
-  if (resolve(outDir) !== defaultOut) {
-    // Point the generator's output at outDir through a copy of the schema next to it.
-    const copy = join(outDir, 'schema.prisma');
-    const output = relative(outDir, join(outDir, 'prisma'));
-    const text = readFileSync(schemaPath, 'utf8').replace(/output\s*=\s*"[^"]*"/, `output   = "./${output}"`);
-    writeFileSync(copy, text);
-    schemaForRun = copy;
+  const target = join(outDir, 'prisma');
+  rmSync(target, { recursive: true, force: true });
+  // The generated client embeds the schema text, output path included; to generate elsewhere byte for byte,
+  // run on an identical copy at prisma/schema.prisma inside a staging root and move its output into place.
+  const stage = resolve(outDir) === join(root, 'generated') ? root : mkdtempSync(join(tmpdir(), 'erp-prisma-'));
+  if (stage !== root) {
+    mkdirSync(join(stage, 'prisma'));
+    copyFileSync(schemaPath, join(stage, 'prisma', 'schema.prisma'));
   }
-  rmSync(join(outDir, 'prisma'), { recursive: true, force: true });
   // `prisma generate` does not use the schema engine, but insists that one exists; the native engine cannot be
   // downloaded here, so point the variable at any existing file (see ../shared/design.md, Prisma offline).
-  run(bin('prisma'), ['generate', '--schema', schemaForRun], {
+  run(bin('prisma'), ['generate', '--schema', join(stage, 'prisma', 'schema.prisma')], {
     PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
     PRISMA_HIDE_UPDATE_MESSAGE: '1',
     CHECKPOINT_DISABLE: '1',
   });
-  if (schemaForRun !== schemaPath) rmSync(schemaForRun);
+  if (stage !== root) {
+    cpSync(join(stage, 'generated', 'prisma'), target, { recursive: true }); // not rename: /tmp may be another filesystem
+    rmSync(stage, { recursive: true, force: true });
+  }
 }
 
 function run(file: string, args: string[], env: Record<string, string> = {}): void {

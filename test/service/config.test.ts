@@ -1,0 +1,29 @@
+import test from 'ava';
+import { ConfigError, loadConfig } from '../../server/platform/config.js';
+
+test('with no variables set the service runs as a sandbox on port 3000 with the embedded PostgreSQL', (t) => {
+  const config = loadConfig({});
+  t.like(config, { environment: 'sandbox', port: 3000, host: '127.0.0.1', databaseUrl: null, dataDir: '.data', logLevel: 'info', validateResponses: true });
+});
+
+test('every bad value is reported at once, each naming its variable and what it accepts', (t) => {
+  const error = t.throws(() => loadConfig({ PORT: 'eighty', ENVIRONMENT: 'staging', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', VALIDATE_RESPONSES: 'yes' }), { instanceOf: ConfigError }) as ConfigError;
+  t.is(error.problems.length, 5);
+  t.regex(error.message, /PORT="eighty" is invalid; expected a port number/);
+  t.regex(error.message, /ENVIRONMENT="staging" is invalid; expected sandbox or production/);
+  t.regex(error.message, /LOG_LEVEL="loud" is invalid; expected fatal, error/);
+  t.regex(error.message, /DATABASE_URL="mysql:\/\/x" is invalid; expected a postgres:\/\//);
+  t.regex(error.message, /VALIDATE_RESPONSES="yes" is invalid; expected true or false/);
+});
+
+test('production refuses to start without DATABASE_URL: the embedded PostgreSQL is for development and the sandbox', (t) => {
+  const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production' }), { instanceOf: ConfigError });
+  t.regex(error!.message, /DATABASE_URL is required when ENVIRONMENT=production/);
+  t.is(loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp' }).environment, 'production');
+});
+
+test('response validation is on by default and off by default under NODE_ENV=production', (t) => {
+  t.true(loadConfig({}).validateResponses);
+  t.false(loadConfig({ NODE_ENV: 'production' }).validateResponses);
+  t.true(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: 'true' }).validateResponses);
+});

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { generate } from '../../scripts/generate.js';
+import { generate, SDK_TYPES_DIR } from '../../scripts/generate.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,4 +23,8 @@ test('generated/ is exactly what npm run generate makes from spec/ and prisma/ n
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
+});
+
+test('the SDK carries the same generated types as the server', (t) => {
+  t.true(readFileSync(join(SDK_TYPES_DIR, 'api-types.ts')).equals(readFileSync('generated/api-types.ts')));
 });

@@ -100,7 +100,7 @@ test('an unknown path inside or outside /api/v1 is 404 not_found as a problem do
 test('a method the path does not have is 404 not_found naming the method and path', async (t) => {
   const res = await fetch(api().baseUrl + '/api/v1/health', { method: 'DELETE' });
   t.is(res.status, 404);
-  const body = await res.json();
+  const body = (await res.json()) as { code: string; detail: string };
   t.is(body.code, 'not_found');
   t.regex(body.detail, /DELETE \/api\/v1\/health/);
 });

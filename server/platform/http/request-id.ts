@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ulid } from 'ulidx';
+import { newUlid } from '../ids.js';
 
 const CALLER_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -10,7 +10,7 @@ const CALLER_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export const requestId: RequestHandler = (req, res, next) => {
   const supplied = req.headers['x-request-id'];
-  const id = typeof supplied === 'string' && CALLER_REQUEST_ID.test(supplied) ? supplied : ulid();
+  const id = typeof supplied === 'string' && CALLER_REQUEST_ID.test(supplied) ? supplied : newUlid();
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   next();

@@ -4,10 +4,15 @@ import { promisify } from 'node:util';
 import { useTestService } from '../support/service.js';
 
 const api = useTestService(test, 'sdk');
+type Sdk = typeof import('../../client-sdk/dist/index.js');
+let sdk: Sdk;
 
-test('the SDK builds with tsc and reads /health from a running server, typed by the spec', async (t) => {
+test.before('the SDK builds with tsc', async () => {
   await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'client-sdk/tsconfig.json']);
-  const sdk = await import('../../client-sdk/dist/index.js');
+  sdk = await import('../../client-sdk/dist/index.js');
+});
+
+test('the SDK built with tsc reads /health from a running server, typed by the spec', async (t) => {
   const erp = sdk.createErpClient({ baseUrl: `${api().baseUrl}/api/v1` });
   const { data, error, response } = await erp.GET('/health', { headers: { 'X-Request-Id': 'sdk-health-1' } });
   t.is(error, undefined);
@@ -15,8 +20,7 @@ test('the SDK builds with tsc and reads /health from a running server, typed by 
   t.is(response.headers.get('x-request-id'), 'sdk-health-1');
 });
 
-test('the SDK returns problem documents as typed errors', async (t) => {
-  const sdk = await import('../../client-sdk/dist/index.js');
+test('the SDK sends the API key as a bearer token and returns problem documents as typed errors', async (t) => {
   const erp = sdk.createErpClient({ baseUrl: `${api().baseUrl}/api/v1`, apiKey: 'erp_abc_test_notarealkey' });
   const { data, error, response } = await erp.GET('/me');
   t.is(data, undefined);

@@ -28,6 +28,9 @@ const service = await startService(config, logger, { role }).catch((error: unkno
   process.exit(1);
 });
 logger.info({ role, environment: config.environment, url: service.url }, 'service started');
+if (service.sandboxKey) {
+  console.log(`\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${config.dataDir}/sandbox-key.txt):\n\n  ${service.sandboxKey}\n`);
+}
 if (service.url) console.log(`API listening on ${service.url}/api/v1 (try: curl ${service.url}/api/v1/health)`);
 
 let signalled = false;

@@ -10,12 +10,19 @@ import { applyMigrations } from './platform/database/migrations.js';
 import { createApp } from './platform/http/app.js';
 import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
+import { bootstrapSandbox } from './modules/sandbox/bootstrap.js';
+import { ApiLogWriter } from './platform/http/api-log.js';
+import { setCursorSigningKey } from './platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from './platform/spec.js';
 import { jobDefinitions } from './jobs.js';
 
 export interface RunningService {
   /** Base URL of the HTTP API (`http://host:port`), or null for the worker role. */
   url: string | null;
+  /** The sandbox key made by this start's bootstrap (first start of an empty sandbox only). */
+  sandboxKey: string | null;
+  apiLog: ApiLogWriter;
   database: Database;
   jobs: Jobs;
   /** Graceful stop: refuse new connections, finish in-flight requests and jobs, close the pool, stop the embedded Postgres. */
@@ -34,26 +41,37 @@ export interface ServiceOptions {
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const role = options.role ?? 'all';
+  setCursorSigningKey(config.cursorSecret);
   const database = await openDatabase(config, logger);
+  const apiLog = new ApiLogWriter(database.pool, logger);
   let jobs: Jobs | null = null;
   let server: Server | null = null;
+  let sandboxKey: string | null = null;
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (config.sandboxBootstrap && role !== 'worker') {
+      sandboxKey = (await bootstrapSandbox(database.pool, config.dataDir, logger))?.secret ?? null;
+    }
 
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: options.jobs ?? jobDefinitions(),
+      definitions: options.jobs ?? jobDefinitions(database.pool, logger),
       logger,
     });
 
     if (role !== 'worker') {
+      apiLog.start();
       const app = createApp({
         logger,
         validateResponses: config.validateResponses,
         document: options.document ?? apiDocument,
-        routers: [systemRoutes({ environment: config.environment }), ...(options.extraRouters ?? [])],
+        pool: database.pool,
+        environment: config.environment,
+        apiLog,
+        trustProxy: config.trustProxy,
+        routers: [systemRoutes({ environment: config.environment }), customerRoutes(database.pool), ...(options.extraRouters ?? [])],
       });
       server = createServer(app);
       server.keepAliveTimeout = 5_000;
@@ -74,12 +92,15 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const runningJobs = jobs;
   return {
     url,
+    sandboxKey,
+    apiLog,
     database,
     jobs: runningJobs,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + config.shutdownTimeoutMs;
         if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
+        await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningJobs.stop(Math.max(0, deadline - Date.now()));
         await database.close();
       })();

@@ -19,6 +19,12 @@ export interface Config {
   validateResponses: boolean;
   /** How long a graceful stop waits for in-flight requests and jobs. */
   shutdownTimeoutMs: number;
+  /** Express `trust proxy` setting: proxies whose X-Forwarded-For names the caller; false trusts none. */
+  trustProxy: string | false;
+  /** Signs list cursors; every process of one deployment must share it. */
+  cursorSecret: string;
+  /** Create the demo organisation, its key and synthetic data on the first start of an empty sandbox. */
+  sandboxBootstrap: boolean;
 }
 
 export class ConfigError extends Error {
@@ -63,7 +69,14 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read('LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
     validateResponses: read('VALIDATE_RESPONSES', env.NODE_ENV !== 'production', boolean, 'true or false'),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', 30_000, integer(0, 600_000), 'milliseconds from 0 to 600000'),
+    trustProxy: read('TRUST_PROXY', false as string | false, (raw) => raw, 'loopback, a number of hops, or comma-separated addresses/CIDRs'),
+    cursorSecret: read('CURSOR_SECRET', 'erp-cursor-development-key', (raw) => (raw.length >= 16 ? raw : undefined), 'at least 16 characters'),
+    sandboxBootstrap: read('SANDBOX_BOOTSTRAP', environment === 'sandbox', boolean, 'true or false'),
   };
+  if (environment === 'production' && !env.CURSOR_SECRET) {
+    problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
+  }
+  if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {
     problems.push('DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)');
   }

@@ -1,6 +1,10 @@
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorCodeEntry } from '../../platform/errors/catalogue.js';
 import type { components } from '../../../generated/api-types.js';
 
+import type { CallerContext } from '../../platform/access/context.js';
+import { environmentMarker } from '../../platform/access/api-key-secret.js';
+
+type KeyIntrospection = components['schemas']['KeyIntrospection'];
 type ErrorCodeBody = components['schemas']['ErrorCode'];
 type ErrorCodeListBody = components['schemas']['ErrorCodeList'];
 
@@ -14,4 +18,15 @@ export function errorCodeList(): ErrorCodeListBody {
     .map(([code, entry]) => errorCodeRepresentation(code, entry))
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
   return { data };
+}
+
+export function keyIntrospection(caller: CallerContext): KeyIntrospection {
+  return {
+    name: caller.keyName,
+    prefix: caller.keyPrefix,
+    environment: environmentMarker(caller.environment),
+    organization: { id: caller.organizationId, name: caller.organizationName },
+    scopes: [...caller.scopes].sort(),
+    rateLimits: caller.rateLimits,
+  };
 }

@@ -4,7 +4,8 @@ import type { Environment } from '../../platform/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { ERROR_CATALOGUE, isErrorCode } from '../../platform/errors/catalogue.js';
 import { apiDocumentText, apiVersion } from '../../platform/spec.js';
-import { errorCodeList, errorCodeRepresentation } from './representation.js';
+import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
+import { callerOf } from '../../platform/access/context.js';
 
 export function systemRoutes(options: { environment: Environment }): Router {
   const router = Router();
@@ -27,9 +28,8 @@ export function systemRoutes(options: { environment: Environment }): Router {
     res.json(errorCodeRepresentation(code, ERROR_CATALOGUE[code]));
   });
 
-  router.get('/me', (_req, _res) => {
-    // API keys arrive with the access issue (#3); until a key store exists, no key can be valid.
-    throw new ApiError('unauthorized', 'Send a valid API key as "Authorization: Bearer <API_KEY>".');
+  router.get('/me', (_req, res) => {
+    res.json(keyIntrospection(callerOf(res)));
   });
 
   return router;

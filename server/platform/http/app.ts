@@ -1,8 +1,13 @@
 // The HTTP pipeline (see ../shared/design.md, Data flows one way):
-// request id -> JSON body -> validator (spec) -> module routes -> problem documents for every error.
+// request id -> API log -> JSON body -> key in query? -> key, allowlist, rate limit, scope -> validator (spec)
+// -> module routes -> problem documents for every error.
 import express, { type Router } from 'express';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { authenticate, refuseKeyInQuery } from '../access/authenticate.js';
+import type { Environment } from '../config.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
+import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
@@ -14,6 +19,11 @@ export interface AppOptions {
   logger: Logger;
   validateResponses: boolean;
   document: ApiDocument;
+  pool: pg.Pool;
+  environment: Environment;
+  apiLog: ApiLogWriter;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the caller's address. */
+  trustProxy: string | false;
   /** Module routers, mounted under /api/v1 after validation. */
   routers: Router[];
 }
@@ -23,11 +33,15 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy);
 
   app.use(requestId);
+  app.use(apiLogMiddleware(options.apiLog, options.environment));
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
   const api = express.Router();
+  api.use(refuseKeyInQuery);
+  api.use(authenticate({ pool: options.pool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);

@@ -1,0 +1,123 @@
+// Authentication, IP allowlist, rate limit and scope, in that order, for every operation whose spec declares
+// a security requirement. Runs before request validation, so a caller without a usable key learns that first.
+import type { RequestHandler } from 'express';
+import ipaddr from 'ipaddr.js';
+import type pg from 'pg';
+import type { Environment } from '../config.js';
+import { ApiError } from '../errors/api-error.js';
+import { API_BASE_PATH, type ApiDocument } from '../spec.js';
+import { environmentMarker, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
+import type { CallerContext } from './context.js';
+import { takeToken, type RateLimits } from './rate-limit.js';
+import { operationSecurityIndex } from './scopes.js';
+
+interface KeyRow {
+  organization_id: string;
+  id: string;
+  name: string;
+  prefix: string;
+  environment: Environment;
+  secret_hash: string;
+  scopes: string[];
+  rate_limits: RateLimits;
+  ip_allowlist: string[];
+  organization_name: string;
+  api_access_enabled: boolean;
+  base_currency: string;
+  delivery_module_enabled: boolean;
+  field_sales_module_enabled: boolean;
+}
+
+const UNAUTHORIZED_DETAIL = 'Send a valid API key as "Authorization: Bearer <API_KEY>".';
+
+/** 400 key_in_query when anything in the query string looks like an API key; first of all checks. */
+export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
+  const query = req.originalUrl.indexOf('?');
+  if (query >= 0 && KEY_LIKE.test(decodeURIComponentSafe(req.originalUrl.slice(query + 1)))) {
+    // The API log and the process log record the path without its query string for this request.
+    req.url = req.url.split('?')[0]!;
+    next(new ApiError('key_in_query', 'An API key was sent in the query string, where it is logged and cached. Send it only in the Authorization header, and rotate this key now.'));
+    return;
+  }
+  next();
+};
+
+export function authenticate(options: { pool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
+  const securityOf = operationSecurityIndex(options.document);
+  return async (req, res, next) => {
+    const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
+    if (!security || security.scopes === null) return next();
+
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    const parsed = match ? parseSecret(match[1]!) : null;
+    if (!parsed) throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
+    if (parsed.environment !== options.environment) {
+      throw new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`);
+    }
+    const { rows } = await options.pool.query<KeyRow>(
+      `SELECT k.organization_id, k.id, k.name, k.prefix, k.environment, k.secret_hash, k.scopes, k.rate_limits, k.ip_allowlist,
+              o.name AS organization_name, o.api_access_enabled, o.base_currency, o.delivery_module_enabled, o.field_sales_module_enabled
+         FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+        WHERE k.prefix = $1 AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())`,
+      [parsed.prefix],
+    );
+    const key = rows[0];
+    // Unknown, revoked, expired and mistyped keys get the very same answer.
+    if (!key || !secretMatches(match![1]!, key.secret_hash) || key.environment !== options.environment) {
+      throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
+    }
+
+    const limit = key.rate_limits[security.rateClass];
+    const decision = await takeToken(options.pool, key.organization_id, key.id, security.rateClass, limit);
+    for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+    res.locals.caller = toCaller(key);
+    if (!decision.allowed) {
+      throw new ApiError('rate_limited', `The ${security.rateClass} budget of this key (${limit.perMinute} per minute, burst ${limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+    }
+    if (!key.api_access_enabled) {
+      throw new ApiError('api_disabled', `API access is switched off for ${key.organization_name}. An administrator must enable it.`);
+    }
+    if (key.ip_allowlist.length > 0 && !addressAllowed(req.ip ?? '', key.ip_allowlist)) {
+      throw new ApiError('ip_not_allowed', `Calls from ${req.ip} are outside this key's IP allowlist.`);
+    }
+    const missing = security.scopes.filter((scope) => !key.scopes.includes(scope));
+    if (missing.length > 0) {
+      throw new ApiError('insufficient_scope', `This operation needs the scope ${missing.join(', ')}, which the key does not have.`);
+    }
+    next();
+  };
+}
+
+function toCaller(key: KeyRow): CallerContext {
+  return {
+    organizationId: key.organization_id,
+    organizationName: key.organization_name,
+    baseCurrency: key.base_currency,
+    deliveryModuleEnabled: key.delivery_module_enabled,
+    fieldSalesModuleEnabled: key.field_sales_module_enabled,
+    apiKeyId: key.id,
+    keyName: key.name,
+    keyPrefix: key.prefix,
+    environment: key.environment,
+    scopes: new Set(key.scopes),
+    rateLimits: key.rate_limits,
+  };
+}
+
+export function addressAllowed(address: string, allowlist: string[]): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const ip = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:10.0.0.1) counts as IPv4
+  return allowlist.some((cidr) => {
+    const [range, bits] = ipaddr.parseCIDR(cidr);
+    return ip.kind() === range.kind() && ip.match([range, bits] as never);
+  });
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,10 @@
+// Events are written as outbox rows in the transaction of the change they describe; webhook delivery reads
+// them later. A rolled-back change therefore never emits an event, and a committed one never loses it.
+import type { Tx } from '../database/transaction.js';
+import { newId } from '../ids.js';
+
+export type EventType = 'customer.created' | 'customer.updated';
+
+export async function recordEvent(tx: Tx, organizationId: string, type: EventType, resource: string, recordId: string): Promise<void> {
+  await tx.query('INSERT INTO events (organization_id, id, type, resource, record_id) VALUES ($1, $2, $3, $4, $5)', [organizationId, newId('evt'), type, resource, recordId]);
+}

@@ -1,0 +1,130 @@
+// The organisation's API log: every call made with a key (time, key prefix, method, path, status, duration,
+// request id, Idempotency-Key; for sandbox keys also the bodies, cut to 16 KB, personal fields removed).
+// Entries are buffered and written in batches, so logging adds no database round trip to a request; a graceful
+// stop flushes what is buffered.
+import type { RequestHandler, Response } from 'express';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { CallerContext } from '../access/context.js';
+import type { Environment } from '../config.js';
+import { newId } from '../ids.js';
+
+export const LOG_BODY_LIMIT_BYTES = 16 * 1024;
+/** Personal fields never kept in a logged body, wherever they appear. */
+const PERSONAL_KEYS = new Set(['phone', 'taxId', 'gps', 'contact', 'contacts', 'photoUrl']);
+
+export interface ApiLogEntry {
+  organizationId: string;
+  id: string;
+  time: string;
+  keyPrefix: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  idempotencyKey: string | null;
+  requestBody: string | null;
+  responseBody: string | null;
+}
+
+export class ApiLogWriter {
+  private buffer: ApiLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly pool: pg.Pool, private readonly logger: Logger, private readonly flushIntervalMs = 500, private readonly maxBatch = 500) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  add(entry: ApiLogEntry): void {
+    this.buffer.push(entry);
+    if (this.buffer.length >= this.maxBatch) void this.flush();
+  }
+
+  /** Writes everything buffered so far (one statement per batch). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.splice(0, this.maxBatch);
+        try {
+          await this.pool.query(
+            `INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key, request_body, response_body)
+             SELECT "organizationId", id, time, "keyPrefix", method, path, status, "durationMs", "requestId", "idempotencyKey", "requestBody", "responseBody"
+               FROM jsonb_to_recordset($1::jsonb) AS x("organizationId" text, id text, time timestamptz, "keyPrefix" text, method text, path text,
+                    status int, "durationMs" float8, "requestId" text, "idempotencyKey" text, "requestBody" text, "responseBody" text)`,
+            [JSON.stringify(batch)],
+          );
+        } catch (error) {
+          this.logger.error({ err: error, entries: batch.length }, 'API log entries could not be written');
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment): RequestHandler {
+  const keepBodies = environment === 'sandbox';
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    if (keepBodies) captureResponseBody(res);
+    res.once('finish', () => {
+      const caller = res.locals.caller as CallerContext | undefined;
+      if (!caller) return; // calls without a valid key belong to no organisation's log
+      writer.add({
+        organizationId: caller.organizationId,
+        id: newId('log'),
+        time: new Date().toISOString(),
+        keyPrefix: caller.keyPrefix,
+        method: req.method,
+        path: req.originalUrl,
+        status: res.statusCode,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        requestId: res.locals.requestId as string,
+        idempotencyKey: req.header('idempotency-key') ?? null,
+        requestBody: keepBodies && req.body !== undefined ? loggableBody(req.body) : null,
+        responseBody: keepBodies && typeof res.locals.responseBody === 'string' ? loggableBody(parseOrText(res.locals.responseBody)) : null,
+      });
+    });
+    next();
+  };
+}
+
+function captureResponseBody(res: Response): void {
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) => {
+    if (typeof body === 'string') res.locals.responseBody = body;
+    else if (Buffer.isBuffer(body)) res.locals.responseBody = body.toString();
+    return send(body);
+  };
+}
+
+/** JSON with personal fields removed, cut to 16 KB. */
+export function loggableBody(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(withoutPersonalFields(body));
+  const bytes = Buffer.from(text);
+  return bytes.length <= LOG_BODY_LIMIT_BYTES ? text : bytes.subarray(0, LOG_BODY_LIMIT_BYTES).toString();
+}
+
+export function withoutPersonalFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPersonalFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !PERSONAL_KEYS.has(key)).map(([key, v]) => [key, withoutPersonalFields(v)]));
+}
+
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -11,7 +11,7 @@ import { newId } from '../ids.js';
 
 export const LOG_BODY_LIMIT_BYTES = 16 * 1024;
 /** Personal fields never kept in a logged body, wherever they appear. */
-const PERSONAL_KEYS = new Set(['phone', 'taxId', 'gps', 'contact', 'contacts', 'photoUrl']);
+const PERSONAL_KEYS = new Set(['phone', 'taxId', 'gps', 'location', 'contact', 'contacts', 'photoUrl']);
 
 export interface ApiLogEntry {
   organizationId: string;

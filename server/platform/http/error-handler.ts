@@ -21,7 +21,10 @@ interface HttpLikeError {
 }
 
 /** When a request has several field problems, the problem's `code` is the first of these that occurs. */
-const FIELD_CODE_PRECEDENCE = ['unknown_field', 'required_field', 'invalid_field'] as const;
+const FIELD_CODE_PRECEDENCE = ['idempotency_key_required', 'unknown_field', 'required_field', 'invalid_field'] as const;
+const UNKNOWN_PROPERTY_ERRORS = ['additionalProperties.openapi.validation', 'unevaluatedProperties.openapi.validation'];
+/** Summaries of alternatives (`oneOf` of an object or null): they only repeat what the branches said. */
+const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null)$/;
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -68,10 +71,12 @@ function toApiError(error: unknown, req: Request): ApiError {
 }
 
 function validationProblem(items: ValidatorErrorItem[]): ApiError {
-  const errors = items.map(toFieldError);
+  const all = items.map(toFieldError);
+  const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !all.some((other) => other !== e && !ALTERNATIVE_SUMMARY.test(other.message) && (other.field === e.field || other.field.startsWith(`${e.field}/`))));
   const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
   const fields = [...new Set(errors.filter((f) => f.code === code).map((f) => f.field))].join(', ');
   const detail = {
+    idempotency_key_required: 'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
     unknown_field: `The request has fields this operation does not accept: ${fields}.`,
     required_field: `Required fields are missing: ${fields}.`,
     invalid_field: `Some fields are invalid: ${fields}.`,
@@ -82,11 +87,12 @@ function validationProblem(items: ValidatorErrorItem[]): ApiError {
 function toFieldError(item: ValidatorErrorItem): FieldError {
   const unknownQuery = /^Unknown query parameter '(.+)'$/.exec(item.message);
   if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: item.message };
+  const field = toPointer(item.path);
   const code =
-    item.errorCode === 'additionalProperties.openapi.validation' ? 'unknown_field'
-    : item.errorCode === 'required.openapi.validation' ? 'required_field'
+    UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '') ? 'unknown_field'
+    : item.errorCode === 'required.openapi.validation' ? (field === '/header/Idempotency-Key' ? 'idempotency_key_required' : 'required_field')
     : 'invalid_field';
-  return { field: toPointer(item.path), code, message: item.message };
+  return { field, code, message: code === 'idempotency_key_required' ? 'required on this create' : item.message };
 }
 
 /** The validator says `/body/lines/0/qty`, `/query/limit`, `/headers/idempotency-key`; we say `/lines/0/qty`, `/query/limit`, `/header/Idempotency-Key`. */

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,36 +18,64 @@ function isAlive(pid: number): boolean {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
 
-test('npm start with no DATABASE_URL runs an embedded PostgreSQL, answers /health, and on SIGTERM exits 0 having stopped the database', async (t) => {
-  t.timeout(90_000);
-  const dataDir = mkdtempSync(join(tmpdir(), 'erp-start-'));
-  chmodSync(dataDir, 0o755);
-  const [port, pgPort] = [await freePort(), await freePort()];
+interface Started { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+
+async function npmStart(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(pgPort), LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (c: Buffer) => { output += c; });
-  child.stderr.on('data', (c: Buffer) => { output += c; });
+  child.stdout!.on('data', (c: Buffer) => { output += c; });
+  child.stderr!.on('data', (c: Buffer) => { output += c; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('API listening') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return { child, output: () => output, exited };
+}
+
+test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox with a working key, graceful stop, and a restart that keeps the data', async (t) => {
+  t.timeout(120_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'erp-start-'));
+  chmodSync(dataDir, 0o755);
+  const [port, pgPort] = [await freePort(), await freePort()];
+  const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(pgPort) };
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  let first: Started | undefined;
+  let second: Started | undefined;
   try {
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('API listening') && Date.now() < deadline) {
-      if (child.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    t.true(output.includes('API listening'), output);
-    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json());
+    first = await npmStart(env);
+    t.true(first.output().includes('API listening'), first.output());
+    const health = await fetch(`${base}/health`).then((r) => r.json());
     t.like(health, { status: 'ok', version: '1.13.0', environment: 'sandbox' });
+
+    const key = readFileSync(join(dataDir, 'sandbox-key.txt'), 'utf8').trim();
+    t.regex(key, /^erp_[0-9a-z]{10}_test_[0-9A-Za-z]{43}$/);
+    t.true(first.output().includes(key), 'the key is printed once at the first start');
+    const me = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()) as { organization: { name: string }; scopes: string[] };
+    t.is(me.organization.name, 'Kampala Beverages Ltd (sandbox)');
+    t.true(me.scopes.includes('customers:pii'));
+    const page = await fetch(`${base}/customers?limit=100`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()) as { data: { outletCode: string; externalCodes: { dms: string } }[]; hasMore: boolean };
+    t.is(page.data.length, 100);
+    t.true(page.hasMore, 'about 300 synthetic outlets');
+    t.true(page.data.every((c) => /^UG\d{7}$/.test(c.outletCode) && c.externalCodes.dms === c.outletCode));
 
     const postgresPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     t.true(isAlive(postgresPid), 'the embedded PostgreSQL runs');
-    child.kill('SIGTERM');
-    t.is(await exited, 0, output);
+    first.child.kill('SIGTERM');
+    t.is(await first.exited, 0, first.output());
     t.false(isAlive(postgresPid), 'the embedded PostgreSQL was stopped');
+
+    second = await npmStart(env);
+    t.true(second.output().includes('API listening'), second.output());
+    t.false(second.output().includes('Sandbox ready'), 'no second bootstrap');
+    const again = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } });
+    t.is(again.status, 200, 'the data and the key survived the restart');
+    second.child.kill('SIGTERM');
+    t.is(await second.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    first?.child.kill('SIGKILL');
+    second?.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

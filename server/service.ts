@@ -43,7 +43,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const role = options.role ?? 'all';
   setCursorSigningKey(config.cursorSecret);
   const database = await openDatabase(config, logger);
-  const apiLog = new ApiLogWriter(database.pool, logger);
+  const apiLog = new ApiLogWriter(database.relaxedPool, logger);
   let jobs: Jobs | null = null;
   let server: Server | null = null;
   let sandboxKey: string | null = null;
@@ -68,6 +68,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         validateResponses: config.validateResponses,
         document: options.document ?? apiDocument,
         pool: database.pool,
+        relaxedPool: database.relaxedPool,
         environment: config.environment,
         apiLog,
         trustProxy: config.trustProxy,

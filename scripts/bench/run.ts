@@ -11,7 +11,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { createApiKey } from '../../server/platform/access/api-keys.js';
+import { createOrganization } from '../../server/platform/access/organizations.js';
 import { startEmbeddedPostgres } from '../../server/platform/database/embedded-postgres.js';
+import { applyMigrations } from '../../server/platform/database/migrations.js';
+import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -19,33 +24,50 @@ const { values } = parseArgs({ options: { duration: { type: 'string', default: '
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
-interface Target { name: string; start(port: number): Promise<ChildProcess> }
-interface Scenario { name: string; target: string; path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }
+interface Scenario {
+  name: string;
+  target: string;
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fresh body (and Idempotency-Key) per request, for creates. */
+  create?: boolean;
+}
 interface Measured { scenario: Scenario; requestsPerSecond: number; p50: number; p99: number; non2xx: number }
 
 const scratch = mkdtempSync(join(tmpdir(), 'erp-bench-'));
 chmodSync(scratch, 0o755);
 const database = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), port: await freePort() });
+const databaseUrl = database.url('postgres');
+const { organizationId, key } = await prepareDatabase(databaseUrl);
+const auth = { Authorization: `Bearer ${key}` };
 
-const targets: Target[] = [
-  { name: 'service', start: (port) => startProcess(join(root, 'server', 'main.ts'), { PORT: String(port), DATABASE_URL: database.url('postgres'), LOG_LEVEL: 'warn', NODE_ENV: 'production' }, 'API listening') },
-  { name: 'bare express', start: (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready') },
-  { name: 'bare node:http', start: (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), { PORT: String(port) }, 'ready') },
-];
+const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
+  service: (port) => startProcess(join(root, 'server', 'main.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', SANDBOX_BOOTSTRAP: 'false' }, 'API listening'),
+  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId }, 'ready'),
+  'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready'),
+  'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), { PORT: String(port) }, 'ready'),
+};
 
 const scenarios: Scenario[] = [
   { name: 'GET /health', target: 'service', path: '/api/v1/health' },
+  { name: 'GET /me (key + rate limit)', target: 'service', path: '/api/v1/me', headers: auth },
+  { name: 'POST /customers', target: 'service', path: '/api/v1/customers', method: 'POST', headers: auth, create: true },
+  { name: 'GET /customers?limit=100', target: 'service', path: '/api/v1/customers?limit=100', headers: auth },
+  { name: 'POST /customers', target: 'raw pg', path: '/api/v1/customers', method: 'POST', create: true },
+  { name: 'GET /customers?limit=100', target: 'raw pg', path: '/api/v1/customers?limit=100' },
   { name: 'GET /health', target: 'bare express', path: '/api/v1/health' },
   { name: 'GET /health', target: 'bare node:http', path: '/api/v1/health' },
 ];
 
 const results: Measured[] = [];
+let createSequence = 0;
 try {
-  for (const target of targets) {
+  for (const [target, start] of Object.entries(targets)) {
     const port = await freePort();
-    const child = await target.start(port);
+    const child = await start(port);
     try {
-      for (const scenario of scenarios.filter((s) => s.target === target.name)) {
+      for (const scenario of scenarios.filter((s) => s.target === target)) {
         await load(port, scenario, 2); // warm-up: JIT, connection pools
         results.push(await measure(port, scenario));
       }
@@ -59,15 +81,42 @@ try {
 }
 
 console.log(`\n${connections} connections, ${duration} s per scenario, ${new Date().toISOString()}\n`);
-console.log(pad('scenario', 34) + pad('requests/s', 12) + pad('p50 ms', 9) + pad('p99 ms', 9) + 'non-2xx');
+console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('p50 ms', 9) + pad('p99 ms', 9) + 'non-2xx');
 for (const r of results) {
-  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 34) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + r.non2xx);
+  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + r.non2xx);
 }
 const rps = (name: string, target: string) => results.find((r) => r.scenario.name === name && r.scenario.target === target)?.requestsPerSecond ?? NaN;
+const ratio = (a: number, b: number) => (a / b).toFixed(2);
 console.log('\nratios (same run):');
-console.log(`  GET /health, service / bare express    = ${(rps('GET /health', 'service') / rps('GET /health', 'bare express')).toFixed(2)}  (aim >= 0.8)`);
-console.log(`  GET /health, service / bare node:http  = ${(rps('GET /health', 'service') / rps('GET /health', 'bare node:http')).toFixed(2)}`);
-console.log(`  bare express / bare node:http          = ${(rps('GET /health', 'bare express') / rps('GET /health', 'bare node:http')).toFixed(2)}`);
+console.log(`  GET /health, service / bare express           = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare express'))}  (aim >= 0.8)`);
+console.log(`  GET /health, service / bare node:http         = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare node:http'))}`);
+console.log(`  POST /customers, service / raw pg             = ${ratio(rps('POST /customers', 'service'), rps('POST /customers', 'raw pg'))}  (aim >= 0.6)`);
+console.log(`  GET /customers?limit=100, service / raw pg    = ${ratio(rps('GET /customers?limit=100', 'service'), rps('GET /customers?limit=100', 'raw pg'))}  (aim >= 0.6)`);
+const withKey = rps('GET /me (key + rate limit)', 'service');
+const withoutKey = rps('GET /health', 'service');
+console.log(`  GET /me with a key / GET /health without      = ${ratio(withKey, withoutKey)}  (authentication + rate limit: ~${((1 / withKey - 1 / withoutKey) * 1e6).toFixed(0)} us of server time per request)`);
+
+async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string }> {
+  const pool = new pg.Pool({ connectionString: url });
+  try {
+    await applyMigrations(pool);
+    const organization = await createOrganization(pool, { name: 'Bench Distributor', baseCurrency: 'UGX' });
+    // Limits high enough never to refuse: the bench measures the cost of the bucket, not its refusals.
+    const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
+    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'sandbox', scopes: ['customers:read', 'customers:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
+    await pool.query(
+      `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)
+       SELECT $1, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id
+         FROM jsonb_to_recordset($2::jsonb) AS x(id text, outlet_code text, name text, status text, channel text, price_group text, credit_limit_amount numeric,
+           credit_limit_currency text, payment_terms_days int, address jsonb, region text, phone text, tax_id text)`,
+      [organization.id, JSON.stringify(outlets)],
+    );
+    return { organizationId: organization.id, key: issued.secret };
+  } finally {
+    await pool.end();
+  }
+}
 
 async function measure(port: number, scenario: Scenario): Promise<Measured> {
   const result = await load(port, scenario, duration);
@@ -75,13 +124,25 @@ async function measure(port: number, scenario: Scenario): Promise<Measured> {
 }
 
 function load(port: number, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
+  const headers = { ...scenario.headers, ...(scenario.create ? { 'content-type': 'application/json' } : {}) };
   return autocannon({
-    url: `http://127.0.0.1:${port}${scenario.path}`,
-    method: scenario.method ?? 'GET',
-    headers: scenario.headers,
-    body: scenario.body,
+    url: `http://127.0.0.1:${port}`,
     connections,
     duration: seconds,
+    requests: [{
+      method: scenario.method ?? 'GET',
+      path: scenario.path,
+      headers,
+      ...(scenario.create
+        ? {
+            setupRequest: (request: autocannon.Request) => {
+              createSequence += 1;
+              const code = `UG${String(createSequence).padStart(7, '0')}`;
+              return { ...request, headers: { ...headers, 'idempotency-key': `bench-${scenario.target}-${createSequence}` }, body: JSON.stringify({ outletCode: code, name: `Bench outlet ${createSequence}`, channel: 'retail' }) };
+            },
+          }
+        : {}),
+    }],
   });
 }
 

@@ -24,9 +24,9 @@ export async function createCustomer(tx: Tx, caller: CallerContext, input: Custo
   const { externalCodes, ...fields } = input;
   const columns = { ...DEFAULTS, ...toColumns(caller, fields) } as CustomerColumns;
   const row = await insertCustomer(tx, caller.organizationId, newId('cus'), columns).catch(duplicateOutletCode(columns.outlet_code));
-  await assignCodes(tx, caller.organizationId, CUSTOMER_RESOURCE, row.id, externalCodes ?? {});
+  const codes = await assignCodes(tx, caller.organizationId, CUSTOMER_RESOURCE, row.id, externalCodes ?? {});
   await recordEvent(tx, caller.organizationId, 'customer.created', CUSTOMER_RESOURCE, row.id);
-  return represent(tx, caller, row);
+  return toCustomer(row, codes, caller.scopes.has(PII_SCOPE)); // a new record has exactly the codes just assigned
 }
 
 export async function changeCustomer(tx: Tx, caller: CallerContext, id: string, fields: CustomerFields): Promise<Customer> {

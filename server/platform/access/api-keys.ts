@@ -70,9 +70,10 @@ export async function rotateApiKey(db: pg.Pool, keyId: string, overlapHours: num
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<KeyRow>('SELECT * FROM api_keys WHERE id = $1 AND revoked_at IS NULL FOR UPDATE', [keyId]);
+    const { rows } = await client.query<KeyRow>('SELECT * FROM api_keys WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE', [keyId]);
     const old = rows[0];
-    if (!old) throw new Error(`no active key ${keyId}`);
+    // An expired key is not rotated: its replacement would inherit the past expiry and never work.
+    if (!old) throw new Error(`no active key ${keyId} (unknown, revoked or expired)`);
     const issued = await createApiKey(client, {
       organizationId: old.organization_id, environment: old.environment, scopes: old.scopes, name: old.name,
       ipAllowlist: old.ip_allowlist, expiresAt: old.expires_at, rateLimits: old.rate_limits,

@@ -42,7 +42,7 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export function authenticate(options: { pool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
+export function authenticate(options: { pool: pg.Pool; bucketPool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
@@ -69,7 +69,7 @@ export function authenticate(options: { pool: pg.Pool; environment: Environment;
     }
 
     const limit = key.rate_limits[security.rateClass];
-    const decision = await takeToken(options.pool, key.organization_id, key.id, security.rateClass, limit);
+    const decision = await takeToken(options.bucketPool, key.organization_id, key.id, security.rateClass, limit);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     res.locals.caller = toCaller(key);
     if (!decision.allowed) {

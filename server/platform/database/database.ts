@@ -10,7 +10,13 @@ export const EMBEDDED_DATABASE_NAME = 'erp';
 export interface Database {
   url: string;
   pool: pg.Pool;
-  /** Closes the pool, then stops the embedded server when this process started it. */
+  /**
+   * Connections with synchronous_commit off, for bookkeeping whose last few writes may be lost in a database crash
+   * without harm (rate-limit buckets, API log batches). Waiting for the WAL flush there would serialise every
+   * request of a key behind the bucket row's lock for the length of an fsync.
+   */
+  relaxedPool: pg.Pool;
+  /** Closes the pools, then stops the embedded server when this process started it. */
   close(): Promise<void>;
 }
 
@@ -24,12 +30,14 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     logger.info({ port: embedded.port, startedHere: embedded.ownsServer }, 'embedded PostgreSQL ready');
   }
   const pool = new pg.Pool({ connectionString: url, max: 20, application_name: 'erp-api' });
-  pool.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
+  const relaxedPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'erp-api-bookkeeping', options: '-c synchronous_commit=off' });
+  for (const p of [pool, relaxedPool]) p.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
   return {
     url,
     pool,
+    relaxedPool,
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), relaxedPool.end()]);
       await embedded?.stop();
     },
   };

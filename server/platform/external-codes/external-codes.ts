@@ -34,8 +34,12 @@ export async function findRecordIdByCode(db: Queryable, organizationId: string, 
   return rows[0]?.record_id ?? null;
 }
 
-/** Sets the record's code in each system given; a code held by another record is 422 business_rule naming the field. */
-export async function assignCodes(tx: Tx, organizationId: string, resource: string, recordId: string, codes: Record<string, string>): Promise<void> {
+/**
+ * Sets the record's code in each system given and returns them as stored (trimmed); a code held by another
+ * record is 422 business_rule naming the field.
+ */
+export async function assignCodes(tx: Tx, organizationId: string, resource: string, recordId: string, codes: Record<string, string>): Promise<Record<string, string>> {
+  const assigned: Record<string, string> = {};
   for (const [system, rawCode] of Object.entries(codes)) {
     const field = `/externalCodes/${system}`;
     const code = normaliseCode(rawCode, field);
@@ -54,7 +58,9 @@ export async function assignCodes(tx: Tx, organizationId: string, resource: stri
       throw error;
     });
     if (rows[0]?.record_id !== recordId) throw new Error('external code assignment returned another record');
+    assigned[system] = code;
   }
+  return assigned;
 }
 
 /** The codes of each record, as the `externalCodes` map of its representation. */

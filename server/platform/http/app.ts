@@ -20,6 +20,8 @@ export interface AppOptions {
   validateResponses: boolean;
   document: ApiDocument;
   pool: pg.Pool;
+  /** For rate-limit buckets: see Database.relaxedPool. */
+  relaxedPool: pg.Pool;
   environment: Environment;
   apiLog: ApiLogWriter;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the caller's address. */
@@ -41,7 +43,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = express.Router();
   api.use(refuseKeyInQuery);
-  api.use(authenticate({ pool: options.pool, environment: options.environment, document: options.document }));
+  api.use(authenticate({ pool: options.pool, bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);

@@ -1,0 +1,82 @@
+// Reads an organisation's API log (written by api-log.ts), newest first. Nothing secret leaves here: the table
+// holds no key and no Authorization header, and anything shaped like an API key in a path or body is masked.
+import type pg from 'pg';
+import { KEY_LIKE } from '../access/api-key-secret.js';
+
+export const API_LOG_DEFAULT_LIMIT = 50;
+export const API_LOG_MAX_LIMIT = 1000;
+
+export interface ApiLogRecord {
+  id: string;
+  time: string;
+  keyPrefix: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  idempotencyKey: string | null;
+  /** Only with `includeBodies` (sandbox calls keep bodies, personal fields removed, cut to 16 KB). */
+  requestBody?: string | null;
+  responseBody?: string | null;
+}
+
+export interface ApiLogQuery {
+  status?: number;
+  requestId?: string;
+  /** 1 to 1000; 50 when absent. */
+  limit?: number;
+  includeBodies?: boolean;
+}
+
+type Db = pg.Pool | pg.PoolClient;
+
+interface ApiLogRow {
+  id: string;
+  time: Date;
+  key_prefix: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  idempotency_key: string | null;
+  request_body: string | null;
+  response_body: string | null;
+}
+
+export async function readApiLog(db: Db, organizationId: string, query: ApiLogQuery = {}): Promise<ApiLogRecord[]> {
+  const limit = query.limit ?? API_LOG_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > API_LOG_MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${API_LOG_MAX_LIMIT}, not ${limit}`);
+  if (query.status !== undefined && !(Number.isInteger(query.status) && query.status >= 100 && query.status <= 599)) {
+    throw new RangeError(`status must be an HTTP status from 100 to 599, not ${query.status}`);
+  }
+  const bodies = query.includeBodies === true;
+  const { rows } = await db.query<ApiLogRow>(
+    `SELECT id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key,
+            ${bodies ? 'request_body, response_body' : 'NULL::text AS request_body, NULL::text AS response_body'}
+       FROM api_log
+      WHERE organization_id = $1 AND ($2::int IS NULL OR status = $2) AND ($3::text IS NULL OR request_id = $3)
+      ORDER BY time DESC, id DESC
+      LIMIT $4`,
+    [organizationId, query.status ?? null, query.requestId ?? null, limit],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    time: row.time.toISOString(),
+    keyPrefix: row.key_prefix,
+    method: row.method,
+    path: masked(row.path)!,
+    status: row.status,
+    durationMs: row.duration_ms,
+    requestId: row.request_id,
+    idempotencyKey: row.idempotency_key,
+    ...(bodies ? { requestBody: masked(row.request_body), responseBody: masked(row.response_body) } : {}),
+  }));
+}
+
+const KEY_LIKE_EVERYWHERE = new RegExp(KEY_LIKE.source, 'g');
+
+function masked(text: string | null): string | null {
+  return text === null ? null : text.replace(KEY_LIKE_EVERYWHERE, '[redacted]');
+}

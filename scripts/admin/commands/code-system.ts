@@ -1,0 +1,40 @@
+// code-system add | list: the external code systems an organisation's partners use (dms is built in).
+import type { Command } from 'commander';
+import { registerCodeSystem } from '../../../server/platform/access/organizations.js';
+import { withDatabase } from '../database.js';
+import { getOrganization } from '../organization-lookup.js';
+import { printJson, printText, table } from '../output.js';
+
+export function registerCodeSystemCommands(program: Command): void {
+  const codeSystem = program.command('code-system').description('external code systems of an organisation');
+
+  codeSystem.command('add')
+    .description('register a code system (doing it again changes nothing)')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--name <name>', '1 to 32 lowercase letters, digits, _ or -, starting with a letter')
+    .option('--json', 'print {"organizationId", "name", "created"}')
+    .action(async (options: { org: string; name: string; json?: boolean }) => {
+      const created = await withDatabase(async (pool) => {
+        await getOrganization(pool, options.org);
+        const before = await pool.query('SELECT 1 FROM code_systems WHERE organization_id = $1 AND name = $2', [options.org, options.name]);
+        await registerCodeSystem(pool, options.org, options.name);
+        return before.rowCount === 0;
+      });
+      if (options.json) printJson({ organizationId: options.org, name: options.name, created });
+      else printText(created ? `Code system ${options.name} registered for ${options.org}.` : `Code system ${options.name} was already registered for ${options.org}.`);
+    });
+
+  codeSystem.command('list')
+    .description('list an organisation\'s code systems (dms is built in and always there)')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .option('--json', 'print a JSON array of names')
+    .action(async (options: { org: string; json?: boolean }) => {
+      const names = await withDatabase(async (pool) => {
+        await getOrganization(pool, options.org);
+        const { rows } = await pool.query<{ name: string }>('SELECT name FROM code_systems WHERE organization_id = $1 ORDER BY name', [options.org]);
+        return ['dms', ...rows.map((row) => row.name)];
+      });
+      if (options.json) printJson(names);
+      else printText(...table(['NAME'], names.map((name) => [name === 'dms' ? 'dms (built in)' : name])));
+    });
+}

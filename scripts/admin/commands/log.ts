@@ -1,0 +1,31 @@
+// log: an organisation's API log, newest first.
+import type { Command } from 'commander';
+import { API_LOG_DEFAULT_LIMIT, API_LOG_MAX_LIMIT, readApiLog } from '../../../server/platform/http/api-log-query.js';
+import { withDatabase } from '../database.js';
+import { integerIn } from '../options.js';
+import { getOrganization } from '../organization-lookup.js';
+import { printJson, printText, table } from '../output.js';
+
+export function registerLogCommand(program: Command): void {
+  program.command('log')
+    .description('an organisation\'s API log, newest first')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .option('--status <code>', 'only calls answered with this HTTP status', integerIn(100, 599))
+    .option('--request-id <id>', 'only the call with this X-Request-Id')
+    .option('--limit <n>', `at most this many entries (1 to ${API_LOG_MAX_LIMIT})`, integerIn(1, API_LOG_MAX_LIMIT), API_LOG_DEFAULT_LIMIT)
+    .option('--bodies', 'include the logged request and response bodies (sandbox calls only; personal fields removed)')
+    .option('--json', 'print a JSON array')
+    .action(async (options: { org: string; status?: number; requestId?: string; limit: number; bodies?: boolean; json?: boolean }) => {
+      const entries = await withDatabase(async (pool) => {
+        await getOrganization(pool, options.org);
+        return readApiLog(pool, options.org, { status: options.status, requestId: options.requestId, limit: options.limit, includeBodies: options.bodies === true });
+      });
+      if (options.json) return printJson(entries);
+      if (entries.length === 0) return printText('No matching API log entries.');
+      printText(...table(['TIME', 'STATUS', 'METHOD', 'MS', 'KEY', 'REQUEST ID', 'PATH'],
+        entries.map((e) => [e.time, String(e.status), e.method, e.durationMs.toFixed(1), e.keyPrefix, e.requestId, e.path])));
+      if (options.bodies) {
+        for (const e of entries) printText('', `${e.requestId} request:  ${e.requestBody ?? '-'}`, `${e.requestId} response: ${e.responseBody ?? '-'}`);
+      }
+    });
+}

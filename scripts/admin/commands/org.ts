@@ -1,0 +1,75 @@
+// org create | update | show | list
+import type { Command } from 'commander';
+import { createOrganization, updateOrganization, type Module, type OrganizationRecord } from '../../../server/platform/access/organizations.js';
+import { withDatabase } from '../database.js';
+import { UsageError } from '../errors.js';
+import { parseModules, parseOnOff } from '../options.js';
+import { getOrganization, listOrganizations } from '../organization-lookup.js';
+import { fields, printJson, printText, table } from '../output.js';
+
+function modulesOf(organization: OrganizationRecord): string {
+  const on = [organization.deliveryModuleEnabled && 'delivery', organization.fieldSalesModuleEnabled && 'field-sales'].filter(Boolean);
+  return on.length > 0 ? on.join(', ') : 'none';
+}
+
+function describe(organization: OrganizationRecord): string[] {
+  return [
+    `Organisation ${organization.id}`,
+    ...fields([
+      ['name', organization.name],
+      ['currency', organization.baseCurrency],
+      ['API access', organization.apiAccessEnabled ? 'on' : 'off'],
+      ['modules', modulesOf(organization)],
+    ]),
+  ];
+}
+
+export function registerOrgCommands(program: Command): void {
+  const org = program.command('org').description('organisations (tenants): create, switch API access and modules');
+
+  org.command('create')
+    .description('create an organisation with API access on; prints its id')
+    .requiredOption('--name <name>', 'the distributor\'s name')
+    .option('--currency <code>', 'base currency, ISO 4217', 'UGX')
+    .option('--modules <list>', 'modules to switch on: delivery,field-sales', parseModules)
+    .option('--json', 'print {"id": ...} only')
+    .action(async (options: { name: string; currency: string; modules?: Module[]; json?: boolean }) => {
+      const created = await withDatabase((pool) => createOrganization(pool, { name: options.name, baseCurrency: options.currency, apiAccessEnabled: true, modules: options.modules ?? [] }));
+      if (options.json) printJson({ id: created.id });
+      else printText(...describe(created));
+    });
+
+  org.command('update')
+    .description('switch API access and modules of an organisation')
+    .argument('<org-id>', 'the organisation')
+    .option('--api-access <on|off>', 'allow calls with the organisation\'s keys', parseOnOff)
+    .option('--modules <list>', 'the modules that are on afterwards: delivery,field-sales ("" switches both off)', parseModules)
+    .option('--json', 'print the organisation as JSON')
+    .action(async (id: string, options: { apiAccess?: boolean; modules?: Module[]; json?: boolean }) => {
+      if (options.apiAccess === undefined && options.modules === undefined) throw new UsageError('nothing to change: give --api-access on|off and/or --modules');
+      const updated = await withDatabase((pool) => updateOrganization(pool, id, { apiAccessEnabled: options.apiAccess, modules: options.modules }));
+      if (options.json) printJson(updated);
+      else printText(...describe(updated));
+    });
+
+  org.command('show')
+    .description('show one organisation')
+    .argument('<org-id>', 'the organisation')
+    .option('--json', 'print the organisation as JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const organization = await withDatabase((pool) => getOrganization(pool, id));
+      if (options.json) printJson(organization);
+      else printText(...describe(organization));
+    });
+
+  org.command('list')
+    .description('list every organisation')
+    .option('--json', 'print a JSON array')
+    .action(async (options: { json?: boolean }) => {
+      const organizations = await withDatabase((pool) => listOrganizations(pool));
+      if (options.json) return printJson(organizations);
+      if (organizations.length === 0) return printText('No organisations.');
+      printText(...table(['ID', 'NAME', 'CURRENCY', 'API', 'MODULES'],
+        organizations.map((o) => [o.id, o.name, o.baseCurrency, o.apiAccessEnabled ? 'on' : 'off', modulesOf(o)])));
+    });
+}

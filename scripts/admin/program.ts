@@ -1,0 +1,23 @@
+// The command tree of the operator CLI. Each group lives in commands/; this file only assembles them.
+import { Command } from 'commander';
+import { registerCodeSystemCommands } from './commands/code-system.js';
+import { registerKeyCommands } from './commands/key.js';
+import { registerLogCommand } from './commands/log.js';
+import { registerOrgCommands } from './commands/org.js';
+import { registerScopesCommand } from './commands/scopes.js';
+
+export function buildProgram(): Command {
+  const program = new Command('admin')
+    .description('Operator CLI of the ERP integration API. Works on the database of `npm start` (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR).')
+    .usage('<command> [options]   (npm run --silent admin -- <command> ...)')
+    // Settings set before .command() are inherited by every subcommand.
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .allowExcessArguments(false);
+  registerOrgCommands(program);
+  registerKeyCommands(program);
+  registerCodeSystemCommands(program);
+  registerLogCommand(program);
+  registerScopesCommand(program);
+  return program;
+}

@@ -31,7 +31,12 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   }
   const pool = new pg.Pool({ connectionString: url, max: 20, application_name: 'erp-api' });
   const relaxedPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'erp-api-bookkeeping', options: '-c synchronous_commit=off' });
-  for (const p of [pool, relaxedPool]) p.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
+  for (const p of [pool, relaxedPool]) {
+    p.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
+    // A checked-out connection that dies (backend terminated, failover) must fail its request with a 500, not
+    // crash the process: pg emits 'error' on the client, and without a listener that is an uncaught exception.
+    p.on('connect', (client) => client.on('error', (error) => logger.warn({ err: error }, 'database connection lost')));
+  }
   return {
     url,
     pool,

@@ -46,20 +46,21 @@ export async function respondIdempotently(
   const requestHash = createHash('sha256').update(canonicalJson(req.body)).digest('hex');
 
   const outcome = await inTransaction(pool, async (tx) => {
-    // One round trip: take the lock, then (only if it was taken) read a stored result.
-    const { rows } = await tx.query<{ locked: boolean; stored: StoredResult | null }>(
-      `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($5, 0)) AS locked)
-       SELECT lock.locked,
-              (SELECT row_to_json(s) FROM (SELECT method, path, request_hash, response_status, response_body FROM idempotency_keys
-                 WHERE lock.locked AND organization_id = $1 AND api_key_id = $2 AND key = $3
-                   AND created_at > now() - make_interval(hours => $4)) s) AS stored
-         FROM lock`,
-      [caller.organizationId, caller.apiKeyId, key, IDEMPOTENCY_RETENTION_HOURS, `${caller.organizationId}:${caller.apiKeyId}:${key}`],
+    const { rows: locked } = await tx.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+      [`${caller.organizationId}:${caller.apiKeyId}:${key}`],
     );
-    if (!rows[0]!.locked) {
+    if (!locked[0]!.locked) {
       throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry after 1 second with the same key.', undefined, { 'Retry-After': '1' });
     }
-    const stored = rows[0]!.stored;
+    // A separate statement, so that its snapshot is taken after the lock: a result committed by the request
+    // that held the lock until a moment ago is seen (one combined statement would have missed it).
+    const { rows } = await tx.query<StoredResult>(
+      `SELECT method, path, request_hash, response_status, response_body FROM idempotency_keys
+        WHERE organization_id = $1 AND api_key_id = $2 AND key = $3 AND created_at > now() - make_interval(hours => $4)`,
+      [caller.organizationId, caller.apiKeyId, key, IDEMPOTENCY_RETENTION_HOURS],
+    );
+    const stored = rows[0];
     if (stored) {
       if (stored.method !== req.method || stored.path !== path || stored.request_hash !== requestHash) {
         throw new ApiError('idempotency_key_reused', `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`);

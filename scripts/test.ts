@@ -3,13 +3,13 @@
 // Ends with one plain line `N passed, N failed` and exits non-zero on any failure or when no test ran.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform/database/embedded-postgres.js';
 import { applyMigrations } from '../server/platform/database/migrations.js';
 import { installJobsSchema } from '../server/platform/jobs/jobs.js';
+import { freePort } from './lib/free-port.js';
 
 const templateName = `erp_test_template_${process.pid}`;
 let embedded: EmbeddedPostgres | null = null;
@@ -91,13 +91,3 @@ function count(line: string, counts: Counts): void {
   else if (/^ok \d+/.test(line)) counts.passed += 1;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -5,7 +5,6 @@
 //   --connections N  concurrent connections (default 50)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { createOrganization } from '../../server/platform/access/organizations.j
 import { startEmbeddedPostgres } from '../../server/platform/database/embedded-postgres.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
+import { freePort } from '../lib/free-port.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -168,16 +168,6 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function pad(text: string, width: number): string {
   return text.padEnd(width);

@@ -8,13 +8,13 @@
 // CREATEDB); otherwise a throwaway embedded Postgres in a temporary directory. Either is removed again.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../server/platform/database/embedded-postgres.js';
 import { diffMigrationsToSchema } from './schema-engine.js';
+import { freePort } from '../lib/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCHEMA_PATH = path.join(ROOT, 'prisma/schema.prisma'); // as in prisma.config.ts
@@ -131,16 +131,6 @@ async function embeddedPostgres(): Promise<ShadowDatabase> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, 'localhost', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 class UsageError extends Error {}
 

@@ -4,7 +4,6 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -16,6 +15,7 @@ import { readApiLog } from '../../server/platform/http/api-log-query.js';
 import { newId } from '../../server/platform/ids.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestService } from '../support/service.js';
+import { freePort } from '../../scripts/lib/free-port.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -396,14 +396,6 @@ test('keys the CLI issues authenticate over HTTP; revoke and a rotation with --o
   }
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
   t.timeout(60_000);

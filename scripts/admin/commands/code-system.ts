@@ -1,8 +1,7 @@
 // code-system add | list: the external code systems an organisation's partners use (dms is built in).
 import type { Command } from 'commander';
-import { registerCodeSystem } from '../../../server/platform/access/organizations.js';
 import { withDatabase } from '../database.js';
-import { getOrganization } from '../organization-lookup.js';
+import { getOrganization, registerCodeSystem } from '../../../server/platform/access/organizations.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerCodeSystemCommands(program: Command): void {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { API_LOG_DEFAULT_LIMIT, API_LOG_MAX_LIMIT, readApiLog } from '../../../server/platform/http/api-log-query.js';
 import { withDatabase } from '../database.js';
 import { integerIn } from '../options.js';
-import { getOrganization } from '../organization-lookup.js';
+import { getOrganization } from '../../../server/platform/access/organizations.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerLogCommand(program: Command): void {

@@ -1,10 +1,9 @@
 // org create | update | show | list
 import type { Command } from 'commander';
-import { createOrganization, updateOrganization, type Module, type OrganizationRecord } from '../../../server/platform/access/organizations.js';
+import { createOrganization, getOrganization, listOrganizations, updateOrganization, type Module, type OrganizationRecord } from '../../../server/platform/access/organizations.js';
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
 import { parseModules, parseOnOff } from '../options.js';
-import { getOrganization, listOrganizations } from '../organization-lookup.js';
 import { fields, printJson, printText, table } from '../output.js';
 
 function modulesOf(organization: OrganizationRecord): string {

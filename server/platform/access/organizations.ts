@@ -43,6 +43,18 @@ export async function updateOrganization(db: Db, id: string, change: { apiAccess
   return toRecord(rows[0]);
 }
 
+/** The organisation, or an error naming the id when there is none. */
+export async function getOrganization(db: Db, id: string): Promise<OrganizationRecord> {
+  const { rows } = await db.query<OrganizationRow>('SELECT * FROM organizations WHERE id = $1', [id]);
+  if (!rows[0]) throw new Error(`no organisation ${id} (org list shows them)`);
+  return toRecord(rows[0]);
+}
+
+export async function listOrganizations(db: Db): Promise<OrganizationRecord[]> {
+  const { rows } = await db.query<OrganizationRow>('SELECT * FROM organizations ORDER BY created_at, id');
+  return rows.map(toRecord);
+}
+
 export async function registerCodeSystem(db: Db, organizationId: string, name: string): Promise<void> {
   if (!/^[a-z][a-z0-9_-]{0,31}$/.test(name)) throw new Error('a code system name is 1 to 32 lowercase letters, digits, _ or -, starting with a letter');
   if (name === 'dms') throw new Error('dms is built in');

@@ -6,12 +6,14 @@ import type pg from 'pg';
 import type { Environment } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
-import { environmentMarker, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
+import { environmentMarker, hashSecret, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
 import type { CallerContext } from './context.js';
-import { takeToken, type RateLimits } from './rate-limit.js';
+import { rateDecision, takeTokenUpsert, type RateLimits } from './rate-limit.js';
 import { operationSecurityIndex } from './scopes.js';
 
 interface KeyRow {
+  allowed: boolean;
+  remaining: number;
   organization_id: string;
   id: string;
   name: string;
@@ -42,7 +44,8 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export function authenticate(options: { pool: pg.Pool; bucketPool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
+/** `bucketPool` runs with synchronous_commit off (see Database.relaxedPool): the bucket update needs no fsync. */
+export function authenticate(options: { bucketPool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
@@ -55,21 +58,29 @@ export function authenticate(options: { pool: pg.Pool; bucketPool: pg.Pool; envi
     if (parsed.environment !== options.environment) {
       throw new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`);
     }
-    const { rows } = await options.pool.query<KeyRow>(
-      `SELECT k.organization_id, k.id, k.name, k.prefix, k.environment, k.secret_hash, k.scopes, k.rate_limits, k.ip_allowlist,
-              o.name AS organization_name, o.api_access_enabled, o.base_currency, o.delivery_module_enabled, o.field_sales_module_enabled
-         FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-        WHERE k.prefix = $1 AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())`,
-      [parsed.prefix],
+    // One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its
+    // bucket for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
+    const { rows } = await options.bucketPool.query<KeyRow>(
+      `WITH key AS (
+         SELECT k.organization_id, k.id, k.name, k.prefix, k.environment, k.secret_hash, k.scopes, k.rate_limits, k.ip_allowlist,
+                o.name AS organization_name, o.api_access_enabled, o.base_currency, o.delivery_module_enabled, o.field_sales_module_enabled,
+                (k.rate_limits -> $3 ->> 'perMinute')::float8 AS per_minute, (k.rate_limits -> $3 ->> 'burst')::float8 AS burst
+           FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+          WHERE k.prefix = $1 AND k.secret_hash = $2 AND k.environment = $4
+            AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())
+       ), bucket AS (${takeTokenUpsert('key', '$3')})
+       SELECT key.*, bucket.last_allowed AS allowed, bucket.tokens AS remaining FROM key CROSS JOIN bucket`,
+      [parsed.prefix, hashSecret(match![1]!), security.rateClass, options.environment],
     );
     const key = rows[0];
-    // Unknown, revoked, expired and mistyped keys get the very same answer.
-    if (!key || !secretMatches(match![1]!, key.secret_hash) || key.environment !== options.environment) {
+    // Unknown, revoked, expired and mistyped keys get the very same answer. The stored hash is compared once
+    // more in constant time, so that no code path depends on a variable-time comparison of the secret.
+    if (!key || !secretMatches(match![1]!, key.secret_hash)) {
       throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
     }
 
     const limit = key.rate_limits[security.rateClass];
-    const decision = await takeToken(options.bucketPool, key.organization_id, key.id, security.rateClass, limit);
+    const decision = rateDecision(limit, key.allowed, key.remaining);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     res.locals.caller = toCaller(key);
     if (!decision.allowed) {

@@ -1,5 +1,3 @@
-import type pg from 'pg';
-
 export type RateClass = 'read' | 'write' | 'ingest';
 
 export interface RateLimit {
@@ -21,23 +19,28 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-/** Takes a token from the key's bucket of this class (in Postgres, so all processes share it). */
-export async function takeToken(pool: pg.Pool, organizationId: string, apiKeyId: string, rateClass: RateClass, limit: RateLimit): Promise<RateDecision> {
-  // Refill by the time since the last request, take a token when there is one, and say whether it did: one
-  // statement, so the row lock that makes every process share the budget is held as briefly as possible. One
-  // timestamp per statement keeps the three expressions consistent; refilled_at never moves backwards.
-  const { rows } = await pool.query<{ allowed: boolean; remaining: number }>(
-    `INSERT INTO rate_limit_buckets AS b (organization_id, api_key_id, class, tokens, refilled_at, last_allowed)
-     VALUES ($1, $2, $3, $5::float8 - 1, statement_timestamp(), true)
-     ON CONFLICT (organization_id, api_key_id, class) DO UPDATE SET
-       tokens = LEAST($5::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - b.refilled_at)) * $4::float8 / 60)
-              - CASE WHEN LEAST($5::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - b.refilled_at)) * $4::float8 / 60) >= 1 THEN 1 ELSE 0 END,
-       last_allowed = LEAST($5::float8, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - b.refilled_at)) * $4::float8 / 60) >= 1,
-       refilled_at = GREATEST(b.refilled_at, statement_timestamp())
-     RETURNING last_allowed AS allowed, tokens AS remaining`,
-    [organizationId, apiKeyId, rateClass, limit.perMinute, limit.burst],
-  );
-  const { allowed, remaining } = rows[0]!;
+/**
+ * The upsert that takes a token from a key's bucket, for a CTE whose rows (`source`) carry organization_id, id
+ * (the key), per_minute and burst; `$class` is the parameter holding the class. It refills by the time since the
+ * last request, takes a token when there is one, and says whether it did, in one statement, so that the row
+ * lock that makes every process share the budget is held as briefly as possible. One timestamp per statement
+ * keeps the expressions consistent; refilled_at never moves backwards.
+ */
+export function takeTokenUpsert(source: string, classParameter: string): string {
+  const available = 'LEAST(EXCLUDED.burst, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - b.refilled_at)) * EXCLUDED.per_minute / 60)';
+  return `INSERT INTO rate_limit_buckets AS b (organization_id, api_key_id, class, tokens, refilled_at, last_allowed, per_minute, burst)
+    SELECT organization_id, id, ${classParameter}, burst - 1, statement_timestamp(), true, per_minute, burst FROM ${source}
+    ON CONFLICT (organization_id, api_key_id, class) DO UPDATE SET
+      tokens = ${available} - CASE WHEN ${available} >= 1 THEN 1 ELSE 0 END,
+      last_allowed = ${available} >= 1,
+      refilled_at = GREATEST(b.refilled_at, statement_timestamp()),
+      per_minute = EXCLUDED.per_minute,
+      burst = EXCLUDED.burst
+    RETURNING last_allowed, tokens`;
+}
+
+/** The headers and verdict of a bucket's answer. */
+export function rateDecision(limit: RateLimit, allowed: boolean, remaining: number): RateDecision {
   const secondsPerToken = 60 / limit.perMinute;
   const retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil((1 - remaining) * secondsPerToken));
   return {

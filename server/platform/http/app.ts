@@ -43,7 +43,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = express.Router();
   api.use(refuseKeyInQuery);
-  api.use(authenticate({ pool: options.pool, bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
+  api.use(authenticate({ bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "rate_limit_buckets" ADD COLUMN     "burst" DOUBLE PRECISION NOT NULL DEFAULT 0,
+ADD COLUMN     "per_minute" DOUBLE PRECISION NOT NULL DEFAULT 0;

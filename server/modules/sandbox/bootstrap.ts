@@ -9,7 +9,7 @@ import { createOrganization } from '../../platform/access/organizations.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
 import { inTransaction } from '../../platform/database/transaction.js';
 import { newId } from '../../platform/ids.js';
-import { CUSTOMER_RESOURCE } from '../customers/service.js';
+import { CUSTOMER_RESOURCE } from '../customers/repository.js';
 import { syntheticOutlets } from './synthetic-outlets.js';
 
 export const SANDBOX_OUTLETS = 300;

@@ -1,0 +1,66 @@
+// The HTTP of every resource: list, read by id, read and upsert by external code, and (where the resource has
+// them) create and update. A resource names its path and how its query becomes filters; nothing else.
+import { Router, type Request } from 'express';
+import type pg from 'pg';
+import { callerOf } from '../access/context.js';
+import { respondIdempotently } from '../http/idempotency.js';
+import { listRequestOf, sendPage } from '../lists/http.js';
+import type { Filter } from '../lists/page.js';
+import type { ResourceService } from './service.js';
+
+export interface ResourceRoutesOptions {
+  /** `/customers` */
+  path: string;
+  /** The list's filters from its (validated) query. */
+  filters(query: Record<string, string | undefined>): Record<string, Filter | undefined>;
+  /** Resources created by POST (others are created by PUT by code only). */
+  create?: boolean;
+  /** Resources changed by PATCH /{id}. */
+  update?: boolean;
+}
+
+export function resourceRoutes<Fields extends object, Body>(pool: pg.Pool, service: ResourceService<Fields, Body>, options: ResourceRoutesOptions): Router {
+  const router = Router();
+  const { path } = options;
+
+  router.get(path, async (req, res) => {
+    sendPage(res, await service.list(pool, callerOf(res), listRequestOf(req), options.filters(req.query as Record<string, string | undefined>)));
+  });
+
+  if (options.create) {
+    router.post(path, async (req, res) => {
+      const caller = callerOf(res);
+      const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string> };
+      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 201, body: await service.create(tx, caller, fields as Fields, externalCodes) }));
+    });
+  }
+
+  router.get(`${path}/by-code/:system/:code`, async (req, res) => {
+    res.json(await service.getByCode(pool, callerOf(res), param(req, 'system'), param(req, 'code')));
+  });
+
+  router.put(`${path}/by-code/:system/:code`, async (req, res) => {
+    const caller = callerOf(res);
+    await respondIdempotently(pool, caller, req, res, async (tx) => {
+      const { created, body } = await service.upsertByCode(tx, caller, param(req, 'system'), param(req, 'code'), req.body as Fields);
+      return { status: created ? 201 : 200, body };
+    });
+  });
+
+  router.get(`${path}/:id`, async (req, res) => {
+    res.json(await service.get(pool, callerOf(res), param(req, 'id')));
+  });
+
+  if (options.update) {
+    router.patch(`${path}/:id`, async (req, res) => {
+      const caller = callerOf(res);
+      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller, param(req, 'id'), req.body as Fields) }));
+    });
+  }
+
+  return router;
+}
+
+function param(req: Request, name: string): string {
+  return req.params[name] as string;
+}

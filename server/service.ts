@@ -11,6 +11,9 @@ import { createApp } from './platform/http/app.js';
 import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { customerRoutes } from './modules/customers/routes.js';
+// imports:products-prices
+// imports:locations-salespeople-routes
+// imports:journey-plans
 import { bootstrapSandbox } from './modules/sandbox/bootstrap.js';
 import { ApiLogWriter } from './platform/http/api-log.js';
 import { setCursorSigningKey } from './platform/lists/cursor.js';
@@ -72,7 +75,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
         environment: config.environment,
         apiLog,
         trustProxy: config.trustProxy,
-        routers: [systemRoutes({ environment: config.environment }), customerRoutes(database.pool), ...(options.extraRouters ?? [])],
+        routers: [
+          systemRoutes({ environment: config.environment }),
+          customerRoutes(database.pool),
+          // routers:products-prices
+          // routers:locations-salespeople-routes
+          // routers:journey-plans
+          ...(options.extraRouters ?? []),
+        ],
       });
       server = createServer(app);
       server.keepAliveTimeout = 5_000;

@@ -3,7 +3,14 @@
 import type { Tx } from '../database/transaction.js';
 import { newId } from '../ids.js';
 
-export type EventType = 'customer.created' | 'customer.updated';
+export type EventType =
+  | 'customer.created' | 'customer.updated'
+  | 'product.created' | 'product.updated'
+  | 'price.created' | 'price.updated'
+  | 'location.created' | 'location.updated'
+  | 'salesperson.created' | 'salesperson.updated'
+  | 'route.created' | 'route.updated'
+  | 'journey_plan.updated';
 
 export async function recordEvent(tx: Tx, organizationId: string, type: EventType, resource: string, recordId: string): Promise<void> {
   await tx.query('INSERT INTO events (organization_id, id, type, resource, record_id) VALUES ($1, $2, $3, $4, $5)', [organizationId, newId('evt'), type, resource, recordId]);

@@ -11,9 +11,12 @@ import { createApp } from './platform/http/app.js';
 import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { customerRoutes } from './modules/customers/routes.js';
-// imports:products-prices
-// imports:locations-salespeople-routes
-// imports:journey-plans
+import { productRoutes } from './modules/products/routes.js';
+import { priceRoutes } from './modules/prices/routes.js';
+import { locationRoutes } from './modules/locations/routes.js';
+import { salespersonRoutes } from './modules/salespeople/routes.js';
+import { routeRoutes } from './modules/routes/routes.js';
+import { journeyPlanRoutes } from './modules/journey-plans/routes.js';
 import { bootstrapSandbox } from './modules/sandbox/bootstrap.js';
 import { ApiLogWriter } from './platform/http/api-log.js';
 import { setCursorSigningKey } from './platform/lists/cursor.js';
@@ -78,9 +81,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
         routers: [
           systemRoutes({ environment: config.environment }),
           customerRoutes(database.pool),
-          // routers:products-prices
-          // routers:locations-salespeople-routes
-          // routers:journey-plans
+          productRoutes(database.pool),
+          priceRoutes(database.pool),
+          locationRoutes(database.pool),
+          salespersonRoutes(database.pool),
+          routeRoutes(database.pool),
+          journeyPlanRoutes(database.pool),
           ...(options.extraRouters ?? []),
         ],
       });

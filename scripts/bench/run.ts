@@ -28,12 +28,29 @@ interface Scenario {
   name: string;
   target: string;
   path: string;
-  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** A fresh body (and Idempotency-Key) per request, for creates. */
   create?: boolean;
+  /** A fixed JSON body (for PUT). */
+  body?: unknown;
+  method?: 'GET' | 'POST' | 'PUT';
+  connections?: number;
+  /** Rows written per request, to report rows/s. */
+  rowsPerRequest?: number;
 }
 interface Measured { scenario: Scenario; requestsPerSecond: number; p50: number; p99: number; non2xx: number }
+
+// 100 products x 5 price groups = one batch of 500 price rows, upserted again and again.
+const PRICE_BATCH_PRODUCTS = 100;
+const PRICE_BATCH = {
+  items: Array.from({ length: PRICE_BATCH_PRODUCTS * 5 }, (_, i) => ({
+    productCode: String(Math.floor(i / 5) + 1).padStart(6, '0'),
+    priceGroup: `GROUP-${(i % 5) + 1}`,
+    unit: 'case',
+    unitPrice: { amount: String(20_000 + i), currency: 'UGX' },
+    validFrom: '2026-11-01',
+  })),
+};
 
 const scratch = mkdtempSync(join(tmpdir(), 'erp-bench-'));
 chmodSync(scratch, 0o755);
@@ -56,11 +73,14 @@ const scenarios: Scenario[] = [
   { name: 'GET /customers?limit=100', target: 'service', path: '/api/v1/customers?limit=100', headers: auth },
   { name: 'POST /customers', target: 'raw pg', path: '/api/v1/customers', method: 'POST', create: true },
   { name: 'GET /customers?limit=100', target: 'raw pg', path: '/api/v1/customers?limit=100' },
+  { name: 'PUT /prices (500 rows)', target: 'service', path: '/api/v1/prices', method: 'PUT', headers: auth, body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 },
+  { name: 'PUT /prices (500 rows)', target: 'raw pg', path: '/api/v1/prices', method: 'PUT', body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 },
   { name: 'GET /health', target: 'bare express', path: '/api/v1/health' },
   { name: 'GET /health', target: 'bare node:http', path: '/api/v1/health' },
 ];
 
 const results: Measured[] = [];
+const feedWalks: Record<string, number[]> = {};
 let createSequence = 0;
 try {
   for (const [target, start] of Object.entries(targets)) {
@@ -71,6 +91,7 @@ try {
         await load(port, scenario, 2); // warm-up: JIT, connection pools
         results.push(await measure(port, scenario));
       }
+      if (target === 'service' || target === 'raw pg') feedWalks[target] = await walkFeed(port, target === 'service' ? auth : {});
     } finally {
       await stopProcess(child);
     }
@@ -81,9 +102,14 @@ try {
 }
 
 console.log(`\n${connections} connections, ${duration} s per scenario, ${new Date().toISOString()}\n`);
-console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('p50 ms', 9) + pad('p99 ms', 9) + 'non-2xx');
+console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('non-2xx', 9) + 'rows/s');
 for (const r of results) {
-  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + r.non2xx);
+  const rows = r.scenario.rowsPerRequest ? (r.requestsPerSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
+  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + pad(String(r.non2xx), 9) + rows);
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+for (const [target, walks] of Object.entries(feedWalks)) {
+  console.log(`full change-feed walk of every customer, 100 per page [${target}]: median ${median(walks).toFixed(0)} records/s over ${walks.length} walks`);
 }
 const rps = (name: string, target: string) => results.find((r) => r.scenario.name === name && r.scenario.target === target)?.requestsPerSecond ?? NaN;
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
@@ -94,6 +120,8 @@ console.log(`  POST /customers, service / raw pg             = ${ratio(rps('POST
 console.log(`  GET /customers?limit=100, service / raw pg    = ${ratio(rps('GET /customers?limit=100', 'service'), rps('GET /customers?limit=100', 'raw pg'))}  (aim >= 0.6)`);
 const withKey = rps('GET /me (key + rate limit)', 'service');
 const withoutKey = rps('GET /health', 'service');
+console.log(`  PUT /prices (500 rows), service / raw pg      = ${ratio(rps('PUT /prices (500 rows)', 'service'), rps('PUT /prices (500 rows)', 'raw pg'))}`);
+console.log(`  change-feed walk, service / raw pg           = ${ratio(median(feedWalks.service ?? []), median(feedWalks['raw pg'] ?? []))}`);
 console.log(`  GET /me with a key / GET /health without      = ${ratio(withKey, withoutKey)}  (authentication + rate limit: ~${((1 / withKey - 1 / withoutKey) * 1e6).toFixed(0)} us of server time per request)`);
 
 async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string }> {
@@ -103,7 +131,7 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
     const organization = await createOrganization(pool, { name: 'Bench Distributor', baseCurrency: 'UGX' });
     // Limits high enough never to refuse: the bench measures the cost of the bucket, not its refusals.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'sandbox', scopes: ['customers:read', 'customers:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'sandbox', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
     const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
     await pool.query(
       `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)
@@ -111,6 +139,12 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
          FROM jsonb_to_recordset($2::jsonb) AS x(id text, outlet_code text, name text, status text, channel text, price_group text, credit_limit_amount numeric,
            credit_limit_currency text, payment_terms_days int, address jsonb, region text, phone text, tax_id text)`,
       [organization.id, JSON.stringify(outlets)],
+    );
+    await pool.query(
+      `INSERT INTO products (organization_id, id, product_code, name, status, pack_size, selling_units, tracks_stock, tax_rate, is_empty)
+       SELECT $1, 'prd_' || lpad(g::text, 26, '0'), lpad(g::text, 6, '0'), 'Bench product ' || g, 'active', 24, ARRAY['case'], true, 18, false
+         FROM generate_series(1, $2) AS g`,
+      [organization.id, PRICE_BATCH_PRODUCTS],
     );
     return { organizationId: organization.id, key: issued.secret };
   } finally {
@@ -123,16 +157,35 @@ async function measure(port: number, scenario: Scenario): Promise<Measured> {
   return { scenario, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
+/** Walks the whole customers change feed page by page, as a partner's poller would; records/s of 3 walks. */
+async function walkFeed(port: number, headers: Record<string, string>): Promise<number[]> {
+  const walks: number[] = [];
+  for (let walk = 0; walk < 3; walk += 1) {
+    const started = performance.now();
+    let records = 0;
+    let cursor: string | null = null;
+    do {
+      const query = `updatedSince=2000-01-01T00:00:00.000Z&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers }).then((r) => r.json()) as { data: unknown[]; nextCursor: string | null };
+      records += page.data.length;
+      cursor = page.nextCursor;
+    } while (cursor);
+    walks.push(records / ((performance.now() - started) / 1000));
+  }
+  return walks;
+}
+
 function load(port: number, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
-  const headers = { ...scenario.headers, ...(scenario.create ? { 'content-type': 'application/json' } : {}) };
+  const headers = { ...scenario.headers, ...(scenario.create || scenario.body ? { 'content-type': 'application/json' } : {}) };
   return autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections,
+    connections: scenario.connections ?? connections,
     duration: seconds,
     requests: [{
       method: scenario.method ?? 'GET',
       path: scenario.path,
       headers,
+      ...(scenario.body ? { body: JSON.stringify(scenario.body) } : {}),
       ...(scenario.create
         ? {
             setupRequest: (request: autocannon.Request) => {

@@ -51,6 +51,11 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
     t.is(page.data.length, 100);
     t.true(page.hasMore, 'about 300 synthetic outlets');
     t.true(page.data.every((c) => /^UG\d{7}$/.test(c.outletCode) && c.externalCodes.dms === c.outletCode));
+    t.true((page.data as unknown as { routeId: string | null }[]).every((c) => c.routeId !== null), 'every outlet is on a route');
+    const plans = await fetch(`${base}/journey-plans?limit=100`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()) as { data: { routeId: string; visits: { customerId: string }[] }[] };
+    t.is(plans.data.length, 5, 'a journey plan per route');
+    t.is(new Set(plans.data.map((p) => p.routeId)).size, 5);
+    t.is(new Set(plans.data.flatMap((p) => p.visits.map((v) => v.customerId))).size, 300, 'every outlet is visited, on one route');
 
     const postgresPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     t.true(isAlive(postgresPid), 'the embedded PostgreSQL runs');

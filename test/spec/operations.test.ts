@@ -54,7 +54,7 @@ test('every response declares the X-Request-Id header', (t) => {
 
 test('every scope an operation requires is defined in the spec\'s scope catalogue, named <resource>:<action>', (t) => {
   const catalogue = (apiDocument as Json).components.securitySchemes.bearerAuth['x-scopes'] as Record<string, string>;
-  for (const name of Object.keys(catalogue)) t.regex(name, /^[a-z]+(:[a-z]+)+$/);
+  for (const name of Object.keys(catalogue)) t.regex(name, /^[a-z]+(-[a-z]+)*(:[a-z]+)+$/);
   for (const { path, method, operation } of operations) {
     for (const requirement of operation.security as Json[]) {
       for (const scope of (requirement.bearerAuth ?? []) as string[]) t.true(scope in catalogue, `${method.toUpperCase()} ${path} needs ${scope}`);

@@ -1,33 +1,24 @@
 // Believable, deterministic outlets for the sandbox: the same seed always gives the same distributor.
 import type { CustomerColumns } from '../customers/repository.js';
+import { picker, SANDBOX_SEED, seededRandom } from './seeded-random.js';
+
+export { seededRandom } from './seeded-random.js';
 
 const NAMES = ['Mama Grace', 'Nakato', 'Kato', 'Ssemwanga', 'Achieng', 'Okello', 'Namubiru', 'Mugisha', 'Atim', 'Wasswa', 'Nabirye', 'Opio'];
 const KINDS = ['Shop', 'Bar', 'Supermarket', 'Kiosk', 'Wholesalers', 'Restaurant', 'Hotel', 'Mini Mart'];
 const CHANNEL_OF: Record<string, string> = { Shop: 'retail', Bar: 'horeca', Supermarket: 'supermarket', Kiosk: 'kiosk', Wholesalers: 'wholesale', Restaurant: 'horeca', Hotel: 'horeca', 'Mini Mart': 'retail' };
-const TOWNS = [
+export const TOWNS = [
   { city: 'Kampala', district: 'Kampala Central', region: 'Central', lat: 0.3136, lng: 32.5811 },
   { city: 'Entebbe', district: 'Wakiso', region: 'Central', lat: 0.0512, lng: 32.4637 },
   { city: 'Jinja', district: 'Jinja', region: 'Eastern', lat: 0.4244, lng: 33.2042 },
   { city: 'Mbarara', district: 'Mbarara', region: 'Western', lat: -0.6072, lng: 30.6545 },
   { city: 'Gulu', district: 'Gulu', region: 'Northern', lat: 2.7724, lng: 32.2881 },
 ];
-const PRICE_GROUPS = ['RETAIL-A', 'RETAIL-B', 'WHOLESALE'];
+export const PRICE_GROUPS = ['RETAIL-A', 'RETAIL-B', 'WHOLESALE'];
 
-/** mulberry32: a small seeded generator, so the sandbox is the same on every machine. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function syntheticOutlets(count: number, seed = 20261122): CustomerColumns[] {
+export function syntheticOutlets(count: number, seed = SANDBOX_SEED): CustomerColumns[] {
   const random = seededRandom(seed);
-  const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
+  const pick = picker(random);
   return Array.from({ length: count }, (_, i) => {
     const kind = pick(KINDS);
     const town = pick(TOWNS);

@@ -24,7 +24,7 @@ interface HttpLikeError {
 const FIELD_CODE_PRECEDENCE = ['idempotency_key_required', 'unknown_field', 'required_field', 'invalid_field'] as const;
 const UNKNOWN_PROPERTY_ERRORS = ['additionalProperties.openapi.validation', 'unevaluatedProperties.openapi.validation'];
 /** Summaries of alternatives (`oneOf` of an object or null): they only repeat what the branches said. */
-const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null)$/;
+const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null|match "(then|else)" schema)$/;
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {

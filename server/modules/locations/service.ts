@@ -1,0 +1,56 @@
+// The rules of locations: kind and stock condition follow from the code, the code is unique (repository.ts),
+// a route reference must be a route of the organisation and belongs on vans only, and every change writes its
+// event in the same transaction.
+import type { components } from '../../../generated/api-types.js';
+import type { CallerContext } from '../../platform/access/context.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { resourceService, type ResourceService } from '../../platform/resources/service.js';
+import { columnsOf } from '../routes/master-data.js';
+import { ROUTES, referencedRow, referenceProblem } from '../routes/references.js';
+import { meaningOfCode } from './codes.js';
+import { toLocation, type Location } from './representation.js';
+import { LOCATION_FIELDS, locationTable, type LocationColumns, type LocationRow } from './repository.js';
+
+type LocationUpsert = components['schemas']['LocationUpsert'];
+
+const base = resourceService<LocationRow, LocationColumns, LocationUpsert, Location>({
+  table: locationTable,
+  idPrefix: 'loc',
+  events: { created: 'location.created', updated: 'location.updated' },
+  defaults: { active: true, route_id: null },
+  requiredOnCreate: ['code', 'name'],
+  toColumns,
+  represent: (row, codes) => toLocation(row, codes),
+});
+
+/**
+ * Only a van belongs to a route. The rule concerns the record as it ends up (an update may change the code
+ * and keep the route, or set the route and keep the code), so it is checked on the written record, inside the
+ * transaction: refusing it rolls the write back.
+ */
+function refuseRouteOffVan(location: Location, fields: LocationUpsert): Location {
+  if (location.kind !== 'van' && location.routeId !== null) {
+    const field = fields.routeId !== undefined || fields.code === undefined ? '/routeId' : '/code';
+    throw referenceProblem(field, `Only a van (code V_<routeCode>-G or -B) belongs to a route; ${location.code} is a ${location.kind === 'main' ? 'main warehouse' : 'damages store'}.`);
+  }
+  return location;
+}
+
+export const locations: ResourceService<LocationUpsert, Location> = {
+  ...base,
+  create: async (tx, caller, fields, externalCodes) => refuseRouteOffVan(await base.create(tx, caller, fields, externalCodes), fields),
+  change: async (tx, caller, id, fields) => refuseRouteOffVan(await base.change(tx, caller, id, fields), fields),
+  async upsertByCode(tx, caller, system, code, fields) {
+    const result = await base.upsertByCode(tx, caller, system, code, fields);
+    refuseRouteOffVan(result.body, fields);
+    return result;
+  },
+};
+
+async function toColumns(tx: Tx, caller: CallerContext, fields: LocationUpsert): Promise<Partial<LocationColumns>> {
+  await referencedRow(tx, caller.organizationId, ROUTES, fields.routeId, '/routeId');
+  const columns = columnsOf<LocationColumns, typeof LOCATION_FIELDS>(fields, LOCATION_FIELDS);
+  if (fields.code === undefined) return columns;
+  const { kind, stockCondition } = meaningOfCode(fields.code);
+  return { ...columns, kind, stock_condition: stockCondition };
+}

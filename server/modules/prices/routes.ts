@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import type pg from 'pg';
+import type { components } from '../../../generated/api-types.js';
+import { callerOf } from '../../platform/access/context.js';
+import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { listRequestOf, sendPage } from '../../platform/lists/http.js';
+import { priceFilters } from './repository.js';
+import { getPrice, listPrices, setPrices } from './service.js';
+
+type PricesUpsert = components['schemas']['PricesUpsert'];
+
+/** GET /prices, GET /prices/{id}, PUT /prices (a batch of up to 500, all or nothing). */
+export function priceRoutes(pool: pg.Pool): Router {
+  const router = Router();
+
+  router.get('/prices', async (req, res) => {
+    sendPage(res, await listPrices(pool, callerOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)));
+  });
+
+  router.put('/prices', async (req, res) => {
+    const caller = callerOf(res);
+    const { items } = req.body as PricesUpsert;
+    await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: { data: await setPrices(tx, caller, items) } }));
+  });
+
+  router.get('/prices/:id', async (req, res) => {
+    res.json(await getPrice(pool, callerOf(res), req.params.id as string));
+  });
+
+  return router;
+}

@@ -1,0 +1,49 @@
+// What locations, salespeople and routes share beyond the resource base: each stores its body fields one
+// column each, so one table per resource (`{ routeId: 'route_id', ... }`) says which column holds which field,
+// for writing and for reading back, and the table definition and list filters follow from a few names.
+import type { Filter } from '../../platform/lists/page.js';
+import { equals, hasExternalCode, type BaseRow, type TableDefinition } from '../../platform/resources/table.js';
+
+/** The table of a master data resource whose one caller-visible unique constraint is its code. */
+export function masterDataTable<Columns>(resource: string, table: string, columns: readonly (keyof Columns & string)[],
+  code: { constraint: string; column: keyof Columns & string; field: string }): TableDefinition<Columns> {
+  return {
+    resource,
+    table,
+    listName: table,
+    selectColumns: ['organization_id', 'id', ...columns, 'created_at', 'updated_at'].map((column) => `t.${column}`).join(', '),
+    writable: columns,
+    uniqueFields: { [code.constraint]: code.column },
+    fieldOf: { [code.column]: code.field } as TableDefinition<Columns>['fieldOf'],
+  };
+}
+
+/** The list filters: `active`, `externalCode`, and equality on the given query parameter -> column. */
+export function masterDataFilters(resource: string, equalities: Record<string, string>) {
+  return (query: Record<string, unknown>): Record<string, Filter | undefined> => ({
+    ...Object.fromEntries(Object.entries(equalities).map(([parameter, column]) => [parameter, equals(column, query[parameter] as string | undefined)])),
+    // The validator may or may not have coerced the query string to a boolean.
+    active: query.active === undefined ? undefined : { sql: 't.active = $?', value: String(query.active) === 'true' },
+    externalCode: hasExternalCode(resource, query.externalCode as string | undefined),
+  });
+}
+
+/** The columns that the given body fields write; fields left out write nothing, null writes null. */
+export function columnsOf<Columns, Map extends Record<string, keyof Columns & string>>(fields: { [F in keyof Map]?: Columns[Map[F]] }, map: Map): Partial<Columns> {
+  const columns: Partial<Record<keyof Columns, unknown>> = {};
+  for (const [field, column] of Object.entries(map)) {
+    const value = (fields as Record<string, unknown>)[field];
+    if (value !== undefined) columns[column] = value;
+  }
+  return columns as Partial<Columns>;
+}
+
+/** The body fields of a row, under their body names. */
+export function fieldsOf<Row, Map extends Record<string, keyof Row>>(row: Row, map: Map): { [F in keyof Map]: Row[Map[F]] } {
+  return Object.fromEntries(Object.entries(map).map(([field, column]) => [field, row[column as keyof Row]])) as { [F in keyof Map]: Row[Map[F]] };
+}
+
+/** The members that follow a record's own fields in its representation. */
+export function recordMetadata(row: BaseRow, externalCodes: Record<string, string>) {
+  return { externalCodes, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+}

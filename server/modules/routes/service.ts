@@ -1,0 +1,32 @@
+// The rules of routes: the route code is unique (repository.ts), the salesperson must be one of the
+// organisation's and the van a van location of the organisation, and every change writes its event in the
+// same transaction. The outlets of a route are replaced by outlets.ts.
+import type { components } from '../../../generated/api-types.js';
+import type { CallerContext } from '../../platform/access/context.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { resourceService } from '../../platform/resources/service.js';
+import { columnsOf } from './master-data.js';
+import { LOCATIONS, SALESPEOPLE, referencedRow, referenceProblem } from './references.js';
+import { toRoute, type Route } from './representation.js';
+import { ROUTE_FIELDS, routeTable, type RouteColumns, type RouteRow } from './repository.js';
+
+type RouteUpsert = components['schemas']['RouteUpsert'];
+
+export const routes = resourceService<RouteRow, RouteColumns, RouteUpsert, Route>({
+  table: routeTable,
+  idPrefix: 'rte',
+  events: { created: 'route.created', updated: 'route.updated' },
+  defaults: { salesperson_id: null, van_location_id: null, active: true },
+  requiredOnCreate: ['routeCode', 'name'],
+  toColumns,
+  represent: (row, codes) => toRoute(row, codes),
+});
+
+async function toColumns(tx: Tx, caller: CallerContext, fields: RouteUpsert): Promise<Partial<RouteColumns>> {
+  await referencedRow(tx, caller.organizationId, SALESPEOPLE, fields.salespersonId, '/salespersonId');
+  const van = await referencedRow<{ code: string; kind: string }>(tx, caller.organizationId, LOCATIONS, fields.vanLocationId, '/vanLocationId', 'code, kind');
+  if (van && van.kind !== 'van') {
+    throw referenceProblem('/vanLocationId', `A route's van must be a van location (code V_<routeCode>-G or -B); ${van.code} is not.`);
+  }
+  return columnsOf<RouteColumns, typeof ROUTE_FIELDS>(fields, ROUTE_FIELDS);
+}

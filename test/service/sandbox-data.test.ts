@@ -1,0 +1,154 @@
+import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+// Two fresh databases, each bootstrapped once: the sandbox distributor's relations, and that the seed alone
+// decides its codes and names.
+interface Bootstrapped { database: TestDatabase; pool: pg.Pool; organizationId: string; millis: number }
+const runs: Bootstrapped[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), 'erp-sandbox-data-'));
+
+test.before(async () => {
+  for (const label of ['sandbox-data-a', 'sandbox-data-b']) {
+    const database = await createTestDatabase(label);
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    const started = performance.now();
+    const created = await bootstrapSandbox(pool, join(dataDir, label), pino({ level: 'silent' }));
+    runs.push({ database, pool, organizationId: created!.organizationId, millis: performance.now() - started });
+  }
+});
+test.after.always(async () => {
+  for (const run of runs) {
+    await run.pool.end();
+    await run.database.drop();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const rows = async (sql: string, run = runs[0]!) => (await run.pool.query(sql)).rows;
+
+test('the bootstrap writes the whole distributor in about a second', (t) => {
+  for (const run of runs) t.true(run.millis < 3_000, `${Math.round(run.millis)} ms`);
+  t.log(runs.map((run) => `${Math.round(run.millis)} ms`).join(', '));
+});
+
+test('about 40 products with 6-digit codes; empties carry a deposit and no tax, and the empties of a returnable case are empties (1 crate and 24 bottles per case)', async (t) => {
+  const products = await rows('SELECT id, product_code, name, brand, category, pack_size, selling_units, tax_rate::text AS tax_rate, is_empty, deposit_amount::text AS deposit, deposit_currency, empties FROM products');
+  t.true(products.length >= 35 && products.length <= 45, `${products.length} products`);
+  t.true(products.every((p) => /^\d{6}$/.test(p.product_code)));
+  const byId = new Map(products.map((p) => [p.id, p]));
+  const empties = products.filter((p) => p.is_empty);
+  t.true(empties.length >= 2);
+  for (const empty of empties) {
+    t.truthy(empty.deposit, empty.name);
+    t.is(empty.deposit_currency, 'UGX');
+    t.deepEqual(empty.empties, []);
+  }
+  const beverages = products.filter((p) => !p.is_empty);
+  for (const product of beverages) {
+    t.is(product.tax_rate, '18.00');
+    t.true([12, 24].includes(product.pack_size));
+    t.is(product.selling_units[0], 'case');
+    t.is(product.deposit, null);
+    t.truthy(product.brand);
+    for (const carried of product.empties) t.true(byId.get(carried.productId)?.is_empty, `${product.name} carries an empty`);
+  }
+  const returnable = beverages.filter((p) => p.empties.length > 0);
+  t.true(returnable.length >= 10, `${returnable.length} returnable products`);
+  for (const product of returnable) {
+    t.deepEqual(product.empties.map((e: { quantity: number; per: string }) => [e.quantity, e.per]), [[1, 'case'], [product.pack_size, 'case']]);
+  }
+  t.true(new Set(beverages.map((p) => p.category)).size >= 4);
+});
+
+test('every beverage has one price per price group and selling unit, in whole shillings; retail pays more than wholesale', async (t) => {
+  const missing = await rows(`
+    SELECT p.product_code, g.price_group, u.unit FROM products p
+      CROSS JOIN (VALUES ('RETAIL-A'), ('RETAIL-B'), ('WHOLESALE')) AS g(price_group)
+      CROSS JOIN LATERAL unnest(p.selling_units) AS u(unit)
+     WHERE NOT p.is_empty
+       AND NOT EXISTS (SELECT 1 FROM prices r WHERE r.organization_id = p.organization_id AND r.product_id = p.id AND r.price_group = g.price_group AND r.unit = u.unit)`);
+  t.deepEqual(missing, []);
+  const [counts] = await rows(`SELECT count(*)::int AS prices, count(*) FILTER (WHERE amount <> round(amount) OR amount <= 0 OR currency <> 'UGX')::int AS odd,
+    count(*) FILTER (WHERE product_id NOT IN (SELECT id FROM products WHERE NOT is_empty))::int AS foreign_products FROM prices`);
+  t.like(counts, { odd: 0, foreign_products: 0 });
+  t.true(counts.prices >= 200);
+  const cheaper = await rows(`SELECT a.product_id FROM prices a JOIN prices w ON w.product_id = a.product_id AND w.unit = a.unit AND w.price_group = 'WHOLESALE'
+    WHERE a.price_group = 'RETAIL-A' AND a.amount <= w.amount`);
+  t.deepEqual(cheaper, []);
+});
+
+test('5 routes R01..R05, each with its salesperson and a good and a bad van; two main warehouses and a damages store', async (t) => {
+  const routes = await rows(`SELECT r.route_code, s.salesman_code, s.name, s.phone, s.route_id = r.id AS salesperson_on_route, v.code AS van,
+      (SELECT array_agg(l.code || ':' || l.stock_condition ORDER BY l.code) FROM locations l WHERE l.route_id = r.id AND l.kind = 'van') AS vans
+    FROM routes r JOIN salespeople s ON s.id = r.salesperson_id JOIN locations v ON v.id = r.van_location_id ORDER BY r.route_code`);
+  t.deepEqual(routes.map((r) => r.route_code), ['R01', 'R02', 'R03', 'R04', 'R05']);
+  for (const route of routes) {
+    t.true(route.salesperson_on_route);
+    t.truthy(route.name);
+    t.regex(route.phone, /^\+256 7\d{2} \d{6}$/);
+    t.is(route.van, `V_${route.route_code}-G`);
+    t.deepEqual(route.vans, [`V_${route.route_code}-B:bad`, `V_${route.route_code}-G:good`]);
+  }
+  t.is(new Set(routes.map((r) => r.salesman_code)).size, 5);
+  const depots = await rows(`SELECT code, kind FROM locations WHERE kind <> 'van' ORDER BY code`);
+  t.deepEqual(depots, [{ code: 'D01', kind: 'damages' }, { code: 'M01', kind: 'main' }, { code: 'M02', kind: 'main' }]);
+});
+
+test('every outlet is on a route and in exactly its route\'s journey plan, with sequences in order per weekday', async (t) => {
+  const [outlets] = await rows(`SELECT count(*)::int AS n, count(*) FILTER (WHERE route_id IS NULL)::int AS unrouted FROM customers`);
+  t.like(outlets, { n: 300, unrouted: 0 });
+  const perRoute = await rows(`SELECT route_id, count(*)::int AS n FROM customers GROUP BY route_id`);
+  t.is(perRoute.length, 5);
+  t.true(perRoute.every((r) => r.n >= 30), JSON.stringify(perRoute.map((r) => r.n)));
+  const misplaced = await rows(`SELECT c.outlet_code, count(v.*) AS visits, bool_and(p.route_id = c.route_id) AS own_route
+      FROM customers c LEFT JOIN journey_plan_visits v ON v.customer_id = c.id LEFT JOIN journey_plans p ON p.id = v.journey_plan_id
+     GROUP BY c.outlet_code, c.route_id HAVING count(v.*) <> 1 OR NOT bool_and(p.route_id = c.route_id)`);
+  t.deepEqual(misplaced, []);
+  t.is((await rows('SELECT count(DISTINCT route_id)::int AS n FROM journey_plans'))[0].n, 5);
+  const gaps = await rows(`SELECT journey_plan_id, weekday FROM journey_plan_visits GROUP BY journey_plan_id, weekday
+    HAVING min(sequence) <> 1 OR max(sequence) <> count(*)`);
+  t.deepEqual(gaps, [], 'sequences run 1..n on each weekday');
+  const [frequencies] = await rows(`SELECT count(*) FILTER (WHERE frequency = 'biweekly')::int AS biweekly,
+      count(*) FILTER (WHERE (frequency = 'biweekly') <> (week_parity IS NOT NULL))::int AS wrong_parity,
+      count(*) FILTER (WHERE weekday NOT BETWEEN 1 AND 6)::int AS off_days FROM journey_plan_visits`);
+  t.like(frequencies, { wrong_parity: 0, off_days: 0 });
+  t.true(frequencies.biweekly > 20 && frequencies.biweekly < 150);
+});
+
+test('products, locations, salespeople, routes and outlets carry their dms code', async (t) => {
+  const codes = await rows(`SELECT e.resource, count(*)::int AS n FROM external_codes e WHERE e.code_system = 'dms' GROUP BY e.resource ORDER BY e.resource`);
+  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM locations)::int AS location,
+    (SELECT count(*) FROM products)::int AS product, (SELECT count(*) FROM routes)::int AS route, (SELECT count(*) FROM salespeople)::int AS salesperson`);
+  t.deepEqual(Object.fromEntries(codes.map((c) => [c.resource, c.n])), expected);
+  const wrong = await rows(`SELECT e.* FROM external_codes e WHERE e.code_system = 'dms' AND NOT (
+      (e.resource = 'product' AND e.code = (SELECT product_code FROM products WHERE id = e.record_id))
+   OR (e.resource = 'location' AND e.code = (SELECT code FROM locations WHERE id = e.record_id))
+   OR (e.resource = 'salesperson' AND e.code = (SELECT salesman_code FROM salespeople WHERE id = e.record_id))
+   OR (e.resource = 'route' AND e.code = (SELECT route_code FROM routes WHERE id = e.record_id))
+   OR (e.resource = 'customer' AND e.code = (SELECT outlet_code FROM customers WHERE id = e.record_id)))`);
+  t.deepEqual(wrong, []);
+});
+
+test('two bootstraps on two databases give the same codes, names, prices, routes and plans (only ids differ)', async (t) => {
+  const snapshot = async (run: Bootstrapped) => ({
+    products: await rows(`SELECT product_code, name, brand, category, pack_size, selling_units, is_empty, deposit_amount::text,
+        (SELECT jsonb_agg(jsonb_build_object('code', e.product_code, 'q', x->'quantity', 'per', x->'per')) FROM jsonb_array_elements(p.empties) x JOIN products e ON e.id = x->>'productId') AS empties
+      FROM products p ORDER BY product_code`, run),
+    prices: await rows(`SELECT p.product_code, r.price_group, r.unit, r.amount::text FROM prices r JOIN products p ON p.id = r.product_id ORDER BY 1, 2, 3`, run),
+    locations: await rows(`SELECT l.code, l.kind, l.name, r.route_code FROM locations l LEFT JOIN routes r ON r.id = l.route_id ORDER BY l.code`, run),
+    routes: await rows(`SELECT r.route_code, r.name, s.salesman_code, s.name AS salesperson, s.phone, v.code AS van FROM routes r
+      JOIN salespeople s ON s.id = r.salesperson_id JOIN locations v ON v.id = r.van_location_id ORDER BY r.route_code`, run),
+    outlets: await rows(`SELECT c.outlet_code, c.name, r.route_code FROM customers c JOIN routes r ON r.id = c.route_id ORDER BY c.outlet_code`, run),
+    visits: await rows(`SELECT r.route_code, v.weekday, v.sequence, c.outlet_code, v.frequency, v.week_parity FROM journey_plan_visits v
+      JOIN journey_plans p ON p.id = v.journey_plan_id JOIN routes r ON r.id = p.route_id JOIN customers c ON c.id = v.customer_id ORDER BY 1, 2, 3`, run),
+  });
+  const [a, b] = [await snapshot(runs[0]!), await snapshot(runs[1]!)];
+  t.deepEqual(a, b);
+  t.notDeepEqual((await rows('SELECT id FROM routes ORDER BY route_code', runs[0])), (await rows('SELECT id FROM routes ORDER BY route_code', runs[1])));
+});

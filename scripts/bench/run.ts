@@ -166,7 +166,9 @@ async function walkFeed(port: number, headers: Record<string, string>): Promise<
     let cursor: string | null = null;
     do {
       const query = `updatedSince=2000-01-01T00:00:00.000Z&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers }).then((r) => r.json()) as { data: unknown[]; nextCursor: string | null };
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers });
+      if (!response.ok) throw new Error(`feed walk: ${response.status} ${await response.text()}`);
+      const page = await response.json() as { data: unknown[]; nextCursor: string | null };
       records += page.data.length;
       cursor = page.nextCursor;
     } while (cursor);

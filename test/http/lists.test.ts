@@ -298,3 +298,9 @@ test('a filtered page stops within the read budget: it may come back empty with 
   t.is(unfiltered.body.data.length, 100);
   t.true(unfiltered.body.hasMore);
 });
+
+test('updatedSince may be sent with its colons as they are, not percent-encoded', async (t) => {
+  const caller = await createCaller(api().service.database.pool);
+  const res = await api().request('GET', '/customers?updatedSince=2000-01-01T00:00:00.000Z&limit=1', { headers: caller.auth });
+  t.is(res.status, 200);
+});

@@ -7,13 +7,21 @@ export interface Money {
   currency: string;
 }
 
-/** Digits after the decimal point of a currency (ISO 4217 minor units, from the runtime's CLDR data). */
+const MINOR_UNITS = new Map<string, number>();
+
+/** Digits after the decimal point of a currency (ISO 4217 minor units, from the runtime's CLDR data; cached,
+ * since building an Intl.NumberFormat costs more than formatting a whole record). */
 export function minorUnits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
+  let digits = MINOR_UNITS.get(currency);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      digits = 2;
+    }
+    MINOR_UNITS.set(currency, digits);
   }
+  return digits;
 }
 
 /** The wire form: exactly the currency's minor units (`500000` UGX, `12.50` USD). */

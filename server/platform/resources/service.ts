@@ -107,8 +107,7 @@ export function resourceService<Row extends BaseRow, Columns, Fields extends obj
 
     async list(db, caller, request, filters) {
       const page = await listRows<Row>(db, table, caller.organizationId, request, filters);
-      const codes = await codesOf(db, caller.organizationId, table.resource, page.rows.map((row) => row.id));
-      return { ...page, rows: page.rows.map((row) => definition.represent(row, codes.get(row.id)!, caller)) };
+      return { ...page, rows: page.rows.map((row) => definition.represent(row, row.external_codes, caller)) };
     },
   };
 }

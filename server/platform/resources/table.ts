@@ -60,8 +60,13 @@ export async function updateRow<Row extends BaseRow, Columns>(tx: Tx, table: Tab
   return rows[0]!;
 }
 
-export function listRows<Row extends BaseRow>(db: Db, table: TableDefinition<any>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<Row>> {
-  return readPage<Row>(db, { name: table.listName, table: table.table, columns: table.selectColumns }, organizationId, request, filters);
+/** A listed row also carries its external codes, read in the same query (one round trip per page). */
+export type WithExternalCodes<Row> = Row & { external_codes: Record<string, string> };
+
+export function listRows<Row extends BaseRow>(db: Db, table: TableDefinition<any>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<WithExternalCodes<Row>>> {
+  const columns = `${table.selectColumns}, COALESCE((SELECT jsonb_object_agg(e.code_system, e.code) FROM external_codes e
+      WHERE e.organization_id = t.organization_id AND e.resource = '${table.resource}' AND e.record_id = t.id), '{}'::jsonb) AS external_codes`;
+  return readPage<WithExternalCodes<Row>>(db, { name: table.listName, table: table.table, columns }, organizationId, request, filters);
 }
 
 /** A filter on one column when the caller gave a value. */

@@ -60,7 +60,10 @@ const { organizationId, key } = await prepareDatabase(databaseUrl);
 const auth = { Authorization: `Bearer ${key}` };
 
 const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
-  service: (port) => startProcess(join(root, 'server', 'main.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', SANDBOX_BOOTSTRAP: 'false' }, 'API listening'),
+  // Production settings: no response validation, no bodies in the API log (sandbox keys keep them, redacted).
+  service: (port) => startProcess(join(root, 'server', 'main.ts'), {
+    PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+  }, 'API listening'),
   'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId }, 'ready'),
   'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready'),
   'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), { PORT: String(port) }, 'ready'),
@@ -131,7 +134,7 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
     const organization = await createOrganization(pool, { name: 'Bench Distributor', baseCurrency: 'UGX' });
     // Limits high enough never to refuse: the bench measures the cost of the bucket, not its refusals.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'sandbox', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'production', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
     const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
     await pool.query(
       `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)

@@ -1,8 +1,38 @@
 // express-openapi-validator checks every request (and, outside production, every response) against the
 // bundled spec, so the spec is enforced rather than merely described. It compiles the schemas once, at start.
+import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { ApiDocument } from '../spec.js';
+
+memoisePathCompilation();
+
+/**
+ * express-openapi-validator 5.6 finds a request's operation by compiling every path template with path-to-regexp,
+ * on every request, until one matches (openapi.metadata.js, lookupRoute): measured, the largest single cost of a
+ * simple GET, growing with the number of paths. Upstream has the fix open (cdimascio/express-openapi-validator
+ * pull request 1217, "perf: cache route matchers"). Until it ships, the compiled matchers are memoised here:
+ * pathToRegexp is a pure function of its arguments, the validator reads the result without changing it, and
+ * the templates are the spec's paths, so the cache stays small (it is bounded anyway).
+ */
+function memoisePathCompilation(): void {
+  const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+  const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: (path: unknown, options?: unknown) => unknown; __memoised?: boolean };
+  if (pathToRegexpModule.__memoised) return;
+  const compile = pathToRegexpModule.pathToRegexp;
+  const cache = new Map<string, unknown>();
+  pathToRegexpModule.pathToRegexp = (path, options) => {
+    if (typeof path !== 'string') return compile(path, options);
+    const key = `${path}\u0000${JSON.stringify(options ?? null)}`;
+    let compiled = cache.get(key);
+    if (compiled === undefined) {
+      compiled = compile(path, options);
+      if (cache.size < 10_000) cache.set(key, compiled);
+    }
+    return compiled;
+  };
+  pathToRegexpModule.__memoised = true;
+}
 
 export function openApiValidator(options: { document: ApiDocument; validateResponses: boolean }): RequestHandler[] {
   return OpenApiValidator.middleware({

@@ -178,3 +178,15 @@ test('GET /customers?externalCode finds the customer by its code in any system',
   const res = await api().request('GET', '/customers?externalCode=FIND-ME', { headers: caller.auth });
   t.deepEqual(res.body.data.map((c: { id: string }) => c.id), [target.body.id]);
 });
+
+test('a routeId that is not a route of the organisation is 422 business_rule naming /routeId, and nothing is written', async (t) => {
+  const caller = await createCaller(pool());
+  const res = await create(caller, { outletCode: outletCode(), name: 'Lost', channel: 'retail', routeId: 'rte_missing' });
+  t.is(res.status, 422);
+  t.like(res.body, { code: 'business_rule', errors: [{ field: '/routeId' }] });
+  t.is(await customerCount(caller.organizationId), 0);
+  await pool().query("INSERT INTO routes (organization_id, id, route_code, name, active) VALUES ($1, 'rte_test_1', 'R99', 'Route 99', true)", [caller.organizationId]);
+  const onRoute = await create(caller, { outletCode: outletCode(), name: 'Found', channel: 'retail', routeId: 'rte_test_1' });
+  t.is(onRoute.status, 201);
+  t.is(onRoute.body.routeId, 'rte_test_1');
+});

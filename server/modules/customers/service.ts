@@ -1,10 +1,13 @@
-// The rules of customers: personal fields need customers:pii, money is in the base currency, outlet codes and
-// external codes are unique (see repository.ts), and every change writes its event in the same transaction.
+// The rules of customers: personal fields need customers:pii, money is in the base currency, the route exists,
+// outlet codes and external codes are unique (see repository.ts), and every change writes its event in the same
+// transaction.
 import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import type { CallerContext } from '../../platform/access/context.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../platform/money.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { ROUTES, referencedRow } from '../../platform/resources/references.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { toCustomer, type Customer } from './representation.js';
 import { customerTable, type CustomerColumns, type CustomerRow } from './repository.js';
@@ -26,8 +29,8 @@ export const customers = resourceService<CustomerRow, CustomerColumns, CustomerF
   represent: (row, codes, caller) => toCustomer(row, codes, caller.scopes.has(PII_SCOPE)),
 });
 
-/** The columns a set of fields writes; refuses personal fields without customers:pii. */
-function toColumns(_tx: unknown, caller: CallerContext, fields: CustomerFields): Partial<CustomerColumns> {
+/** The columns a set of fields writes; refuses personal fields without customers:pii and a route that does not exist. */
+async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields): Promise<Partial<CustomerColumns>> {
   const personal = PERSONAL_FIELDS.filter((field) => field in fields);
   if (personal.length > 0 && !caller.scopes.has(PII_SCOPE)) {
     throw new ApiError('insufficient_scope', `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
@@ -39,7 +42,10 @@ function toColumns(_tx: unknown, caller: CallerContext, fields: CustomerFields):
   if (fields.status !== undefined) columns.status = fields.status;
   if (fields.channel !== undefined) columns.channel = fields.channel;
   if (fields.priceGroup !== undefined) columns.price_group = fields.priceGroup;
-  if (fields.routeId !== undefined) columns.route_id = fields.routeId;
+  if (fields.routeId !== undefined) {
+    await referencedRow(tx, caller.organizationId, ROUTES, fields.routeId, '/routeId');
+    columns.route_id = fields.routeId;
+  }
   if (fields.creditLimit !== undefined) {
     columns.credit_limit_amount = fields.creditLimit === null ? null : acceptAmount(fields.creditLimit, '/creditLimit', caller.baseCurrency).toString();
     columns.credit_limit_currency = fields.creditLimit === null ? null : fields.creditLimit.currency;

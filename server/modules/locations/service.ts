@@ -6,7 +6,7 @@ import type { CallerContext } from '../../platform/access/context.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
 import { columnsOf } from '../routes/master-data.js';
-import { ROUTES, referencedRow, referenceProblem } from '../routes/references.js';
+import { ROUTES, referencedRow, referenceProblem } from '../../platform/resources/references.js';
 import { meaningOfCode } from './codes.js';
 import { toLocation, type Location } from './representation.js';
 import { LOCATION_FIELDS, locationTable, type LocationColumns, type LocationRow } from './repository.js';

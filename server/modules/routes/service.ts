@@ -6,7 +6,7 @@ import type { CallerContext } from '../../platform/access/context.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { columnsOf } from './master-data.js';
-import { LOCATIONS, SALESPEOPLE, referencedRow, referenceProblem } from './references.js';
+import { LOCATIONS, SALESPEOPLE, referencedRow, referenceProblem } from '../../platform/resources/references.js';
 import { toRoute, type Route } from './representation.js';
 import { ROUTE_FIELDS, routeTable, type RouteColumns, type RouteRow } from './repository.js';
 

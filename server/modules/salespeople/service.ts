@@ -8,7 +8,7 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { columnsOf } from '../routes/master-data.js';
-import { ROUTES, referencedRow } from '../routes/references.js';
+import { ROUTES, referencedRow } from '../../platform/resources/references.js';
 import { toSalesperson, type Salesperson } from './representation.js';
 import { SALESPERSON_FIELDS, salespersonTable, type SalespersonColumns, type SalespersonRow } from './repository.js';
 

@@ -1,8 +1,8 @@
 // References between master data records (a location's route, a route's salesperson and van, a salesperson's
 // route): the referenced record must exist in the caller's organisation, else 422 business_rule naming the
 // field. One helper for every such check, so that the rule and its problem read the same everywhere.
-import type { Tx } from '../../platform/database/transaction.js';
-import { ApiError } from '../../platform/errors/api-error.js';
+import type { Tx } from '../database/transaction.js';
+import { ApiError } from '../errors/api-error.js';
 
 export interface ReferencedTable {
   /** The table (`routes`). */

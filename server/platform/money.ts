@@ -8,6 +8,8 @@ export interface Money {
 }
 
 const MINOR_UNITS = new Map<string, number>();
+/** Amounts are stored as NUMERIC(18, 4): 14 digits before the point. */
+export const MAX_AMOUNT = new Decimal('1e14');
 
 /** Digits after the decimal point of a currency (ISO 4217 minor units, from the runtime's CLDR data; cached,
  * since building an Intl.NumberFormat costs more than formatting a whole record). */
@@ -42,6 +44,7 @@ export function acceptAmount(money: Money, field: string, baseCurrency: string):
   const amount = new Decimal(money.amount);
   const problems: string[] = [];
   if (amount.isNegative()) problems.push('must not be negative');
+  if (amount.abs().greaterThanOrEqualTo(MAX_AMOUNT)) problems.push(`must be less than ${MAX_AMOUNT.toFixed()}`);
   if (amount.decimalPlaces() > minorUnits(money.currency)) problems.push(`${money.currency} has ${minorUnits(money.currency)} decimal places`);
   if (problems.length > 0) {
     throw new ApiError('invalid_field', `Amount ${money.amount} ${money.currency}: ${problems.join('; ')}.`, problems.map((message) => ({ field: `${field}/amount`, code: 'invalid_field', message })));

@@ -1,14 +1,15 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
 import { callerOf } from '../../platform/access/context.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { getJourneyPlan, listJourneyPlans, replaceJourneyPlan } from './service.js';
+import { apiRouter } from '../../platform/http/router.js';
 
 /** GET/PUT /journey-plans, GET /journey-plans/{id}. */
 export function journeyPlanRoutes(pool: pg.Pool): Router {
-  const router = Router();
+  const router = apiRouter();
 
   router.get('/journey-plans', async (req, res) => {
     sendPage(res, await listJourneyPlans(pool, callerOf(res), listRequestOf(req), req.query as Record<string, string | undefined>));

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
 import { callerOf } from '../../platform/access/context.js';
@@ -6,12 +6,13 @@ import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { priceFilters } from './repository.js';
 import { getPrice, listPrices, setPrices } from './service.js';
+import { apiRouter } from '../../platform/http/router.js';
 
 type PricesUpsert = components['schemas']['PricesUpsert'];
 
 /** GET /prices, GET /prices/{id}, PUT /prices (a batch of up to 500, all or nothing). */
 export function priceRoutes(pool: pg.Pool): Router {
-  const router = Router();
+  const router = apiRouter();
 
   router.get('/prices', async (req, res) => {
     sendPage(res, await listPrices(pool, callerOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)));

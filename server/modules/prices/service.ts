@@ -14,6 +14,7 @@ import { findRow, listRows } from '../../platform/resources/table.js';
 import { findProductsByCode } from '../products/repository.js';
 import { toPrice, type Price } from './representation.js';
 import { priceTable, upsertPrices, type PriceRow, type PriceToWrite } from './repository.js';
+import { dateProblem } from '../../platform/dates.js';
 
 type PriceItem = components['schemas']['PricesUpsert']['items'][number];
 
@@ -41,6 +42,8 @@ export async function setPrices(tx: Tx, caller: CallerContext, items: readonly P
       if (!(error instanceof ApiError)) throw error;
       problems.push(...(error.errors ?? []));
     }
+    const invalidDate = dateProblem(item.validFrom);
+    if (invalidDate) problems.push({ field: `${at}/validFrom`, code: 'invalid_field', message: invalidDate });
     const key = JSON.stringify([item.productCode, item.priceGroup, item.unit]);
     const first = firstOfKey.get(key);
     if (first === undefined) {

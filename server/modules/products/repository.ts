@@ -80,7 +80,8 @@ export interface ProductByCode {
 /** The organisation's products with these codes (missing codes are simply absent). */
 export async function findProductsByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, ProductByCode>> {
   const { rows } = await tx.query<ProductByCode>(
-    'SELECT id, product_code, is_empty, selling_units FROM products WHERE organization_id = $1 AND product_code = ANY($2::text[])',
+    // FOR SHARE: a concurrent write that turns one of these into a non-empty waits for this one (and sees it).
+    'SELECT id, product_code, is_empty, selling_units FROM products WHERE organization_id = $1 AND product_code = ANY($2::text[]) FOR SHARE',
     [organizationId, [...new Set(codes)]],
   );
   return new Map(rows.map((row) => [row.product_code, row]));

@@ -1,14 +1,15 @@
 // GET /health, /openapi.json, /errors, /errors/{code} (no key) and GET /me (any valid key).
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Environment } from '../../platform/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { ERROR_CATALOGUE, isErrorCode } from '../../platform/errors/catalogue.js';
 import { apiDocumentText, apiVersion } from '../../platform/spec.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
 import { callerOf } from '../../platform/access/context.js';
+import { apiRouter } from '../../platform/http/router.js';
 
 export function systemRoutes(options: { environment: Environment }): Router {
-  const router = Router();
+  const router = apiRouter();
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString() });

@@ -2,8 +2,25 @@ import type pg from 'pg';
 
 export type Tx = pg.PoolClient;
 
-/** Runs fn in one transaction: every write of a request commits together or not at all. */
+const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
+const ATTEMPTS = 3;
+
+/**
+ * Runs fn in one transaction: every write of a request commits together or not at all. A transaction that
+ * PostgreSQL aborted as a deadlock victim (two writes locking the same rows in opposite orders) is run again,
+ * up to three times in all: it was rolled back whole, and fn only touches the database.
+ */
 export async function inTransaction<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await once(pool, fn);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+    }
+  }
+}
+
+async function once<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

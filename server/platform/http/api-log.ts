@@ -5,12 +5,14 @@
 import type { RequestHandler, Response } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { KEY_LIKE } from '../access/api-key-secret.js';
 import type { CallerContext } from '../access/context.js';
 import type { Environment } from '../config.js';
 import { newId } from '../ids.js';
 
 export const LOG_BODY_LIMIT_BYTES = 16 * 1024;
 /** Personal fields never kept in a logged body, wherever they appear. */
+const KEY_LIKE_GLOBAL = new RegExp(KEY_LIKE.source, 'g');
 const PERSONAL_KEYS = new Set(['phone', 'taxId', 'gps', 'location', 'contact', 'contacts', 'photoUrl']);
 
 export interface ApiLogEntry {
@@ -108,9 +110,9 @@ function captureResponseBody(res: Response): void {
   };
 }
 
-/** JSON with personal fields removed, cut to 16 KB. */
+/** JSON with personal fields and anything shaped like an API key removed, cut to 16 KB. */
 export function loggableBody(body: unknown): string {
-  const text = typeof body === 'string' ? body : JSON.stringify(withoutPersonalFields(body));
+  const text = (typeof body === 'string' ? body : JSON.stringify(withoutPersonalFields(body))).replace(KEY_LIKE_GLOBAL, '[redacted]');
   const bytes = Buffer.from(text);
   return bytes.length <= LOG_BODY_LIMIT_BYTES ? text : bytes.subarray(0, LOG_BODY_LIMIT_BYTES).toString();
 }

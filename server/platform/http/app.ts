@@ -12,6 +12,8 @@ import { errorHandler } from './error-handler.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
 import { requestId } from './request-id.js';
+import { apiRouter } from './router.js';
+import { refuseNulCharacters } from './refuse-nul.js';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -35,16 +37,18 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  app.set('case sensitive routing', true); // the validator reads it; see router.ts
   app.set('trust proxy', options.trustProxy);
 
   app.use(requestId);
   app.use(apiLogMiddleware(options.apiLog, options.environment));
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
-  const api = express.Router();
+  const api = apiRouter();
   api.use(refuseKeyInQuery);
   api.use(authenticate({ bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
+  api.use(refuseNulCharacters);
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);
 

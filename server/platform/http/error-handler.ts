@@ -56,6 +56,14 @@ function toApiError(error: unknown, req: Request): ApiError {
       return new ApiError('unsupported_media_type', `${e.message}. Send UTF-8 JSON.`);
   }
 
+  // A value the validator let through but PostgreSQL refuses (class 22, "data exception": out of range,
+  // overflow, bad encoding). Modules check these first and name the field; this is the backstop that keeps
+  // them from ever being a 500.
+  const sqlState = (error as { code?: unknown } | null)?.code;
+  if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState)) {
+    return new ApiError('invalid_field', `A value is outside what can be stored: ${e.message}.`);
+  }
+
   if (Array.isArray(e.errors) && typeof status === 'number') {
     // express-openapi-validator
     if (status === 400) return validationProblem(e.errors);
@@ -71,7 +79,11 @@ function toApiError(error: unknown, req: Request): ApiError {
 }
 
 function validationProblem(items: ValidatorErrorItem[]): ApiError {
-  const all = items.map(toFieldError);
+  const seen = new Set<string>();
+  const all = items.map(toFieldError).filter((e) => {
+    const key = `${e.field}\u0000${e.code}\u0000${e.message}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
   const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !all.some((other) => other !== e && !ALTERNATIVE_SUMMARY.test(other.message) && (other.field === e.field || other.field.startsWith(`${e.field}/`))));
   const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
   const fields = [...new Set(errors.filter((f) => f.code === code).map((f) => f.field))].join(', ');

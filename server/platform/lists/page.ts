@@ -49,7 +49,8 @@ export async function readPage<Row extends KeyedRow>(
   const limit = request.limit ?? DEFAULT_LIMIT;
   const feed = request.updatedSince !== undefined;
   const active = Object.entries(filters).filter((entry): entry is [string, Filter] => entry[1] !== undefined);
-  const fingerprint = { ...Object.fromEntries(active.map(([name, f]) => [name, f.value])), updatedSince: request.updatedSince ?? null };
+  // A cursor is bound to its organisation too: handed to another one, it is refused rather than reinterpreted.
+  const fingerprint = { ...Object.fromEntries(active.map(([name, f]) => [name, f.value])), updatedSince: request.updatedSince ?? null, organizationId };
   const position = request.cursor ? decodeCursor(request.cursor, definition.name, fingerprint) : null;
 
   const params: unknown[] = [organizationId];

@@ -1,12 +1,13 @@
 // The HTTP of every resource: list, read by id, read and upsert by external code, and (where the resource has
 // them) create and update. A resource names its path and how its query becomes filters; nothing else.
-import { Router, type Request } from 'express';
+import type { Router, Request } from 'express';
 import type pg from 'pg';
 import { callerOf } from '../access/context.js';
 import { respondIdempotently } from '../http/idempotency.js';
 import { listRequestOf, sendPage } from '../lists/http.js';
 import type { Filter } from '../lists/page.js';
 import type { ResourceService } from './service.js';
+import { apiRouter } from '../http/router.js';
 
 export interface ResourceRoutesOptions {
   /** `/customers` */
@@ -20,7 +21,7 @@ export interface ResourceRoutesOptions {
 }
 
 export function resourceRoutes<Fields extends object, Body>(pool: pg.Pool, service: ResourceService<Fields, Body>, options: ResourceRoutesOptions): Router {
-  const router = Router();
+  const router = apiRouter();
   const { path } = options;
 
   router.get(path, async (req, res) => {

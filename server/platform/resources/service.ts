@@ -60,7 +60,8 @@ export function resourceService<Row extends BaseRow, Columns, Fields extends obj
 
   async function applyChanges(tx: Tx, caller: CallerContext, existing: Row, fields: Fields): Promise<Body> {
     const columns = await definition.toColumns(tx, caller, fields);
-    const row = Object.keys(columns).length === 0 ? existing : await updateRow<Row, Columns>(tx, table, caller.organizationId, existing.id, columns);
+    if (Object.keys(columns).length === 0) return represent(tx, caller, existing); // nothing written: no event
+    const row = await updateRow<Row, Columns>(tx, table, caller.organizationId, existing.id, columns);
     await recordEvent(tx, caller.organizationId, definition.events.updated, table.resource, row.id);
     return represent(tx, caller, row);
   }

@@ -25,7 +25,16 @@ export interface Config {
   cursorSecret: string;
   /** Create the demo organisation, its key and synthetic data on the first start of an empty sandbox. */
   sandboxBootstrap: boolean;
+  /** Tests and local trials only: let webhooks go to loopback addresses over plain HTTP. Refused in production. */
+  webhookAllowLoopback: boolean;
+  /** Seconds to wait before each retry of a failed webhook delivery; after the last, the delivery fails. */
+  webhookRetryScheduleSeconds: number[];
+  /** 32 bytes (hex or base64) sealing webhook signing secrets at rest; the same for every process. */
+  webhookSecretKey: Buffer;
 }
+
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400];
+const DEVELOPMENT_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 7);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -72,7 +81,18 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: read('TRUST_PROXY', false as string | false, (raw) => raw, 'loopback, a number of hops, or comma-separated addresses/CIDRs'),
     cursorSecret: read('CURSOR_SECRET', 'erp-cursor-development-key', (raw) => (raw.length >= 16 ? raw : undefined), 'at least 16 characters'),
     sandboxBootstrap: read('SANDBOX_BOOTSTRAP', environment === 'sandbox', boolean, 'true or false'),
+    webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', false, boolean, 'true or false'),
+    webhookRetryScheduleSeconds: read('WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE, (raw) => {
+      const seconds = raw.split(',').map((part) => Number(part.trim()));
+      return seconds.length > 0 && seconds.every((n) => Number.isInteger(n) && n >= 0 && n <= 604_800) ? seconds : undefined;
+    }, 'comma-separated whole seconds, each 0 to 604800'),
+    webhookSecretKey: read('WEBHOOK_SECRET_KEY', DEVELOPMENT_WEBHOOK_SECRET_KEY, (raw) => {
+      const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+      return key.length === 32 ? key : undefined;
+    }, '32 bytes as 64 hex digits or base64'),
   };
+  if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
+  if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');
   if (environment === 'production' && !env.CURSOR_SECRET) {
     problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
   }

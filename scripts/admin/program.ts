@@ -5,6 +5,8 @@ import { registerKeyCommands } from './commands/key.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerOrgCommands } from './commands/org.js';
 import { registerScopesCommand } from './commands/scopes.js';
+import { registerNotificationsCommand } from './commands/notifications.js';
+import { registerWebhookCommands } from './commands/webhook.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -19,5 +21,7 @@ export function buildProgram(): Command {
   registerCodeSystemCommands(program);
   registerLogCommand(program);
   registerScopesCommand(program);
+  registerWebhookCommands(program);
+  registerNotificationsCommand(program);
   return program;
 }

@@ -62,7 +62,7 @@ const auth = { Authorization: `Bearer ${key}` };
 const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
   // Production settings: no response validation, no bodies in the API log (sandbox keys keep them, redacted).
   service: (port) => startProcess(join(root, 'server', 'main.ts'), {
-    PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+    PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64),
   }, 'API listening'),
   'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId }, 'ready'),
   'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready'),

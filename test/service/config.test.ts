@@ -19,14 +19,16 @@ test('every bad value is reported at once, each naming its variable and what it 
 test('production refuses to start without DATABASE_URL: the embedded PostgreSQL is for development and the sandbox', (t) => {
   const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production' }), { instanceOf: ConfigError });
   t.regex(error!.message, /DATABASE_URL is required when ENVIRONMENT=production/);
-  t.is(loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', CURSOR_SECRET: 'x'.repeat(16) }).environment, 'production');
+  t.is(loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64) }).environment, 'production');
 });
 
-test('production refuses to start without its own CURSOR_SECRET, or with the sandbox bootstrap on', (t) => {
+test('production refuses to start without its own CURSOR_SECRET and WEBHOOK_SECRET_KEY, or with the sandbox bootstrap on', (t) => {
   const base = { ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp' };
+  const secrets = { CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64) };
   t.regex(t.throws(() => loadConfig(base))!.message, /CURSOR_SECRET is required when ENVIRONMENT=production/);
-  t.regex(t.throws(() => loadConfig({ ...base, CURSOR_SECRET: 'x'.repeat(16), SANDBOX_BOOTSTRAP: 'true' }))!.message, /SANDBOX_BOOTSTRAP cannot be true/);
-  t.false(loadConfig({ ...base, CURSOR_SECRET: 'x'.repeat(16) }).sandboxBootstrap);
+  t.regex(t.throws(() => loadConfig(base))!.message, /WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production/);
+  t.regex(t.throws(() => loadConfig({ ...base, ...secrets, SANDBOX_BOOTSTRAP: 'true' }))!.message, /SANDBOX_BOOTSTRAP cannot be true/);
+  t.false(loadConfig({ ...base, ...secrets }).sandboxBootstrap);
   t.true(loadConfig({}).sandboxBootstrap);
 });
 

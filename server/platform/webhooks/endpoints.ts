@@ -1,0 +1,191 @@
+// Webhook endpoints as an administrator manages them (the operator CLI): add, list, disable, enable, test,
+// rotate the secret; and the delivery log with its resend action. Secrets are sealed at rest, returned only by
+// add and rotate, and never by list. Each write is one transaction; the worker does the sending.
+import type pg from 'pg';
+import { getOrganization } from '../access/organizations.js';
+import { inTransaction } from '../database/transaction.js';
+import { ApiError } from '../errors/api-error.js';
+import { newId } from '../ids.js';
+import { resolveDestination, type DestinationPolicy } from './destination.js';
+import { newSigningSecret, seal } from './secret-box.js';
+
+export const ALL_EVENTS = '*';
+export const TEST_EVENT = 'webhook.test';
+export const ENDPOINT_RESOURCE = 'webhook_endpoint';
+
+export interface EndpointSummary {
+  id: string;
+  organizationId: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  consecutiveFailures: number;
+  /** Until when the previous secret still signs (during a rotation), else null. */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliverySummary {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastResponseCode: number | null;
+  lastDurationMs: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface EndpointRow {
+  organization_id: string; id: string; url: string; events: string[]; enabled: boolean; disabled_reason: string | null; disabled_at: Date | null;
+  consecutive_failures: number; previous_secret_expires_at: Date | null; created_at: Date; updated_at: Date;
+}
+
+const ENDPOINT_COLUMNS = 'organization_id, id, url, events, enabled, disabled_reason, disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at';
+
+/** An endpoint as shown to people and sent as the object of webhook.test: everything but its secrets. */
+export function toEndpointSummary(row: EndpointRow, now = new Date()): EndpointSummary {
+  const overlap = row.previous_secret_expires_at && row.previous_secret_expires_at > now ? row.previous_secret_expires_at.toISOString() : null;
+  return {
+    id: row.id, organizationId: row.organization_id, url: row.url, events: row.events, enabled: row.enabled,
+    disabledReason: row.disabled_reason, disabledAt: row.disabled_at?.toISOString() ?? null, consecutiveFailures: row.consecutive_failures,
+    previousSecretExpiresAt: overlap, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export interface EndpointSettings {
+  policy: DestinationPolicy;
+  secretKey: Buffer;
+  /** The event types an endpoint may ask for (those the registry can build). */
+  eventTypes: readonly string[];
+}
+
+/** Checks the URL (scheme, resolved addresses) and the events, then stores the endpoint with a sealed new secret. */
+export async function addEndpoint(pool: pg.Pool, settings: EndpointSettings, input: { organizationId: string; url: string; events: string[] }): Promise<{ id: string; secret: string }> {
+  const events = [...new Set(input.events)];
+  if (events.length === 0) throw new ApiError('invalid_field', 'Give at least one event type, or * for all.');
+  const unknown = events.filter((type) => type !== ALL_EVENTS && !settings.eventTypes.includes(type));
+  if (unknown.length > 0) throw new ApiError('invalid_field', `Unknown event type ${unknown.join(', ')}; the types are ${settings.eventTypes.join(', ')} (or * for all).`);
+  await getOrganization(pool, input.organizationId);
+  const destination = await resolveDestination(input.url, settings.policy);
+  const id = newId('we');
+  const secret = newSigningSecret();
+  await pool.query(
+    'INSERT INTO webhook_endpoints (organization_id, id, url, events, secret_ciphertext) VALUES ($1, $2, $3, $4, $5)',
+    [input.organizationId, id, destination.url.toString(), events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events, seal(secret, settings.secretKey)],
+  );
+  return { id, secret };
+}
+
+export async function listEndpoints(db: pg.Pool, organizationId: string): Promise<EndpointSummary[]> {
+  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
+  return rows.map((row) => toEndpointSummary(row));
+}
+
+/** An endpoint by id alone (operator commands read across organisations). */
+export async function getEndpoint(db: pg.Pool | pg.PoolClient, id: string, forUpdate = false): Promise<EndpointSummary> {
+  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  if (!rows[0]) throw new ApiError('not_found', `No webhook endpoint ${id}.`);
+  return toEndpointSummary(rows[0]);
+}
+
+/** The endpoint of one organisation as webhook.test carries it; null when it is gone. */
+export async function readEndpointObject(db: pg.Pool, organizationId: string, id: string): Promise<EndpointSummary | null> {
+  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+  return rows[0] ? toEndpointSummary(rows[0]) : null;
+}
+
+export async function disableEndpoint(pool: pg.Pool, id: string, reason = 'disabled by an administrator'): Promise<EndpointSummary> {
+  const { rowCount } = await pool.query(
+    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now() WHERE id = $1 AND enabled`, [id, reason]);
+  const endpoint = await getEndpoint(pool, id);
+  if (rowCount === 0 && endpoint.enabled) throw new Error(`webhook endpoint ${id} could not be disabled`);
+  return endpoint;
+}
+
+/** Turns an endpoint back on and makes its failed deliveries due now, with a fresh retry schedule. */
+export async function enableEndpoint(pool: pg.Pool, id: string): Promise<{ endpoint: EndpointSummary; resent: number }> {
+  return inTransaction(pool, async (tx) => {
+    const endpoint = await getEndpoint(tx, id, true);
+    await tx.query(
+      `UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, consecutive_failures = 0, updated_at = now()
+        WHERE organization_id = $1 AND id = $2`, [endpoint.organizationId, id]);
+    const { rowCount } = await tx.query(
+      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
+        WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'failed'`, [endpoint.organizationId, id]);
+    return { endpoint: await getEndpoint(tx, id), resent: rowCount ?? 0 };
+  });
+}
+
+/** Writes a webhook.test event for this endpoint only, and its delivery, due now. */
+export async function testEndpoint(pool: pg.Pool, id: string): Promise<{ eventId: string; deliveryId: string }> {
+  return inTransaction(pool, async (tx) => {
+    const endpoint = await getEndpoint(tx, id, true);
+    if (!endpoint.enabled) throw new ApiError('invalid_state', `Webhook endpoint ${id} is disabled; enable it first.`);
+    const eventId = newId('evt');
+    const deliveryId = newId('whd');
+    // dispatched_at is set at once: the test goes to this endpoint alone, never through the fan-out.
+    await tx.query(
+      `INSERT INTO events (organization_id, id, type, resource, record_id, dispatched_at) VALUES ($1, $2, $3, $4, $5, now())`,
+      [endpoint.organizationId, eventId, TEST_EVENT, ENDPOINT_RESOURCE, id]);
+    await tx.query(
+      `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
+      [endpoint.organizationId, deliveryId, id, eventId, TEST_EVENT]);
+    return { eventId, deliveryId };
+  });
+}
+
+interface DeliveryRow {
+  id: string; endpoint_id: string; event_id: string; event_type: string; status: DeliverySummary['status']; attempts: number;
+  last_response_code: number | null; last_duration_ms: number | null; last_error: string | null; next_attempt_at: Date | null; created_at: Date; updated_at: Date;
+}
+
+function toDeliverySummary(row: DeliveryRow): DeliverySummary {
+  return {
+    id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
+    lastResponseCode: row.last_response_code, lastDurationMs: row.last_duration_ms, lastError: row.last_error,
+    // A pending delivery being sent right now holds a lease in next_attempt_at: it is still the next attempt if this one is lost.
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at?.toISOString() ?? null : null,
+    createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The endpoint's delivery log, newest first. */
+export async function listDeliveries(pool: pg.Pool, endpointId: string, limit = 100): Promise<DeliverySummary[]> {
+  const endpoint = await getEndpoint(pool, endpointId);
+  const { rows } = await pool.query<DeliveryRow>(
+    `SELECT * FROM webhook_deliveries WHERE organization_id = $1 AND endpoint_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [endpoint.organizationId, endpointId, limit]);
+  return rows.map(toDeliverySummary);
+}
+
+/** Sends a delivery again (same event id), due now with a fresh retry schedule. */
+export async function resendDelivery(pool: pg.Pool, deliveryId: string): Promise<DeliverySummary> {
+  const { rows } = await pool.query<DeliveryRow>(
+    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [deliveryId]);
+  if (!rows[0]) throw new ApiError('not_found', `No webhook delivery ${deliveryId}.`);
+  return toDeliverySummary(rows[0]);
+}
+
+/** A new secret signs from now on; the old one also signs until the overlap ends (0 hours: it stops now). */
+export async function rotateSecret(pool: pg.Pool, secretKey: Buffer, id: string, overlapHours: number): Promise<{ id: string; secret: string; previousSecretExpiresAt: string | null }> {
+  return inTransaction(pool, async (tx) => {
+    const endpoint = await getEndpoint(tx, id, true);
+    const secret = newSigningSecret();
+    const { rows } = await tx.query<{ previous_secret_expires_at: Date | null }>(
+      `UPDATE webhook_endpoints
+          SET previous_secret_ciphertext = CASE WHEN $3::float8 > 0 THEN secret_ciphertext END,
+              previous_secret_expires_at = CASE WHEN $3::float8 > 0 THEN now() + make_interval(secs => $3::float8 * 3600) END,
+              secret_ciphertext = $4, updated_at = now()
+        WHERE organization_id = $1 AND id = $2 RETURNING previous_secret_expires_at`,
+      [endpoint.organizationId, id, overlapHours, seal(secret, secretKey)]);
+    return { id, secret, previousSecretExpiresAt: rows[0]!.previous_secret_expires_at?.toISOString() ?? null };
+  });
+}

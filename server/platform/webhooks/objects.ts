@@ -1,0 +1,78 @@
+// What a delivery carries as data.object. The platform does not know the resources: the composition level
+// (server/webhook-objects.ts) gives a registry, one entry per event type, that reads the record as the API's
+// GET returns it without personal fields. Here the special objects of the spec are made: a record deleted since
+// the event becomes the deleted-record object, one over the size limit the truncated-record object.
+import type pg from 'pg';
+
+export type WebhookObject = Record<string, unknown>;
+
+export interface WebhookObjectSource {
+  /** The record as the API returns it, without customers:pii fields; null when it no longer exists. */
+  read(pool: pg.Pool, organizationId: string, recordId: string): Promise<WebhookObject | null>;
+  /** The GET path (under the API base) that reads the record in full, for the truncated-record object. */
+  fetchPath(recordId: string): string;
+}
+
+/** Event type -> where its object comes from. Adding an event kind is one line in the registry. */
+export type WebhookObjectRegistry = Readonly<Record<string, WebhookObjectSource>>;
+
+/** The spec's limit: an object over 256 KB is sent as a truncated record. */
+export const OBJECT_LIMIT_BYTES = 256 * 1024;
+/** Summary strings are cut at 1 KB and end with an ellipsis. */
+export const SUMMARY_STRING_BYTES = 1024;
+const ELLIPSIS = '\u2026';
+
+export async function webhookObject(source: WebhookObjectSource, pool: pg.Pool, organizationId: string, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
+  const record = await source.read(pool, organizationId, recordId);
+  if (record === null) return deletedRecord(recordId, now);
+  if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
+  return truncatedRecord(record, recordId, source.fetchPath(recordId), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
+}
+
+/** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */
+export function deletedRecord(recordId: string, now: Date): WebhookObject {
+  return { id: recordId, deleted: true, deletedAt: now.toISOString(), updatedAt: now.toISOString() };
+}
+
+export function truncatedRecord(record: WebhookObject, recordId: string, fetch: string, reason: string): WebhookObject {
+  const summary: WebhookObject = {};
+  let summaryTruncated = false;
+  for (const [field, value] of Object.entries(record)) {
+    if (typeof value === 'string') {
+      const cut = cutString(value);
+      if (cut !== value) summaryTruncated = true;
+      summary[field] = cut;
+    } else if (value === null || typeof value !== 'object') {
+      summary[field] = value;
+    } else if (Buffer.byteLength(JSON.stringify(value), 'utf8') <= SUMMARY_STRING_BYTES) {
+      summary[field] = value; // a small nested value (money, codes) is kept whole
+    } else {
+      summaryTruncated = true; // a large nested value is left out of the summary
+    }
+  }
+  const object: WebhookObject = {
+    id: recordId,
+    truncated: true,
+    reason,
+    fetch,
+    summary,
+    updatedAt: typeof record.updatedAt === 'string' ? record.updatedAt : null,
+  };
+  if (summaryTruncated) object.summaryTruncated = true;
+  return object;
+}
+
+/** A string of at most 1 KB (UTF-8): longer ones keep what fits before an ellipsis, never splitting a character. */
+export function cutString(value: string, maxBytes = SUMMARY_STRING_BYTES): string {
+  if (Buffer.byteLength(value, 'utf8') <= maxBytes) return value;
+  const room = maxBytes - Buffer.byteLength(ELLIPSIS, 'utf8');
+  let bytes = 0;
+  let end = 0;
+  for (const char of value) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (bytes + size > room) break;
+    bytes += size;
+    end += char.length;
+  }
+  return value.slice(0, end) + ELLIPSIS;
+}

@@ -17,6 +17,7 @@ import { startEmbeddedPostgres } from '../../server/platform/database/embedded-p
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
 import { freePort } from '../lib/free-port.js';
+import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -84,6 +85,7 @@ const scenarios: Scenario[] = [
 
 const results: Measured[] = [];
 const feedWalks: Record<string, number[]> = {};
+let webhookFigures: WebhookFigures | undefined;
 let createSequence = 0;
 try {
   for (const [target, start] of Object.entries(targets)) {
@@ -99,6 +101,19 @@ try {
       await stopProcess(child);
     }
   }
+  webhookFigures = await benchWebhooks({
+    databaseUrl,
+    organizationId,
+    burst: 1_000,
+    paced: 100,
+    startService: async (env) => {
+      const port = await freePort();
+      const child = await startProcess(join(root, 'server', 'main.ts'), {
+        PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', ...env,
+      }, 'API listening');
+      return { port, stop: () => stopProcess(child) };
+    },
+  });
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -116,6 +131,10 @@ for (const [target, walks] of Object.entries(feedWalks)) {
 }
 const rps = (name: string, target: string) => results.find((r) => r.scenario.name === name && r.scenario.target === target)?.requestsPerSecond ?? NaN;
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
+if (webhookFigures) {
+  console.log(`webhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
+    `write request to delivery p50 ${webhookFigures.latencyP50Ms.toFixed(0)} ms, p99 ${webhookFigures.latencyP99Ms.toFixed(0)} ms over ${webhookFigures.latencySamples} changes`);
+}
 console.log('\nratios (same run):');
 console.log(`  GET /health, service / bare express           = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare express'))}  (aim >= 0.8)`);
 console.log(`  GET /health, service / bare node:http         = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare node:http'))}`);

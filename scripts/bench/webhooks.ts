@@ -1,0 +1,87 @@
+// The webhook part of `npm run bench`: delivery throughput to a local receiver (events/s) and the latency from
+// the commit of a change to its delivery (p50/p99). The service runs as usual (API and workers in one process),
+// with WEBHOOK_ALLOW_LOOPBACK so that it may deliver to the receiver on 127.0.0.1.
+import { createServer, type Server } from 'node:http';
+import pg from 'pg';
+import { createApiKey } from '../../server/platform/access/api-keys.js';
+import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
+import { webhookEventTypes } from '../../server/webhook-objects.js';
+import { freePort } from '../lib/free-port.js';
+
+export interface WebhookFigures {
+  eventsPerSecond: number;
+  events: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencySamples: number;
+}
+
+const SECRET_KEY = Buffer.alloc(32, 9);
+
+export async function benchWebhooks(options: {
+  databaseUrl: string;
+  organizationId: string;
+  startService: (env: Record<string, string>) => Promise<{ port: number; stop: () => Promise<void> }>;
+  burst: number;
+  paced: number;
+}): Promise<WebhookFigures> {
+  const received = new Map<string, number>(); // customer id -> receipt time
+  let deliveries = 0;
+  const receiver: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      deliveries += 1;
+      const envelope = JSON.parse(Buffer.concat(chunks).toString()) as { data: { object: { id: string } } };
+      if (!received.has(envelope.data.object.id)) received.set(envelope.data.object.id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  const receiverPort = await freePort();
+  await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+  const pool = new pg.Pool({ connectionString: options.databaseUrl });
+  const service = await options.startService({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_SECRET_KEY: SECRET_KEY.toString('hex') });
+  try {
+    await pool.query('UPDATE events SET dispatched_at = now() WHERE dispatched_at IS NULL'); // earlier scenarios' events are not part of this
+    // Loopback delivery is a sandbox-only setting, so this phase runs a sandbox service with a sandbox key.
+    const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
+    const key = await createApiKey(pool, { organizationId: options.organizationId, environment: 'sandbox', scopes: ['customers:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const auth = { Authorization: `Bearer ${key.secret}` };
+    await addEndpoint(pool, { policy: { allowLoopback: true }, secretKey: SECRET_KEY, eventTypes: webhookEventTypes }, {
+      organizationId: options.organizationId, url: `http://127.0.0.1:${receiverPort}/hooks`, events: ['customer.updated'],
+    });
+
+    // Throughput: a burst of events committed at once, timed until the receiver has them all.
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM customers WHERE organization_id = $1 ORDER BY id LIMIT $2', [options.organizationId, options.burst]);
+    const started = performance.now();
+    await pool.query(
+      `INSERT INTO events (organization_id, id, type, resource, record_id)
+       SELECT $1, 'evt_bench_' || x.id, 'customer.updated', 'customer', x.id FROM unnest($2::text[]) AS x(id)`,
+      [options.organizationId, rows.map((r) => r.id)],
+    );
+    while (deliveries < rows.length && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 20));
+    const eventsPerSecond = rows.length / ((performance.now() - started) / 1000);
+
+    // Latency: changes made through the API one at a time, from the write request (its commit happens before the
+    // response) to the receipt of its event.
+    received.clear();
+    const latencies: number[] = [];
+    for (let i = 0; i < Math.min(options.paced, rows.length); i += 1) {
+      const id = rows[i]!.id;
+      const sent = performance.now();
+      const response = await fetch(`http://127.0.0.1:${service.port}/api/v1/customers/${id}`, {
+        method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Paced ${i}` }),
+      });
+      if (!response.ok) throw new Error(`PATCH answered ${response.status}`);
+      while (!received.has(id) && performance.now() - sent < 30_000) await new Promise((r) => setTimeout(r, 2));
+      if (received.has(id)) latencies.push(received.get(id)! - sent);
+    }
+    latencies.sort((a, b) => a - b);
+    const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+    return { eventsPerSecond, events: rows.length, latencyP50Ms: pick(0.5), latencyP99Ms: pick(0.99), latencySamples: latencies.length };
+  } finally {
+    await service.stop();
+    await pool.end();
+    receiver.close();
+  }
+}

@@ -1,7 +1,6 @@
 // The operator CLI (scripts/admin/cli.ts), run as a child process against this file's own database, as an
 // operator would run `npm run --silent admin -- ...`. Assertions are on the rows it leaves and on what it prints.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { newId } from '../../server/platform/ids.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestService } from '../support/service.js';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { runCli as runCliProcess, runCliJson, type CliRun } from '../support/cli.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -30,28 +30,12 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliProcess(args, { DATABASE_URL: database.url, ...env });
 }
 
-/** Runs a --json command that must succeed; its stdout must be one JSON document and nothing else. */
-async function cliJson<T = any>(args: string[], env?: Record<string, string>): Promise<T> {
-  const run = await runCli([...args, '--json'], env);
-  if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
+function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  return runCliJson<T>(args, { DATABASE_URL: database.url, ...env });
 }
 
 // Set-up that is not under test goes through the shared functions in-process: each CLI run costs a Node start.

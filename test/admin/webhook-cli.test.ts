@@ -1,13 +1,13 @@
 // The webhook and notifications commands of the operator CLI, run as child processes against this file's own
 // database. The CLI only writes rows (deliveries pending and due now); no worker runs here.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { open } from '../../server/platform/webhooks/secret-box.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { loadConfig } from '../../server/platform/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { runCli as runCliProcess, runCliJson, type CliRun } from '../support/cli.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -22,27 +22,12 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', WEBHOOK_ALLOW_LOOPBACK: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliProcess(args, { DATABASE_URL: database.url, WEBHOOK_ALLOW_LOOPBACK: 'false', ...env });
 }
 
-async function cliJson<T = any>(args: string[], env?: Record<string, string>): Promise<T> {
-  const run = await runCli([...args, '--json'], env);
-  if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
+function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  return runCliJson<T>(args, { DATABASE_URL: database.url, WEBHOOK_ALLOW_LOOPBACK: 'false', ...env });
 }
 
 const newOrganization = async () => (await createOrganization(pool, { name: 'Webhook CLI Distributor' })).id;

@@ -2,24 +2,13 @@
 // holds no key and no Authorization header, and anything shaped like an API key in a path or body is masked.
 import type pg from 'pg';
 import { KEY_LIKE } from '../access/api-key-secret.js';
+import type { ApiLogEntry } from './api-log.js';
 
 export const API_LOG_DEFAULT_LIMIT = 50;
 export const API_LOG_MAX_LIMIT = 1000;
 
-export interface ApiLogRecord {
-  id: string;
-  time: string;
-  keyPrefix: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  idempotencyKey: string | null;
-  /** Only with `includeBodies` (sandbox calls keep bodies, personal fields removed, cut to 16 KB). */
-  requestBody?: string | null;
-  responseBody?: string | null;
-}
+/** An entry as written (see api-log.ts), without its organisation; bodies only with `includeBodies`. */
+export type ApiLogRecord = Omit<ApiLogEntry, 'organizationId' | 'requestBody' | 'responseBody'> & Partial<Pick<ApiLogEntry, 'requestBody' | 'responseBody'>>;
 
 export interface ApiLogQuery {
   status?: number;

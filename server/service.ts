@@ -21,8 +21,8 @@ import { bootstrapSandbox } from './modules/sandbox/bootstrap.js';
 import { ApiLogWriter } from './platform/http/api-log.js';
 import { setCursorSigningKey } from './platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from './platform/spec.js';
-import { jobDefinitions, startWebhookDelivery } from './jobs.js';
-import type { WebhookWorker } from './platform/webhooks/worker.js';
+import { jobDefinitions, startWebhookDelivery, webhookJob } from './jobs.js';
+import type { WebhookDispatcher } from './platform/webhooks/deliver.js';
 
 export interface RunningService {
   /** Base URL of the HTTP API (`http://host:port`), or null for the worker role. */
@@ -52,7 +52,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const database = await openDatabase(config, logger);
   const apiLog = new ApiLogWriter(database.relaxedPool, logger);
   let jobs: Jobs | null = null;
-  let webhooks: WebhookWorker | null = null;
+  let webhooks: WebhookDispatcher | null = null;
   let server: Server | null = null;
   let sandboxKey: string | null = null;
   try {
@@ -65,10 +65,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: options.jobs ?? jobDefinitions(database.pool, logger),
+      definitions: [...(options.jobs ?? jobDefinitions(database.pool, logger)), webhookJob(database.pool, logger, config)],
       logger,
     });
-    if (role !== 'api') webhooks = startWebhookDelivery(database.pool, logger, config);
+    if (role !== 'api') webhooks = startWebhookDelivery(database.pool, logger, jobs);
 
     if (role !== 'worker') {
       apiLog.start();
@@ -101,7 +101,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       });
     }
   } catch (error) {
-    await webhooks?.stop(0).catch(() => {});
+    await webhooks?.stop().catch(() => {});
     await jobs?.stop(0).catch(() => {});
     await database.close().catch(() => {});
     throw error;
@@ -111,7 +111,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const url = address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : null;
   let stopping: Promise<void> | null = null;
   const runningJobs = jobs;
-  const runningWebhooks = webhooks as WebhookWorker | null;
+  const runningWebhooks = webhooks as WebhookDispatcher | null;
   return {
     url,
     sandboxKey,
@@ -123,8 +123,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         const deadline = Date.now() + config.shutdownTimeoutMs;
         if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
-        await runningWebhooks?.stop(Math.max(0, deadline - Date.now())); // unfinished attempts keep their lease: sent again later
-        await runningJobs.stop(Math.max(0, deadline - Date.now()));
+        await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
+        await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts; any cut off is retried when its job expires
         await database.close();
       })();
       return stopping;

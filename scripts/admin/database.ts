@@ -5,16 +5,32 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../server/platform/config.js';
 import { openDatabase } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
+import { startJobs } from '../../server/platform/jobs/jobs.js';
+import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/webhooks/deliver.js';
+import { webhookJob } from '../../server/jobs.js';
 
-export async function withDatabase<T>(use: (pool: pg.Pool, config: Config) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(use: (pool: pg.Pool, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // Errors only, to stderr: stdout carries the command's output alone (--json is parsed by scripts).
   const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
   const database = await openDatabase(config, logger);
   try {
     await applyMigrations(database.pool);
-    return await use(database.pool, config);
+    return await use(database.pool, config, database.url);
   } finally {
     await database.close();
   }
+}
+
+/** As withDatabase, with a send-only job system: commands that make deliveries due send their jobs (a worker sends them). */
+export async function withDeliveries<T>(use: (pool: pg.Pool, enqueue: EnqueueDeliveries) => Promise<T>): Promise<T> {
+  return withDatabase(async (pool, config, databaseUrl) => {
+    const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
+    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(pool, logger, config)], logger });
+    try {
+      return await use(pool, deliveryEnqueuer(jobs.sendMany));
+    } finally {
+      await jobs.stop(0);
+    }
+  });
 }

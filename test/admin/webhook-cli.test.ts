@@ -1,5 +1,5 @@
 // The webhook and notifications commands of the operator CLI, run as child processes against this file's own
-// database. The CLI only writes rows (deliveries pending and due now); no worker runs here.
+// database. The CLI only writes rows (deliveries pending and due now) and their jobs; no worker runs here.
 import test from 'ava';
 import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
@@ -74,6 +74,9 @@ test('webhook disable, test, deliveries, resend, enable (which resends the faile
   const [log] = await cliJson(['webhook', 'deliveries', id]);
   t.like(log, { id: queued.deliveryId, eventId: queued.eventId, eventType: 'webhook.test', status: 'pending', attempts: 0, lastResponseCode: null, lastDurationMs: null });
   t.true(Date.parse(log.nextAttemptAt) <= Date.now());
+  const jobsOf = async (deliveryId: string) => (await pool.query(
+    "SELECT data, group_id FROM pgboss.job WHERE name = 'webhooks.deliver' AND data->>'deliveryId' = $1 ORDER BY created_on", [deliveryId])).rows;
+  t.like(await jobsOf(queued.deliveryId), [{ data: { deliveryId: queued.deliveryId, attempts: 0 }, group_id: id }], 'the test sends its delivery job');
 
   // As the worker leaves a delivery that ran out of retries:
   await pool.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 8, next_attempt_at = NULL, last_response_code = 500, last_duration_ms = 12.5 WHERE id = $1", [queued.deliveryId]);
@@ -81,6 +84,7 @@ test('webhook disable, test, deliveries, resend, enable (which resends the faile
   t.like(failed, { status: 'failed', attempts: 8, lastResponseCode: 500, lastDurationMs: 12.5, nextAttemptAt: null });
   const resent = await cliJson(['webhook', 'resend', queued.deliveryId]);
   t.like(resent, { id: queued.deliveryId, eventId: queued.eventId, status: 'pending', attempts: 0 });
+  t.is((await jobsOf(queued.deliveryId)).length, 2, 'resend sends a job');
 
   const disabled = await cliJson(['webhook', 'disable', id]);
   t.like(disabled, { id, enabled: false, disabledReason: 'disabled by an administrator' });
@@ -92,6 +96,7 @@ test('webhook disable, test, deliveries, resend, enable (which resends the faile
   const enabled = await cliJson(['webhook', 'enable', id]);
   t.like(enabled, { endpoint: { id, enabled: true, disabledReason: null, consecutiveFailures: 0 }, resent: 1 });
   t.like((await pool.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [queued.deliveryId])).rows[0], { status: 'pending', attempts: 0 });
+  t.is((await jobsOf(queued.deliveryId)).length, 3, 'enable sends the resent delivery\'s job');
 
   const rotated = await cliJson(['webhook', 'rotate-secret', id, '--overlap-hours', '1']);
   t.deepEqual(Object.keys(rotated), ['id', 'secret', 'previousSecretExpiresAt']);

@@ -1,10 +1,10 @@
-// Webhook delivery end to end: the real service (role all, with its delivery worker) against real HTTP receivers
+// Webhook delivery end to end: the real service (role all, with its webhooks.deliver jobs) against real HTTP receivers
 // on 127.0.0.1. WEBHOOK_ALLOW_LOOPBACK lets it reach them; WEBHOOK_RETRY_SCHEDULE=1,1,1 shortens the retries
 // through configuration (four attempts, a second apart), not through code.
 import test from 'ava';
 import { addEndpoint, resendDelivery, testEndpoint, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
 import { attemptDelivery } from '../../server/platform/webhooks/attempt.js';
-import { withTestEvent } from '../../server/platform/webhooks/worker.js';
+import { DELIVERY_QUEUE, deliveryEnqueuer, withTestEvent } from '../../server/platform/webhooks/deliver.js';
 import { webhookEventTypes, webhookObjects } from '../../server/webhook-objects.js';
 import { newId } from '../../server/platform/ids.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
@@ -13,6 +13,7 @@ import { eventually, sleep, startReceiver, verifySignature, type Receiver } from
 
 const api = useTestService(test, 'webhook_delivery', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
 const pool = () => api().service.database.pool;
+const enqueue = () => deliveryEnqueuer(api().service.jobs.sendMany);
 const settings = (): EndpointSettings => ({ policy: { allowLoopback: true }, secretKey: api().config.webhookSecretKey, eventTypes: webhookEventTypes });
 const receivers: Receiver[] = [];
 test.after.always(async () => { await Promise.all(receivers.map((r) => r.close())); });
@@ -61,7 +62,7 @@ test('a delivery is signed so that an independent HMAC verifier accepts it, and 
   t.like(delivery, { event_id: event.id, status: 'succeeded', attempts: 1, last_response_code: 200, next_attempt_at: null });
 
   // A resend is a duplicate delivery: the same event id, signed again.
-  await resendDelivery(pool(), delivery.id);
+  await resendDelivery(pool(), enqueue(), delivery.id);
   const second = (await hook.waitFor(2))[1]!;
   t.is(second.body.id, envelope.id);
   t.true(verifySignature(second.headers['service-signature'] as string, second.raw, endpoint.secret).valid);
@@ -135,7 +136,7 @@ test('webhook.test goes to the one endpoint asked, and its object is the endpoin
   const [asked, other] = [await receiver(), await receiver()];
   const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: asked.url, events: ['*'] });
   await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: other.url, events: ['*'] });
-  const { eventId } = await testEndpoint(pool(), endpoint.id);
+  const { eventId } = await testEndpoint(pool(), enqueue(), endpoint.id);
   const [request] = await asked.waitFor(1);
   t.like(request!.body, { id: eventId, type: 'webhook.test', organizationId: caller.organizationId, data: { object: { id: endpoint.id, url: asked.url, enabled: true } } });
   t.false(request!.raw.includes('whsec_'));
@@ -198,14 +199,12 @@ test('a name that resolves to loopback is refused at send when loopback is not a
   const caller = await createCaller(pool());
   const hook = await receiver();
   const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
-  await pool().query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [endpoint.id]); // keep the running worker away
   await pool().query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [endpoint.id, `https://localhost:${hook.port}/hook`]);
-  const { deliveryId } = await (async () => {
-    await pool().query('UPDATE webhook_endpoints SET enabled = true WHERE id = $1', [endpoint.id]);
-    const queued = await testEndpoint(pool(), endpoint.id);
-    await pool().query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [queued.deliveryId]);
-    return queued;
-  })();
+  // A webhook.test delivery written without its job, so the running worker never takes it: the attempt below is the only one.
+  const eventId = newId('evt');
+  const deliveryId = newId('whd');
+  await pool().query("INSERT INTO events (organization_id, id, type, resource, record_id, dispatched_at) VALUES ($1, $2, 'webhook.test', 'webhook_endpoint', $3, now())", [caller.organizationId, eventId, endpoint.id]);
+  await pool().query("INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at) VALUES ($1, $2, $3, $4, 'webhook.test', 'pending', now())", [caller.organizationId, deliveryId, endpoint.id, eventId]);
   const outcome = await attemptDelivery(pool(), {
     objects: withTestEvent(webhookObjects), policy: { allowLoopback: false }, secretKey: api().config.webhookSecretKey, timeoutMs: 10_000, objectLimitBytes: 256 * 1024,
   }, { organizationId: caller.organizationId, id: deliveryId, endpointId: endpoint.id, attempt: 1 });
@@ -214,19 +213,29 @@ test('a name that resolves to loopback is refused at send when loopback is not a
   t.is(hook.received.length, 0);
 });
 
-test('a delivery claimed by a worker that died mid-send is sent again when its lease ends, once, with the same event id', async (t) => {
+test('a delivery whose worker died mid-send is sent again when its job expires (the lease), once, with the same event id', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver();
   const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
   await pool().query('UPDATE webhook_endpoints SET created_at = now() + interval \'1 hour\' WHERE id = $1', [endpoint.id]); // fan-out skips it
   const customer = await createCustomer(caller);
   const event = (await pool().query('SELECT id FROM events WHERE record_id = $1', [customer.id])).rows[0];
-  // What a claim by a worker that then crashed leaves: attempt 1 counted, the lease running 2 s.
+  // What a worker that claimed attempt 1 and then crashed leaves: the attempt counted on the row, and its job
+  // active in pg-boss with a 2 s expiry (the lease), never completed.
+  const deliveryId = newId('whd');
   await pool().query(
     `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at)
-     VALUES ($1, $2, $3, $4, 'customer.created', 'pending', 1, now() + interval '2 seconds')`, [caller.organizationId, newId('whd'), endpoint.id, event.id]);
+     VALUES ($1, $2, $3, $4, 'customer.created', 'pending', 1, now() + interval '2 seconds')`, [caller.organizationId, deliveryId, endpoint.id, event.id]);
+  const { boss } = api().service.jobs;
+  const jobId = await boss.send(DELIVERY_QUEUE, { organizationId: caller.organizationId, deliveryId, attempts: 0 },
+    { startAfter: 3600, expireInSeconds: 2, group: { id: endpoint.id } });
+  await pool().query("UPDATE pgboss.job SET state = 'active', started_on = now(), start_after = now() WHERE name = $1 AND id = $2", [DELIVERY_QUEUE, jobId]);
   await sleep(1000);
   t.is(hook.received.length, 0, 'nothing is sent while the lease runs');
+  await sleep(1500);
+  // pg-boss's supervisor finds expired jobs once a minute; run its pass now rather than wait.
+  await pool().query('UPDATE pgboss.queue SET monitor_on = NULL, monitor_claim_on = NULL WHERE name = $1', [DELIVERY_QUEUE]);
+  await boss.supervise(DELIVERY_QUEUE);
   const [request] = await hook.waitFor(1, 5000);
   t.is(request!.body.id, event.id);
   await eventually(async () => (await deliveriesOf(endpoint.id))[0]?.status === 'succeeded', 5000, 'success is recorded');

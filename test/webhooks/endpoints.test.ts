@@ -6,11 +6,10 @@ import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { ConfigError, loadConfig } from '../../server/platform/config.js';
 import { attemptDelivery } from '../../server/platform/webhooks/attempt.js';
-import { claimDueDeliveries } from '../../server/platform/webhooks/claim.js';
 import { DestinationRefused } from '../../server/platform/webhooks/destination.js';
 import { addEndpoint, listEndpoints, rotateSecret, testEndpoint, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
 import { open } from '../../server/platform/webhooks/secret-box.js';
-import { withTestEvent } from '../../server/platform/webhooks/worker.js';
+import { claimDelivery, withTestEvent, type DeliveryJob } from '../../server/platform/webhooks/deliver.js';
 import { webhookEventTypes, webhookObjects } from '../../server/webhook-objects.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startReceiver, verifySignature } from './receiver.js';
@@ -99,8 +98,10 @@ test('during a rotation overlap both secrets sign (two v1); after it, only the n
   t.true(Date.parse(rotated.previousSecretExpiresAt!) > Date.now() + 1.9 * 3600_000);
   const settings = { objects: withTestEvent(webhookObjects), policy: { allowLoopback: true }, secretKey, timeoutMs: 10_000, objectLimitBytes: 256 * 1024 };
   const sendTest = async () => {
-    await testEndpoint(pool, added.id);
-    const [claim] = await claimDueDeliveries(pool, { capacity: 1, perEndpoint: 1, leaseSeconds: 60, busy: new Map() });
+    const sent: DeliveryJob[] = []; // no worker here: the test runs the job's claim and attempt itself
+    await testEndpoint(pool, async (_tx, jobs) => { sent.push(...jobs); }, added.id);
+    t.is(sent.length, 1);
+    const claim = await claimDelivery(pool, sent[0]!, 0);
     t.true((await attemptDelivery(pool, settings, claim!)).ok);
     return hook.received.at(-1)!;
   };

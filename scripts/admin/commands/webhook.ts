@@ -1,5 +1,5 @@
 // webhook add | list | disable | enable | test | deliveries | resend | rotate-secret. The CLI only writes rows
-// (deliveries pending and due now); a running worker sends them. A secret is printed once, by add and
+// (deliveries pending and due now) and, in the same transaction, their webhooks.deliver jobs; a running worker sends them. A secret is printed once, by add and
 // rotate-secret; list never shows one.
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../../server/platform/config.js';
@@ -9,7 +9,7 @@ import {
 } from '../../../server/platform/webhooks/endpoints.js';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
 import { webhookEventTypes } from '../../../server/webhook-objects.js';
-import { withDatabase } from '../database.js';
+import { withDatabase, withDeliveries } from '../database.js';
 import { commaList, integerIn, parseHours } from '../options.js';
 import { fields, printJson, printText, table } from '../output.js';
 
@@ -82,7 +82,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<endpoint-id>', 'the endpoint')
     .option('--json', 'print {"endpoint", "resent"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const result = await withDatabase((pool) => enableEndpoint(pool, id));
+      const result = await withDeliveries((pool, enqueue) => enableEndpoint(pool, enqueue, id));
       if (options.json) printJson(result);
       else printText(`Webhook endpoint ${id} is enabled; ${result.resent} failed deliveries will be sent again.`);
     });
@@ -92,7 +92,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<endpoint-id>', 'the endpoint')
     .option('--json', 'print {"eventId", "deliveryId"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const queued = await withDatabase((pool) => testEndpoint(pool, id));
+      const queued = await withDeliveries((pool, enqueue) => testEndpoint(pool, enqueue, id));
       if (options.json) printJson(queued);
       else printText(`webhook.test ${queued.eventId} queued as delivery ${queued.deliveryId}; see webhook deliveries ${id}.`);
     });
@@ -116,7 +116,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<delivery-id>', 'the delivery (from webhook deliveries)')
     .option('--json', 'print the delivery')
     .action(async (id: string, options: { json?: boolean }) => {
-      const delivery = await withDatabase((pool) => resendDelivery(pool, id));
+      const delivery = await withDeliveries((pool, enqueue) => resendDelivery(pool, enqueue, id));
       if (options.json) printJson(delivery);
       else printText(`Delivery ${id} (${delivery.eventType} ${delivery.eventId}) will be sent again.`);
     });

@@ -7,7 +7,7 @@ import { webhookObject, type WebhookObjectRegistry } from './objects.js';
 import { open } from './secret-box.js';
 import { postJson, type SendOutcome } from './send.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import type { ClaimedDelivery } from './claim.js';
+import type { ClaimedDelivery } from './deliver.js';
 
 export interface AttemptSettings {
   objects: WebhookObjectRegistry;

@@ -1,6 +1,7 @@
 // Webhook endpoints as an administrator manages them (the operator CLI): add, list, disable, enable, test,
 // rotate the secret; and the delivery log with its resend action. Secrets are sealed at rest, returned only by
-// add and rotate, and never by list. Each write is one transaction; the worker does the sending.
+// add and rotate, and never by list. Each write is one transaction; one that makes deliveries due sends their
+// webhooks.deliver jobs in it (enqueue), and a worker does the sending.
 import type pg from 'pg';
 import { getOrganization } from '../access/organizations.js';
 import { inTransaction } from '../database/transaction.js';
@@ -8,6 +9,7 @@ import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
 import { resolveDestination, type DestinationPolicy } from './destination.js';
 import { newSigningSecret, seal } from './secret-box.js';
+import type { EnqueueDeliveries } from './deliver.js';
 
 export const ALL_EVENTS = '*';
 export const TEST_EVENT = 'webhook.test';
@@ -110,8 +112,12 @@ export async function disableEndpoint(pool: pg.Pool, id: string, reason = 'disab
   return endpoint;
 }
 
-/** Turns an endpoint back on and makes its failed deliveries due now, with a fresh retry schedule. */
-export async function enableEndpoint(pool: pg.Pool, id: string): Promise<{ endpoint: EndpointSummary; resent: number }> {
+/**
+ * Turns an endpoint back on and makes its failed deliveries due now, with a fresh retry schedule. Its pending
+ * deliveries get a job again (the jobs that ran while it was off did nothing); a duplicate of a job still queued
+ * does nothing either.
+ */
+export async function enableEndpoint(pool: pg.Pool, enqueue: EnqueueDeliveries, id: string): Promise<{ endpoint: EndpointSummary; resent: number }> {
   return inTransaction(pool, async (tx) => {
     const endpoint = await getEndpoint(tx, id, true);
     await tx.query(
@@ -120,12 +126,17 @@ export async function enableEndpoint(pool: pg.Pool, id: string): Promise<{ endpo
     const { rowCount } = await tx.query(
       `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
         WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'failed'`, [endpoint.organizationId, id]);
+    const { rows: pending } = await tx.query<{ id: string; attempts: number; next_attempt_at: Date | null }>(
+      `SELECT id, attempts, next_attempt_at FROM webhook_deliveries WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'pending'`, [endpoint.organizationId, id]);
+    await enqueue(tx, pending.map((d) => ({
+      organizationId: endpoint.organizationId, deliveryId: d.id, endpointId: id, attempts: d.attempts, ...(d.next_attempt_at ? { startAfter: d.next_attempt_at } : {}),
+    })));
     return { endpoint: await getEndpoint(tx, id), resent: rowCount ?? 0 };
   });
 }
 
 /** Writes a webhook.test event for this endpoint only, and its delivery, due now. */
-export async function testEndpoint(pool: pg.Pool, id: string): Promise<{ eventId: string; deliveryId: string }> {
+export async function testEndpoint(pool: pg.Pool, enqueue: EnqueueDeliveries, id: string): Promise<{ eventId: string; deliveryId: string }> {
   return inTransaction(pool, async (tx) => {
     const endpoint = await getEndpoint(tx, id, true);
     if (!endpoint.enabled) throw new ApiError('invalid_state', `Webhook endpoint ${id} is disabled; enable it first.`);
@@ -138,6 +149,7 @@ export async function testEndpoint(pool: pg.Pool, id: string): Promise<{ eventId
     await tx.query(
       `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
       [endpoint.organizationId, deliveryId, id, eventId, TEST_EVENT]);
+    await enqueue(tx, [{ organizationId: endpoint.organizationId, deliveryId, endpointId: id, attempts: 0 }]);
     return { eventId, deliveryId };
   });
 }
@@ -151,7 +163,7 @@ function toDeliverySummary(row: DeliveryRow): DeliverySummary {
   return {
     id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
     lastResponseCode: row.last_response_code, lastDurationMs: row.last_duration_ms, lastError: row.last_error,
-    // A pending delivery being sent right now holds a lease in next_attempt_at: it is still the next attempt if this one is lost.
+    // A pending delivery being sent right now shows the end of its job's lease: when it is tried again if this attempt is lost.
     nextAttemptAt: row.status === 'pending' ? row.next_attempt_at?.toISOString() ?? null : null,
     createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
   };
@@ -167,11 +179,15 @@ export async function listDeliveries(pool: pg.Pool, endpointId: string, limit = 
 }
 
 /** Sends a delivery again (same event id), due now with a fresh retry schedule. */
-export async function resendDelivery(pool: pg.Pool, deliveryId: string): Promise<DeliverySummary> {
-  const { rows } = await pool.query<DeliveryRow>(
-    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [deliveryId]);
-  if (!rows[0]) throw new ApiError('not_found', `No webhook delivery ${deliveryId}.`);
-  return toDeliverySummary(rows[0]);
+export async function resendDelivery(pool: pg.Pool, enqueue: EnqueueDeliveries, deliveryId: string): Promise<DeliverySummary> {
+  return inTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<DeliveryRow & { organization_id: string }>(
+      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [deliveryId]);
+    const row = rows[0];
+    if (!row) throw new ApiError('not_found', `No webhook delivery ${deliveryId}.`);
+    await enqueue(tx, [{ organizationId: row.organization_id, deliveryId: row.id, endpointId: row.endpoint_id, attempts: 0 }]);
+    return toDeliverySummary(row);
+  });
 }
 
 /** A new secret signs from now on; the old one also signs until the overlap ends (0 hours: it stops now). */

@@ -1,10 +1,10 @@
-// What an attempt leaves behind, in one transaction: success, or the next retry from the schedule, or (after the
-// last retry) a failed delivery. An endpoint whose events fail for good N times in a row (20 by the spec) is
+// What an attempt leaves behind, in one transaction: success, or the next retry from the schedule (a new
+// webhooks.deliver job due then, sent in the same transaction), or (after the last retry) a failed delivery. An endpoint whose events fail for good N times in a row (20 by the spec) is
 // disabled with a reason and the organisation's administrators get a notification. Nothing here touches the
 // change the event describes: a failed delivery never undoes it.
 import type pg from 'pg';
 import { inTransaction } from '../database/transaction.js';
-import type { ClaimedDelivery } from './claim.js';
+import type { ClaimedDelivery, EnqueueDeliveries } from './deliver.js';
 import { notify } from './notifications.js';
 import type { SendOutcome } from './send.js';
 
@@ -16,7 +16,7 @@ export interface RecordedOutcome {
   endpointDisabled: boolean;
 }
 
-export async function recordOutcome(pool: pg.Pool, claim: ClaimedDelivery, outcome: SendOutcome, retryScheduleSeconds: readonly number[], disableAfter = DISABLE_AFTER_FAILED_EVENTS): Promise<RecordedOutcome> {
+export async function recordOutcome(pool: pg.Pool, claim: ClaimedDelivery, outcome: SendOutcome, retryScheduleSeconds: readonly number[], disableAfter: number, enqueue: EnqueueDeliveries): Promise<RecordedOutcome> {
   return inTransaction(pool, async (tx) => {
     const retryIn = outcome.ok ? null : retryScheduleSeconds[claim.attempt - 1] ?? null;
     const status = outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
@@ -32,7 +32,10 @@ export async function recordOutcome(pool: pg.Pool, claim: ClaimedDelivery, outco
       await tx.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE organization_id = $1 AND id = $2 AND consecutive_failures <> 0', [claim.organizationId, claim.endpointId]);
       return { status, endpointDisabled: false };
     }
-    if (status === 'pending') return { status, endpointDisabled: false };
+    if (status === 'pending') {
+      await enqueue(tx, [{ organizationId: claim.organizationId, deliveryId: claim.id, endpointId: claim.endpointId, attempts: claim.attempt, startAfter: retryIn! }]);
+      return { status, endpointDisabled: false };
+    }
     const { rows } = await tx.query<{ consecutive_failures: number; enabled: boolean; url: string }>(
       `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1, updated_at = now()
         WHERE organization_id = $1 AND id = $2 RETURNING consecutive_failures, enabled, url`, [claim.organizationId, claim.endpointId]);

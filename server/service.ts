@@ -76,7 +76,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
         logger,
         validateResponses: config.validateResponses,
         document: options.document ?? apiDocument,
-        pool: database.pool,
         relaxedPool: database.relaxedPool,
         environment: config.environment,
         apiLog,

@@ -21,6 +21,7 @@ export interface JourneyPlanRow {
 }
 
 export const journeyPlanTable: TableDefinition<{ route_id: string }> = {
+  externalCodes: false,
   resource: JOURNEY_PLAN_RESOURCE,
   table: 'journey_plans',
   listName: 'journey-plans',

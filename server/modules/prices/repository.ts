@@ -30,6 +30,7 @@ const SELECT_COLUMNS = `t.organization_id, t.id, t.product_id,
 
 /** For the shared reads (by id, list pages); prices are written only by {@link upsertPrices}. */
 export const priceTable: TableDefinition<Record<string, never>> = {
+  externalCodes: false,
   resource: PRICE_RESOURCE,
   table: 'prices',
   listName: 'prices',

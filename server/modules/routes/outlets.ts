@@ -3,8 +3,7 @@
 import type { CallerContext } from '../../platform/access/context.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
-import { recordEvent, type EventType } from '../../platform/events/outbox.js';
-import { newId } from '../../platform/ids.js';
+import { recordEvent, recordEvents, type EventType } from '../../platform/events/outbox.js';
 import { findRow, updateRow } from '../../platform/resources/table.js';
 import { CUSTOMER_RESOURCE } from '../customers/repository.js';
 import type { RouteOutlets } from './representation.js';
@@ -39,13 +38,7 @@ export async function replaceRouteOutlets(tx: Tx, caller: CallerContext, routeId
      RETURNING c.id`,
     [organizationId, routeId, customerIds],
   );
-  if (changed.length > 0) {
-    await tx.query(
-      `INSERT INTO events (organization_id, id, type, resource, record_id)
-       SELECT $1, e.id, $2, $3, e.record_id FROM unnest($4::text[], $5::text[]) AS e(id, record_id)`,
-      [organizationId, CUSTOMER_UPDATED, CUSTOMER_RESOURCE, changed.map(() => newId('evt')), changed.map((row) => row.id)],
-    );
-  }
+  await recordEvents(tx, organizationId, CUSTOMER_UPDATED, CUSTOMER_RESOURCE, changed.map((row) => row.id));
 
   const updated = await updateRow<RouteRow, RouteColumns>(tx, routeTable, organizationId, routeId, {});
   await recordEvent(tx, organizationId, 'route.updated', routeTable.resource, routeId);

@@ -13,5 +13,15 @@ export type EventType =
   | 'journey_plan.updated';
 
 export async function recordEvent(tx: Tx, organizationId: string, type: EventType, resource: string, recordId: string): Promise<void> {
-  await tx.query('INSERT INTO events (organization_id, id, type, resource, record_id) VALUES ($1, $2, $3, $4, $5)', [organizationId, newId('evt'), type, resource, recordId]);
+  await recordEvents(tx, organizationId, type, resource, [recordId]);
+}
+
+/** One event of the same type for each record, in one statement. */
+export async function recordEvents(tx: Tx, organizationId: string, type: EventType, resource: string, recordIds: readonly string[]): Promise<void> {
+  if (recordIds.length === 0) return;
+  await tx.query(
+    `INSERT INTO events (organization_id, id, type, resource, record_id)
+     SELECT $1, e.id, $2, $3, e.record_id FROM unnest($4::text[], $5::text[]) AS e(id, record_id)`,
+    [organizationId, type, resource, recordIds.map(() => newId('evt')), recordIds],
+  );
 }

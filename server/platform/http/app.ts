@@ -21,7 +21,6 @@ export interface AppOptions {
   logger: Logger;
   validateResponses: boolean;
   document: ApiDocument;
-  pool: pg.Pool;
   /** For rate-limit buckets: see Database.relaxedPool. */
   relaxedPool: pg.Pool;
   environment: Environment;

@@ -24,6 +24,8 @@ export interface TableDefinition<Columns> {
   jsonColumns?: readonly (keyof Columns & string)[];
   /** Unique constraints that a caller can violate, with the field they concern. */
   uniqueFields?: Record<string, keyof Columns & string>;
+  /** False for records that carry no external codes (prices, journey plans): their lists skip the lookup. */
+  externalCodes?: boolean;
   /** The body field (JSON pointer) of a column, for problems. */
   fieldOf?: Partial<Record<keyof Columns & string, string>>;
 }
@@ -64,8 +66,9 @@ export async function updateRow<Row extends BaseRow, Columns>(tx: Tx, table: Tab
 export type WithExternalCodes<Row> = Row & { external_codes: Record<string, string> };
 
 export function listRows<Row extends BaseRow>(db: Db, table: TableDefinition<any>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<WithExternalCodes<Row>>> {
-  const columns = `${table.selectColumns}, COALESCE((SELECT jsonb_object_agg(e.code_system, e.code) FROM external_codes e
-      WHERE e.organization_id = t.organization_id AND e.resource = '${table.resource}' AND e.record_id = t.id), '{}'::jsonb) AS external_codes`;
+  const codes = table.externalCodes === false ? `'{}'::jsonb` : `COALESCE((SELECT jsonb_object_agg(e.code_system, e.code) FROM external_codes e
+      WHERE e.organization_id = t.organization_id AND e.resource = '${table.resource}' AND e.record_id = t.id), '{}'::jsonb)`;
+  const columns = `${table.selectColumns}, ${codes} AS external_codes`;
   return readPage<WithExternalCodes<Row>>(db, { name: table.listName, table: table.table, columns }, organizationId, request, filters);
 }
 

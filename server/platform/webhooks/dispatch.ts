@@ -1,7 +1,7 @@
 // Fan-out: event rows not yet dispatched become one delivery row per enabled endpoint that wants the event type,
 // each with its first webhooks.deliver job, and the events are marked dispatched, all in one transaction (so a
-// crash can never leave a delivery without its job, nor an event dispatched without its deliveries). Events are claimed with FOR UPDATE SKIP LOCKED,
-// so several workers dispatch side by side without taking the same event twice. An endpoint only receives
+// crash can never leave a delivery without its job, nor an event dispatched without its deliveries). Events are
+// claimed with FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without taking one event twice. An endpoint only receives
 // events created after it was added; event types without an object source (not delivered yet) are marked and
 // skipped.
 import type pg from 'pg';
@@ -25,6 +25,7 @@ export async function dispatchEvents(pool: pg.Pool, deliverableTypes: readonly s
                                   AND (e.type = ANY(ep.events) OR '*' = ANY(ep.events))
         WHERE e.type = ANY($3::text[])`,
       [orgs, ids, deliverableTypes]);
+    let deliveries = 0;
     if (matches.length > 0) {
       const { rows: created } = await tx.query<{ organization_id: string; id: string; endpoint_id: string }>(
         `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at)
@@ -34,10 +35,11 @@ export async function dispatchEvents(pool: pg.Pool, deliverableTypes: readonly s
          RETURNING organization_id, id, endpoint_id`,
         [matches.map((m) => m.organization_id), matches.map(() => newId('whd')), matches.map((m) => m.endpoint_id), matches.map((m) => m.event_id), matches.map((m) => m.event_type)]);
       await enqueue(tx, created.map((d) => ({ organizationId: d.organization_id, deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0 })));
+      deliveries = created.length; // deliveries that already existed (ON CONFLICT) get no new job
     }
     await tx.query(
       `UPDATE events e SET dispatched_at = now() FROM unnest($1::text[], $2::text[]) AS k(organization_id, id)
         WHERE e.organization_id = k.organization_id AND e.id = k.id`, [orgs, ids]);
-    return { events: events.length, deliveries: matches.length };
+    return { events: events.length, deliveries };
   });
 }

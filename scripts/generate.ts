@@ -22,8 +22,8 @@ export async function generate(outDir: string): Promise<void> {
   generatePrismaClient(outDir);
 }
 
-function bundleSpec(outDir: string): Record<string, unknown> {
-  const target = join(outDir, 'openapi.json');
+/** Bundles spec/ into `<outDir>/openapi.json` (or `target`), stably serialised, and returns the document. */
+export function bundleSpec(outDir: string, target = join(outDir, 'openapi.json')): Record<string, unknown> {
   run(bin('redocly'), ['bundle', 'spec/openapi.yaml', '--config', 'redocly.yaml', '--output', target]);
   // Re-serialise with a stable layout so that the file is byte-identical for the same spec.
   const document = JSON.parse(readFileSync(target, 'utf8')) as Record<string, unknown>;

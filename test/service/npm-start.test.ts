@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { apiVersion } from '../../server/platform/spec.js';
 
 
 function isAlive(pid: number): boolean {
@@ -39,7 +40,7 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
     first = await npmStart(env);
     t.true(first.output().includes('API listening'), first.output());
     const health = await fetch(`${base}/health`).then((r) => r.json());
-    t.like(health, { status: 'ok', version: '1.13.0', environment: 'sandbox' });
+    t.like(health, { status: 'ok', version: apiVersion, environment: 'sandbox' });
 
     const key = readFileSync(join(dataDir, 'sandbox-key.txt'), 'utf8').trim();
     t.regex(key, /^erp_[0-9a-z]{10}_test_[0-9A-Za-z]{43}$/);

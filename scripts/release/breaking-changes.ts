@@ -1,0 +1,221 @@
+// Finds the changes between two bundled API descriptions that would break a client working against the older
+// one (product spec, Versioning 3-4: within /api/v1 only additions are allowed). The two directions differ:
+// - what the client SENDS (parameters, request bodies) may only get more permissive: a new required field,
+//   a removed field, a narrowed type, enum, length, range or pattern breaks a request that used to work;
+// - what the client RECEIVES (response bodies) may only get more specific: a removed or no-longer-required
+//   field, or a value of a new type (say, null) breaks a client that read it. New enum values in responses are
+//   allowed, as 1.13.0 did for empties movement types: clients must tolerate them.
+// Operations, parameters, media types and documented statuses may be added, never removed.
+
+type Json = Record<string, any>;
+
+export interface BreakingChange {
+  /** Where, e.g. `GET /customers response 200 application/json: data[].name`. */
+  where: string;
+  /** What changed, in a client's words. */
+  what: string;
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
+type Direction = 'request' | 'response';
+
+export function findBreakingChanges(base: Json, current: Json): BreakingChange[] {
+  const changes: BreakingChange[] = [];
+  const report = (where: string, what: string) => changes.push({ where, what });
+
+  for (const [path, baseItem] of Object.entries((base.paths ?? {}) as Json)) {
+    const currentItem = resolve(current, current.paths?.[path]) as Json | undefined;
+    for (const method of METHODS) {
+      const baseOperation = resolve(base, resolve(base, baseItem)?.[method]);
+      if (!baseOperation) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const currentOperation = resolve(current, currentItem?.[method]);
+      if (!currentOperation) {
+        report(where, 'operation removed');
+        continue;
+      }
+      compareSecurity(where, baseOperation, currentOperation, report);
+      compareParameters(where, { base, current }, [baseItem, baseOperation], [currentItem!, currentOperation], report);
+      compareRequestBody(where, { base, current }, baseOperation, currentOperation, report);
+      compareResponses(where, { base, current }, baseOperation, currentOperation, report);
+    }
+  }
+  return changes;
+}
+
+interface Documents { base: Json; current: Json }
+type Report = (where: string, what: string) => void;
+
+function compareSecurity(where: string, base: Json, current: Json, report: Report): void {
+  const scopes = (operation: Json) => new Set(((operation.security ?? []) as Json[]).flatMap((r) => Object.values(r).flat() as string[]));
+  const before = scopes(base);
+  const added = [...scopes(current)].filter((scope) => !before.has(scope));
+  if (added.length > 0) report(where, `now requires scope ${added.join(', ')}`);
+  if ((base.security ?? []).length === 0 && Array.isArray(base.security) && (current.security ?? []).length > 0) report(where, 'now requires an API key');
+}
+
+function compareParameters(where: string, docs: Documents, baseOwners: Json[], currentOwners: Json[], report: Report): void {
+  const parameters = (document: Json, owners: Json[]) => {
+    const byKey = new Map<string, Json>();
+    for (const owner of owners) for (const p of (owner?.parameters ?? []) as Json[]) {
+      const parameter = resolve(document, p) as Json;
+      byKey.set(`${parameter.in} ${String(parameter.name).toLowerCase()}`, parameter);
+    }
+    return byKey;
+  };
+  const before = parameters(docs.base, baseOwners);
+  const after = parameters(docs.current, currentOwners);
+  for (const [key, parameter] of before) {
+    const at = `${where} ${parameter.in} parameter ${parameter.name}`;
+    const now = after.get(key);
+    if (!now) { report(at, 'parameter removed'); continue; }
+    if (!parameter.required && now.required) report(at, 'parameter became required');
+    compareSchemas(at, docs, parameter.schema ?? {}, now.schema ?? {}, 'request', report);
+  }
+  for (const [key, parameter] of after) {
+    if (!before.has(key) && parameter.required) report(`${where} ${parameter.in} parameter ${parameter.name}`, 'new required parameter');
+  }
+}
+
+function compareRequestBody(where: string, docs: Documents, base: Json, current: Json, report: Report): void {
+  const before = resolve(docs.base, base.requestBody) as Json | undefined;
+  const after = resolve(docs.current, current.requestBody) as Json | undefined;
+  if (!before) {
+    if (after?.required) report(`${where} request body`, 'a request body became required');
+    return;
+  }
+  if (!after) { report(`${where} request body`, 'request body removed'); return; }
+  if (!before.required && after.required) report(`${where} request body`, 'request body became required');
+  for (const [mediaType, media] of Object.entries((before.content ?? {}) as Json)) {
+    const at = `${where} request ${mediaType}`;
+    const now = after.content?.[mediaType];
+    if (!now) { report(at, 'request media type no longer accepted'); continue; }
+    compareSchemas(at, docs, (media as Json).schema ?? {}, now.schema ?? {}, 'request', report);
+  }
+}
+
+function compareResponses(where: string, docs: Documents, base: Json, current: Json, report: Report): void {
+  const before = (base.responses ?? {}) as Json;
+  const after = (current.responses ?? {}) as Json;
+  for (const [status, response] of Object.entries(before)) {
+    const at = `${where} response ${status}`;
+    const now = resolve(docs.current, after[status]) as Json | undefined;
+    if (!now) { report(at, 'status code no longer returned (changed status code)'); continue; }
+    for (const [mediaType, media] of Object.entries((resolve(docs.base, response)?.content ?? {}) as Json)) {
+      const nowMedia = now.content?.[mediaType];
+      if (!nowMedia) { report(`${at} ${mediaType}`, 'response media type removed'); continue; }
+      compareSchemas(`${at} ${mediaType}`, docs, (media as Json).schema ?? {}, nowMedia.schema ?? {}, 'response', report);
+    }
+  }
+  for (const status of Object.keys(after)) {
+    if (!(status in before) && /^[23]/.test(status)) report(`${where} response ${status}`, 'new success status code (clients expect the documented ones)');
+  }
+}
+
+/** One schema with $ref resolved and allOf merged; oneOf/anyOf stay as branches. */
+interface Shape {
+  types: Set<string> | undefined;
+  properties: Map<string, Json>;
+  required: Set<string>;
+  items: Json | undefined;
+  branches: Json[] | undefined;
+  node: Json;
+}
+
+function shape(document: Json, raw: Json, depth = 0): Shape {
+  const node = resolve(document, raw) as Json ?? {};
+  const result: Shape = { types: typesOf(node), properties: new Map(), required: new Set(node.required ?? []), items: node.items, branches: node.oneOf ?? node.anyOf, node };
+  for (const [name, property] of Object.entries((node.properties ?? {}) as Json)) result.properties.set(name, property);
+  for (const member of (node.allOf ?? []) as Json[]) {
+    if (depth > 20) break;
+    const part = shape(document, member, depth + 1);
+    for (const [name, property] of part.properties) result.properties.set(name, result.properties.has(name) ? { allOf: [result.properties.get(name), property] } : property);
+    for (const name of part.required) result.required.add(name);
+    if (part.items) result.items = result.items ? { allOf: [result.items, part.items] } : part.items;
+    result.branches ??= part.branches;
+    if (part.types) result.types = result.types ? new Set([...result.types].filter((t) => part.types!.has(t))) : part.types;
+    result.node = { ...part.node, ...result.node };
+  }
+  return result;
+}
+
+function typesOf(node: Json): Set<string> | undefined {
+  if (node.type === undefined) return node.const === null ? new Set(['null']) : undefined;
+  const types = new Set<string>(Array.isArray(node.type) ? node.type : [node.type]);
+  if (types.has('number')) types.add('integer');
+  return types;
+}
+
+function compareSchemas(where: string, docs: Documents, baseRaw: Json, currentRaw: Json, direction: Direction, report: Report, depth = 0): void {
+  if (depth > 40) return;
+  const before = shape(docs.base, baseRaw);
+  const after = shape(docs.current, currentRaw);
+  const field = (name: string) => (where.includes(': ') ? `${where}.${name}` : `${where}: ${name}`);
+  const items = where.includes(': ') ? `${where}[]` : `${where}: []`;
+
+  // Types: the sender's side may not lose a type, the receiver's side may not gain one.
+  if (before.types && after.types) {
+    const lost = [...before.types].filter((t) => !after.types!.has(t));
+    const gained = [...after.types].filter((t) => !before.types!.has(t));
+    if (direction === 'request' && lost.length > 0) report(where, `narrowed type: no longer accepts ${lost.join(', ')}`);
+    if (direction === 'response' && gained.length > 0) report(where, `widened type: may now be ${gained.join(', ')}`);
+  } else if (before.types && !after.types && direction === 'response' && !after.branches) {
+    report(where, 'widened type: no longer constrained');
+  } else if (!before.types && after.types && direction === 'request' && !before.branches) {
+    report(where, `narrowed type: now only ${[...after.types].join(', ')}`);
+  }
+
+  if (direction === 'request') compareRequestConstraints(where, before.node, after.node, report);
+
+  for (const [name, property] of before.properties) {
+    const now = after.properties.get(name);
+    if (!now) {
+      report(field(name), direction === 'response' ? 'response field removed' : 'request field removed');
+      continue;
+    }
+    if (direction === 'response' && before.required.has(name) && !after.required.has(name)) report(field(name), 'response field no longer always present');
+    compareSchemas(field(name), docs, property, now, direction, report, depth + 1);
+  }
+  if (direction === 'request') {
+    for (const name of after.required) {
+      if (!before.required.has(name)) report(field(name), before.properties.has(name) ? 'request field became required' : 'new required request field');
+    }
+  }
+  if (before.items && after.items) compareSchemas(items, docs, before.items, after.items, direction, report, depth + 1);
+  if (before.branches && after.branches) {
+    if (direction === 'request' && after.branches.length < before.branches.length) report(where, 'narrowed type: fewer alternatives accepted');
+    if (direction === 'response' && after.branches.length > before.branches.length) report(where, 'widened type: more alternatives returned');
+    const common = Math.min(before.branches.length, after.branches.length);
+    for (let i = 0; i < common; i++) compareSchemas(where, docs, before.branches[i]!, after.branches[i]!, direction, report, depth + 1);
+  }
+}
+
+function compareRequestConstraints(where: string, before: Json, after: Json, report: Report): void {
+  if (Array.isArray(before.enum)) {
+    const allowed = new Set((after.enum ?? before.enum) as unknown[]);
+    const removed = (before.enum as unknown[]).filter((value) => !allowed.has(value));
+    if (removed.length > 0) report(where, `narrowed enum: no longer accepts ${removed.join(', ')}`);
+  } else if (Array.isArray(after.enum)) {
+    report(where, 'narrowed enum: now limited to listed values');
+  }
+  const lower = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'] as const;
+  const upper = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'] as const;
+  for (const key of lower) {
+    if (after[key] !== undefined && (before[key] === undefined || after[key] > before[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
+  }
+  for (const key of upper) {
+    if (after[key] !== undefined && (before[key] === undefined || after[key] < before[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
+  }
+  if (after.pattern !== undefined && after.pattern !== before.pattern) report(where, `changed pattern: ${before.pattern ?? 'none'} -> ${after.pattern}`);
+  if (after.format !== undefined && after.format !== before.format) report(where, `changed format: ${before.format ?? 'none'} -> ${after.format}`);
+  if ('const' in after && (!('const' in before) || after.const !== before.const)) report(where, 'narrowed to a constant');
+  if (before.additionalProperties !== false && after.additionalProperties === false && before.properties === undefined) report(where, 'no longer accepts other properties');
+}
+
+/** Follows a local `$ref` (`#/components/...`) in a bundled document. */
+function resolve(document: Json, node: Json | undefined, seen = 0): Json | undefined {
+  if (!node || typeof node.$ref !== 'string' || seen > 20) return node;
+  const target = (node.$ref as string).slice(2).split('/')
+    .reduce<Json | undefined>((n, segment) => n?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  return resolve(document, target, seen + 1);
+}

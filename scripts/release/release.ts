@@ -1,0 +1,95 @@
+// `npm run release -- minor [--date YYYY-MM-DD]` (or `patch`): one step from "Unreleased" to a version.
+//   1. refuses unless every version in the repository agrees and equals the newest spec/releases/ snapshot,
+//      the Unreleased section has notes, and the spec has no breaking change against that snapshot;
+//   2. moves the Unreleased notes under `## <next> - <date>` and sets <next> everywhere the version is written
+//      (spec info.version and its examples, both package.json files, the lockfile);
+//   3. writes spec/releases/<next>.json and regenerates generated/ (so GET /health answers <next>).
+// Any failure after the first write puts every file back as it was. `major` is refused: a breaking change goes
+// to /api/v2 (product spec, Versioning 4), which is a new path prefix, not a release of this one.
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleSpec, generate } from '../generate.js';
+import { findBreakingChanges } from './breaking-changes.js';
+import { releaseChangelog } from './changelog.js';
+import { bundleWorkingSpec } from './check-breaking.js';
+import { latestRelease, RELEASES_DIR } from './releases.js';
+import { bump, readVersions, VERSIONED_FILES } from './versions.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface ReleaseResult {
+  from: string;
+  to: string;
+  date: string;
+  files: string[];
+}
+
+export async function release(part: 'minor' | 'patch', date: string): Promise<ReleaseResult> {
+  const readings = readVersions(root);
+  const current = readings[0]!.version!;
+  const disagreeing = readings.filter((reading) => reading.version !== current);
+  if (disagreeing.length > 0) {
+    throw new Error(`The versions disagree; the spec says ${current}, but:\n${disagreeing.map((r) => `  ${r.file} (${r.role}): ${r.version ?? 'missing'}`).join('\n')}`);
+  }
+  const released = latestRelease(root);
+  if (released.version !== current) throw new Error(`The spec says ${current} but the newest released description is ${released.file}`);
+  const breaking = findBreakingChanges(released.document, bundleWorkingSpec());
+  if (breaking.length > 0) {
+    throw new Error(`The spec breaks v1 clients of ${current}; a ${part} release cannot carry that:\n${breaking.map((c) => `  ${c.where}: ${c.what}`).join('\n')}`);
+  }
+
+  const next = bump(current, part);
+  const originals = new Map<string, string>();
+  const read = (file: string) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    originals.set(file, text);
+    return text;
+  };
+  const updated = new Map<string, string>();
+  updated.set('CHANGELOG.md', releaseChangelog(read('CHANGELOG.md'), next, date));
+  for (const entry of VERSIONED_FILES) updated.set(entry.file, entry.write(read(entry.file), current, next));
+
+  const snapshot = join(RELEASES_DIR, `${next}.json`);
+  try {
+    for (const [file, text] of updated) writeAtomically(join(root, file), text);
+    const document = bundleSpec(join(root, 'generated'), join(root, snapshot));
+    if ((document.info as { version: string }).version !== next) throw new Error(`${snapshot} came out at ${(document.info as { version: string }).version}`);
+    await generate(join(root, 'generated'));
+  } catch (error) {
+    for (const [file, text] of originals) writeAtomically(join(root, file), text);
+    rmSync(join(root, snapshot), { force: true });
+    throw error;
+  }
+  return { from: current, to: next, date, files: [...updated.keys(), snapshot] };
+}
+
+/** Writes through a temporary file and a rename, so a reader never sees half a file. */
+function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.release-tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+function parseArguments(argv: string[]): { part: 'minor' | 'patch'; date: string } {
+  const part = argv[0];
+  if (part === 'major') throw new Error('A major release is a new API (/api/v2), not a bump of v1: see the product spec, Versioning.');
+  if (part !== 'minor' && part !== 'patch') throw new Error('Usage: npm run release -- minor|patch [--date YYYY-MM-DD]');
+  const at = argv.indexOf('--date');
+  const date = at > 0 ? argv[at + 1]! : new Date().toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) throw new Error(`--date ${date} is not a YYYY-MM-DD date`);
+  return { part, date };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    const { part, date } = parseArguments(process.argv.slice(2));
+    const result = await release(part, date);
+    console.log(`Released ${result.to} (${result.date}), from ${result.from}. Changed:`);
+    for (const file of result.files) console.log(`  ${file}`);
+    console.log(`generated/ regenerated. Review with git diff, then commit and tag v${result.to}.`);
+  } catch (error) {
+    console.error(`release refused: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
+}

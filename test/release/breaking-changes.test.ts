@@ -1,0 +1,129 @@
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findBreakingChanges } from '../../scripts/release/breaking-changes.js';
+import { latestRelease } from '../../scripts/release/releases.js';
+import { apiDocument } from '../../server/platform/spec.js';
+
+type Json = Record<string, any>;
+const root = process.cwd();
+const released = latestRelease(root);
+const scratch = (): Json => structuredClone(released.document);
+const whatChanged = (current: Json) => findBreakingChanges(released.document, current).map((c) => `${c.where}: ${c.what}`);
+
+test('the working spec has no breaking change against the newest released description', (t) => {
+  t.deepEqual(findBreakingChanges(released.document, apiDocument as Json), []);
+});
+
+test('a removed response field is breaking, wherever the schema is used', (t) => {
+  const spec = scratch();
+  delete spec.components.schemas.Customer.properties.region;
+  spec.components.schemas.Customer.required = spec.components.schemas.Customer.required.filter((name: string) => name !== 'region');
+  const changes = whatChanged(spec);
+  t.true(changes.includes('GET /customers/{id} response 200 application/json: region: response field removed'), changes.join('\n'));
+  t.true(changes.includes('GET /customers response 200 application/json: data[].region: response field removed'), changes.join('\n'));
+});
+
+test('an added optional response field, a new operation and a new error status are not breaking', (t) => {
+  const spec = scratch();
+  spec.components.schemas.Customer.properties.loyaltyTier = { type: 'string' };
+  spec.paths['/customers/{id}/visits'] = { get: structuredClone(spec.paths['/customers/{id}'].get) };
+  spec.paths['/customers'].get.responses['409'] = structuredClone(spec.paths['/customers'].post.responses['409']);
+  t.deepEqual(whatChanged(spec), []);
+});
+
+test('a new value of a response enum is allowed (clients tolerate it, as 1.13.0 did for empties movement types)', (t) => {
+  const spec = scratch();
+  spec.components.schemas.Customer.properties.status.enum.push('dormant');
+  // The enum is shared with requests only through CustomerFields, which is left as it was.
+  t.deepEqual(whatChanged(spec), []);
+});
+
+test('a removed operation is breaking', (t) => {
+  const spec = scratch();
+  delete spec.paths['/routes/{id}/outlets'].put;
+  t.deepEqual(whatChanged(spec), ['PUT /routes/{id}/outlets: operation removed']);
+});
+
+test('a removed parameter and a parameter that became required are breaking', (t) => {
+  const spec = scratch();
+  const parameters = spec.paths['/customers'].get.parameters as Json[];
+  spec.paths['/customers'].get.parameters = parameters.filter((p) => p.name !== 'region');
+  spec.components.parameters.UpdatedSince = { ...spec.components.parameters.UpdatedSince, required: true };
+  const changes = whatChanged(spec);
+  t.true(changes.includes('GET /customers query parameter region: parameter removed'), changes.join('\n'));
+  t.true(changes.some((c) => c.endsWith('query parameter updatedSince: parameter became required')), changes.join('\n'));
+});
+
+test('a new required request field is breaking; a new optional one is not', (t) => {
+  const spec = scratch();
+  const create = spec.components.schemas.CustomerCreate.allOf[1];
+  create.required = [...create.required, 'region'];
+  t.true(whatChanged(spec).includes('POST /customers request application/json: region: request field became required'));
+
+  const optional = scratch();
+  optional.components.schemas.CustomerFields.properties.loyaltyTier = { type: 'string' };
+  t.deepEqual(whatChanged(optional), []);
+});
+
+test('a narrowed request type, enum, length or range is breaking', (t) => {
+  const spec = scratch();
+  const fields = spec.components.schemas.CustomerFields.properties;
+  fields.channel.enum = fields.channel.enum.filter((value: string) => value !== 'kiosk');
+  fields.name.maxLength = 100;
+  fields.priceGroup.type = 'string';
+  fields.paymentTermsDays.maximum = 90;
+  const changes = whatChanged(spec).filter((c) => c.startsWith('POST /customers request'));
+  t.true(changes.includes('POST /customers request application/json: channel: narrowed enum: no longer accepts kiosk'), changes.join('\n'));
+  t.true(changes.includes('POST /customers request application/json: name: narrowed range: maxLength 200 -> 100'), changes.join('\n'));
+  t.true(changes.includes('POST /customers request application/json: priceGroup: narrowed type: no longer accepts null'), changes.join('\n'));
+  t.true(changes.includes('POST /customers request application/json: paymentTermsDays: narrowed range: maximum 365 -> 90'), changes.join('\n'));
+});
+
+test('a changed status code is breaking', (t) => {
+  const spec = scratch();
+  const responses = spec.paths['/customers'].post.responses;
+  responses['200'] = responses['201'];
+  delete responses['201'];
+  const changes = whatChanged(spec);
+  t.true(changes.includes('POST /customers response 201: status code no longer returned (changed status code)'), changes.join('\n'));
+  t.true(changes.includes('POST /customers response 200: new success status code (clients expect the documented ones)'), changes.join('\n'));
+});
+
+test('a response field that may now be null is breaking', (t) => {
+  const spec = scratch();
+  spec.components.schemas.Customer.properties.name.type = ['string', 'null'];
+  t.true(whatChanged(spec).includes('GET /customers/{id} response 200 application/json: name: widened type: may now be null'));
+});
+
+const run = promisify(execFile);
+
+async function checkBreaking(current: Json): Promise<{ code: number; output: string }> {
+  const file = join(mkdtempSync(join(tmpdir(), 'erp-breaking-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(current));
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/release/check-breaking.ts', '--current', file]);
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, output: failure.stdout + failure.stderr };
+  }
+}
+
+test('npm run check:breaking fails on a scratch spec with a removed response field and passes on an added optional one', async (t) => {
+  const removed = scratch();
+  delete removed.components.schemas.Product.properties.name;
+  const refused = await checkBreaking(removed);
+  t.is(refused.code, 1, refused.output);
+  t.regex(refused.output, /GET \/products\/\{id\} response 200 application\/json: name: response field removed/);
+
+  const added = scratch();
+  added.components.schemas.Product.properties.shelfLifeDays = { type: 'integer' };
+  const accepted = await checkBreaking(added);
+  t.is(accepted.code, 0, accepted.output);
+  t.regex(accepted.output, /^No breaking change against 1\.\d+\.\d+/);
+  t.is(JSON.parse(readFileSync(join(root, released.file), 'utf8')).info.version, released.version);
+});

@@ -1,9 +1,10 @@
-// GET /health, /openapi.json, /errors, /errors/{code} (no key) and GET /me (any valid key).
+// GET /health, /openapi.json, /docs (and its script), /errors, /errors/{code} (no key) and GET /me (any valid key).
 import type { Router } from 'express';
 import type { Environment } from '../../platform/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { ERROR_CATALOGUE, isErrorCode } from '../../platform/errors/catalogue.js';
 import { apiDocumentText, apiVersion } from '../../platform/spec.js';
+import { apiReferencePage, apiReferenceScript } from './api-reference.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
 import { callerOf } from '../../platform/access/context.js';
 import { apiRouter } from '../../platform/http/router.js';
@@ -18,6 +19,9 @@ export function systemRoutes(options: { environment: Environment }): Router {
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(apiDocumentText);
   });
+
+  router.get('/docs', apiReferencePage);
+  router.get('/docs/scalar/:version/api-reference.js', apiReferenceScript);
 
   router.get('/errors', (_req, res) => {
     res.json(errorCodeList());

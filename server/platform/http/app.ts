@@ -50,6 +50,8 @@ export function createApp(options: AppOptions): express.Express {
   api.use(refuseNulCharacters);
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);
+  // People type /docs at the root; the reference lives under the API base like every other path. 308 keeps the method.
+  app.get('/docs', (_req, res) => res.redirect(308, `${API_BASE_PATH}/docs`));
 
   app.use(notFound);
   app.use(errorHandler(options.logger));

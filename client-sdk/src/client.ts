@@ -1,0 +1,75 @@
+// createErpClient: openapi-fetch over the generated types, with the bearer key, the retry policy of the spec
+// (retry.ts) and errors thrown as ErpApiError, so a resolved call always carries its data.
+import createClient from 'openapi-fetch';
+import { ErpApiError } from './errors.js';
+import { retryingFetch, type Fetch } from './retry.js';
+import type { ErpClient, ErpPaths } from './typed-paths.js';
+
+/** Base addresses of the hosted environments (each ends in /api/v1). */
+export const ENVIRONMENTS = {
+  sandbox: 'https://sandbox.distributor-erp.example/api/v1',
+  production: 'https://api.distributor-erp.example/api/v1',
+} as const;
+
+export type Environment = keyof typeof ENVIRONMENTS;
+
+export interface ErpClientOptions {
+  /** The API key (`..._test_...` for the sandbox, `..._live_...` for production). Not needed for /health. */
+  apiKey?: string;
+  /** A hosted environment; ignored when baseUrl is given. Defaults to the sandbox. */
+  environment?: Environment;
+  /** Any deployment's base address, ending in /api/v1 (for example http://localhost:3000/api/v1). */
+  baseUrl?: string;
+  /** A fetch implementation (defaults to the global one). Called once per attempt. */
+  fetch?: Fetch;
+  /** Retries after the first attempt, on transport failures, 409 idempotency_in_progress, 429 and 5xx. Default 3. */
+  maxRetries?: number;
+  /** Time budget of one call from its start: a retry whose wait would end past it is not made. Default 60 000. */
+  maxRetryTimeMs?: number;
+  /** Limit of one attempt, until the response headers arrive; a timed-out attempt is retried. Default 30 000. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_RETRY_POLICY = { maxRetries: 3, maxRetryTimeMs: 60_000, timeoutMs: 30_000 } as const;
+
+export function createErpClient(options: ErpClientOptions = {}): ErpClient {
+  const baseUrl = options.baseUrl ?? ENVIRONMENTS[options.environment ?? 'sandbox'];
+  // Resolved per attempt, so a fetch installed on globalThis after the client was made is still used.
+  const send: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const client = createClient<ErpPaths>({
+    baseUrl,
+    fetch: retryingFetch(send, {
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      maxRetryTimeMs: options.maxRetryTimeMs ?? DEFAULT_RETRY_POLICY.maxRetryTimeMs,
+      timeoutMs: options.timeoutMs ?? DEFAULT_RETRY_POLICY.timeoutMs,
+    }),
+  });
+  if (options.apiKey) {
+    const authorization = `Bearer ${options.apiKey}`;
+    client.use({
+      onRequest({ request }) {
+        request.headers.set('Authorization', authorization);
+        return request;
+      },
+    });
+  }
+
+  type Call = (url: string, init?: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const settled = (call: Call): Call => async (url, init) => {
+    const result = await call(url, init);
+    if (!result.response.ok) throw new ErpApiError(result.response, result.error);
+    return result;
+  };
+  const methods = client as unknown as Record<'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS', Call>;
+  return {
+    GET: settled(methods.GET),
+    PUT: settled(methods.PUT),
+    POST: settled(methods.POST),
+    DELETE: settled(methods.DELETE),
+    PATCH: settled(methods.PATCH),
+    HEAD: settled(methods.HEAD),
+    OPTIONS: settled(methods.OPTIONS),
+    use: client.use,
+    eject: client.eject,
+  } as unknown as ErpClient;
+}

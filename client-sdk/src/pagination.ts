@@ -1,0 +1,57 @@
+// Walks a list page by page (spec: "Pagination and change feed rules"). The cursor is opaque and only moves
+// forward; a page may hold fewer than `limit` records, even none, while `hasMore` is true (filters run per page,
+// and a page can stop early within a read budget), so only `hasMore` ends the walk.
+import type { ErpClient, ErpPaths } from './typed-paths.js';
+
+type ListBody<Path> = Path extends keyof ErpPaths
+  ? ErpPaths[Path] extends { get: { responses: { 200: { content: { 'application/json': infer Body } } } } } ? Body : never
+  : never;
+
+/** Paths whose GET answers with a page (`{ data, nextCursor, hasMore }`). */
+export type PagePath = {
+  [Path in keyof ErpPaths]: ListBody<Path> extends { data?: readonly unknown[]; nextCursor: string | null; hasMore: boolean } ? Path : never;
+}[keyof ErpPaths];
+
+/** The type of one record of a list. */
+export type PageItem<Path extends PagePath> = ListBody<Path> extends { data?: infer Data }
+  ? NonNullable<Data> extends readonly unknown[] ? NonNullable<Data>[number] : never
+  : never;
+
+type ListParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { parameters: { query?: infer Query } } } ? NonNullable<Query> : never;
+
+/** The list's query parameters except the cursor, which the walk supplies. */
+export type ListQuery<Path extends PagePath> = Omit<ListParameters<Path>, 'cursor'>;
+
+export interface PaginateOptions<Path extends PagePath> {
+  query?: ListQuery<Path>;
+  /** Extra headers for every page request (for example X-Request-Id). */
+  headers?: Record<string, string>;
+  /** Stops the walk between pages (and aborts a request in flight). */
+  signal?: AbortSignal;
+}
+
+export interface Page<Item> {
+  data: Item[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+/** Every page of a list, in order, from the first to the one with `hasMore: false`. */
+export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path: Path, options: PaginateOptions<Path> = {}): AsyncGenerator<Page<PageItem<Path>>, void, undefined> {
+  // The generic path cannot be checked against openapi-fetch's per-path overloads; the result is typed above.
+  const get = erp.GET as unknown as (url: string, init: Record<string, unknown>) => Promise<{ data: Page<PageItem<Path>> }>;
+  let cursor: string | undefined;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const query = { ...(options.query as Record<string, unknown> | undefined), ...(cursor === undefined ? {} : { cursor }) };
+    const { data: page } = await get(path, { params: { query }, headers: options.headers, signal: options.signal });
+    yield { data: page.data ?? [], nextCursor: page.nextCursor, hasMore: page.hasMore };
+    if (!page.hasMore || !page.nextCursor) return;
+    cursor = page.nextCursor;
+  }
+}
+
+/** Every record of a list, each once, across all pages. */
+export async function* paginate<Path extends PagePath>(erp: ErpClient, path: Path, options: PaginateOptions<Path> = {}): AsyncGenerator<PageItem<Path>, void, undefined> {
+  for await (const page of paginatePages(erp, path, options)) yield* page.data;
+}

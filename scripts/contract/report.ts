@@ -1,0 +1,30 @@
+// What the contract command prints: one line per request (operation, and example when it has named ones) and a
+// last line `N passed, N failed` alone, which scripts can look for.
+import type { Outcome } from './runner.js';
+
+export function outcomeLine(outcome: Outcome): string {
+  const { request } = outcome;
+  const example = request.exampleName ? ` (example: ${request.exampleName})` : '';
+  const answered = outcome.status === undefined ? '---' : `${outcome.status} ${outcome.ms}ms`;
+  const notes = outcome.notes.length > 0 ? `  (${outcome.notes.join('; ')})` : '';
+  const reason = outcome.reason ? `  ${oneLine(outcome.reason)}` : '';
+  return `${outcome.passed ? 'PASS' : 'FAIL'}  ${request.method} ${request.template}${example} ${answered} [${outcome.requestId}]${reason}${notes}`;
+}
+
+/** With --verbose: what was sent and every violation, indented under the line. */
+export function outcomeDetails(outcome: Outcome): string[] {
+  const lines: string[] = [];
+  if (outcome.sent) lines.push(`      sent ${outcome.request.method} ${outcome.sent.url}${outcome.sent.body ? ` ${oneLine(outcome.sent.body)}` : ''}`);
+  for (const violation of outcome.violations) lines.push(`      - ${oneLine(violation)}`);
+  return lines;
+}
+
+export function summaryLine(outcomes: Outcome[]): string {
+  const passed = outcomes.filter((o) => o.passed).length;
+  return `${passed} passed, ${outcomes.length - passed} failed`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 400 ? `${flat.slice(0, 400)}…` : flat;
+}

@@ -1,0 +1,172 @@
+// `npm run contract -- --base-url URL --key KEY`: sends every operation's examples from the API description to a
+// running deployment and checks each answer against the description. Exit code 0 when every request passed, 1 when
+// any failed or the deployment could not be reached or refused the key, 2 for a usage error (or a production key
+// without --allow-live), in which case nothing was sent.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { API_BASE_PATH } from '../../server/platform/spec.js';
+import { describeFetchError } from './exchange.js';
+import type { Json } from './operations.js';
+import { outcomeDetails, outcomeLine, summaryLine } from './report.js';
+import { checkDeployment, newRunId, type Outcome } from './runner.js';
+
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+class Refusal extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+const HELP_AFTER = `
+Which description: by default the deployment's own (GET ${API_BASE_PATH}/openapi.json), since it is that
+deployment being checked; --spec FILE checks it against a local bundled document instead (e.g.
+generated/openapi.json, or a copy you changed).
+
+What it sends, one request after the other: one request per operation, or one per named request-body example;
+the required parameters from their examples (optional ones are left out); Authorization: Bearer KEY, an
+X-Request-Id (contract-<run>-<n>, printed on each line) and, on POST/PUT/PATCH, a fresh Idempotency-Key. Writes
+that create or upsert records go first, then reads, then updates of a record by id, then deletes. Ids in the
+examples are placeholders: each is replaced by a live record of the same kind, one that an earlier write of this
+run returned, else the first of that resource's list. A create (POST to a collection) gets new codes each run:
+its top-level code fields and externalCodes keep their form, with their last digits replaced by the run's
+number, so that a second run creates again instead of failing as a duplicate; upserts by code and replacements
+are sent as they are (201 the first time, 200 afterwards).
+
+What passes: a 2xx status the operation documents, with headers and body valid against the description.
+Everything else fails, documented 4xx included (the examples are expected to succeed with a key holding their
+scopes), and so do 401, 5xx, no answer, and an operation whose required parameter or body has no example.
+A 429 is waited out (Retry-After) and sent again, at most twice.
+
+What it changes: the records the examples write (upserts by code create or update the records with the
+examples' codes; one new customer per run, blocked by the PATCH example; the example route's outlets and
+journey plan are replaced). Use a sandbox key. A production key (containing _live_) is refused unless
+--allow-live is given: its writes would be real.
+
+Output: one line per request (PASS/FAIL, method, path, example, status, time, request id, and for a failure
+the first violation or the problem answered), then a last line "N passed, N failed".`;
+
+function buildProgram(): Command {
+  return new Command('contract')
+    .description('Check a running deployment against the API description, using the description\'s own examples.')
+    .usage('--base-url URL --key KEY [options]   (npm run contract -- ...)')
+    .requiredOption('--base-url <url>', `the deployment, e.g. http://127.0.0.1:3000 (${API_BASE_PATH} is added unless the URL ends with it)`)
+    .addOption(new Option('--key <key>', 'the API key to send; the variable keeps it out of shell history').env('CONTRACT_API_KEY').makeOptionMandatory())
+    .option('--spec <file>', 'check against this bundled OpenAPI JSON document instead of the deployment\'s own')
+    .option('--allow-live', 'allow a production key (containing _live_): the examples\' writes will be real')
+    .option('--timeout <ms>', 'milliseconds to wait for each answer', '30000')
+    .option('--verbose', 'print what was sent and every violation under each line')
+    .addHelpText('after', HELP_AFTER)
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .allowExcessArguments(false);
+}
+
+interface Options { baseUrl: string; key: string; spec?: string; allowLive?: boolean; timeout: string; verbose?: boolean }
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    program.parse(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? 0 : EXIT_USAGE;
+    throw error;
+  }
+  const options = program.opts<Options>();
+  const timeoutMs = Number(options.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new Refusal('--timeout takes a positive number of milliseconds', EXIT_USAGE);
+  if (options.key.includes('_live_') && !options.allowLive) {
+    throw new Refusal('this is a production key (it contains _live_): the examples would write real records. Use a sandbox key, or add --allow-live if you mean it. Nothing was sent.', EXIT_USAGE);
+  }
+  const apiRoot = apiRootOf(options.baseUrl);
+  const { document, source } = options.spec ? { document: readSpec(options.spec), source: options.spec } : await fetchDescription(apiRoot, timeoutMs);
+  const key = await introspectKey(apiRoot, options.key, timeoutMs);
+  if (key.environment === 'live' && !options.allowLive) {
+    throw new Refusal(`the deployment says ${key.prefix} is a production key: the examples would write real records. Add --allow-live if you mean it. Nothing was written.`, EXIT_USAGE);
+  }
+
+  const info = (document.info ?? {}) as Json;
+  const runId = newRunId();
+  process.stdout.write(`Checking ${apiRoot} against ${source} (${String(info.title)} ${String(info.version)})\n`);
+  process.stdout.write(`Key ${key.prefix} (${key.environment}) of ${key.organization}; run ${runId}\n`);
+  const outcomes: Outcome[] = [];
+  for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId })) {
+    outcomes.push(outcome);
+    process.stdout.write(outcomeLine(outcome) + '\n');
+    if (options.verbose) for (const line of outcomeDetails(outcome)) process.stdout.write(line + '\n');
+  }
+  process.stdout.write(summaryLine(outcomes) + '\n');
+  return outcomes.every((o) => o.passed) ? 0 : EXIT_FAILED;
+}
+
+function apiRootOf(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Refusal(`--base-url ${baseUrl} is not a URL (e.g. http://127.0.0.1:3000)`, EXIT_USAGE);
+  }
+  if (!['http:', 'https:'].includes(url.protocol)) throw new Refusal(`--base-url must be http or https, not ${url.protocol}`, EXIT_USAGE);
+  const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  return root.endsWith(API_BASE_PATH) ? root : root + API_BASE_PATH;
+}
+
+function readSpec(file: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Refusal(`cannot read --spec ${file}: ${(error as Error).message}`, EXIT_USAGE);
+  }
+  try {
+    const document = JSON.parse(text) as Json;
+    if (typeof document.paths !== 'object') throw new Error('no paths');
+    return document;
+  } catch {
+    throw new Refusal(`--spec ${file} is not a bundled OpenAPI JSON document (use generated/openapi.json, made by npm run generate)`, EXIT_USAGE);
+  }
+}
+
+async function fetchDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; source: string }> {
+  const url = `${apiRoot}/openapi.json`;
+  const response = await reach(url, {}, timeoutMs);
+  const text = await response.text();
+  let document: Json | undefined;
+  try {
+    document = JSON.parse(text) as Json;
+  } catch { /* reported below */ }
+  if (response.status !== 200 || typeof document?.paths !== 'object') {
+    throw new Refusal(`${url} answered ${response.status} without an OpenAPI document; is ${apiRoot} the API? (--spec FILE checks against a local document)`, EXIT_FAILED);
+  }
+  return { document, source: `its own description, ${url}` };
+}
+
+interface KeyFacts { prefix: string; environment: string; organization: string }
+
+/** GET /me: proves the deployment takes the key before anything is written. */
+async function introspectKey(apiRoot: string, key: string, timeoutMs: number): Promise<KeyFacts> {
+  const response = await reach(`${apiRoot}/me`, { Authorization: `Bearer ${key}` }, timeoutMs);
+  const body = (await response.json().catch(() => undefined)) as Json | undefined;
+  if (response.status !== 200) {
+    const told = body?.code ? `${response.status} ${String(body.code)}: ${String(body.detail ?? '')}` : `${response.status}`;
+    throw new Refusal(`the deployment refused the key (GET ${apiRoot}/me answered ${told}). Nothing was checked.`, EXIT_FAILED);
+  }
+  const organization = (body?.organization ?? {}) as Json;
+  return { prefix: String(body?.prefix), environment: String(body?.environment), organization: String(organization.name ?? organization.id) };
+}
+
+async function reach(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Response> {
+  try {
+    return await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw new Refusal(`cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}. Nothing was checked.`, EXIT_FAILED);
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv);
+} catch (error) {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = error instanceof Refusal ? error.exitCode : EXIT_FAILED;
+}

@@ -1,0 +1,153 @@
+// Sends the planned requests one after the other and judges each answer.
+//
+// What passes: the answer is 2xx, its status is one the operation documents, and its headers and body are
+// valid against the document (responseContract, the checker every test uses). Anything else fails, a documented
+// 4xx included: the examples are the document's own requests, sent with a key that holds the scopes, so they are
+// expected to succeed; a 4xx means the example or the deployment is wrong, and the line says which problem came
+// back. A 401 or 5xx always fails. A request the document does not let us build (a required parameter or body
+// without an example) fails too, without being sent.
+import { randomBytes } from 'node:crypto';
+import { LiveRecords } from './bind.js';
+import { exchange, type Answer } from './exchange.js';
+import { freshenCodes, newRunNumber } from './fresh-codes.js';
+import type { Json } from './operations.js';
+import { planRequests, type PlannedRequest } from './plan.js';
+import { responseContract } from './response-contract.js';
+
+export interface ContractRunOptions {
+  document: Json;
+  /** The API root, `http://host:port/api/v1`, without a trailing slash. */
+  apiRoot: string;
+  key: string;
+  timeoutMs: number;
+  /** Names this run in request ids and Idempotency-Keys. */
+  runId?: string;
+}
+
+export interface Outcome {
+  request: PlannedRequest;
+  passed: boolean;
+  status?: number;
+  ms?: number;
+  requestId: string;
+  /** Why it failed: the first violation, or the problem the deployment answered, or why nothing was sent. */
+  reason?: string;
+  /** Every violation of the document found in the answer. */
+  violations: string[];
+  /** What the command did beyond sending the example as it stands. */
+  notes: string[];
+  /** What was sent, for --verbose. */
+  sent?: { url: string; body?: string };
+}
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+export async function* checkDeployment(options: ContractRunOptions): AsyncGenerator<Outcome> {
+  const { document, apiRoot, key, timeoutMs } = options;
+  const runId = options.runId ?? newRunId();
+  const contract = responseContract(document);
+  const plan = planRequests(document);
+  const lists = listPathsByKind(plan);
+  const records = new LiveRecords(async (prefix) => {
+    const path = lists.get(prefix);
+    if (!path) return [];
+    const answer = await exchange({ method: 'GET', url: apiRoot + path, headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': `contract-${runId}-list-${prefix}` } }, timeoutMs);
+    if (answer.status !== 200) return [];
+    return ((JSON.parse(answer.bodyText) as { data?: { id?: unknown }[] }).data ?? []).flatMap((r) => (typeof r.id === 'string' ? [r.id] : []));
+  });
+  let runNumber = newRunNumber();
+  let sequence = 0;
+
+  for (const request of plan) {
+    sequence += 1;
+    const requestId = `contract-${runId}-${String(sequence).padStart(2, '0')}`;
+    if (request.unusable) {
+      yield { request, passed: false, requestId, reason: `not sent: ${request.unusable}`, violations: [], notes: [] };
+      continue;
+    }
+    const notes: string[] = [];
+    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value });
+    if (bound.unbound.length > 0) notes.push(`no live record for ${bound.unbound.join(', ')}: sent as it is`);
+    const isCreate = request.method === 'POST' && request.phase === 'create';
+
+    const send = async (body: unknown) => {
+      const path = request.template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(bound.value.path[name])));
+      const query = new URLSearchParams(Object.entries(bound.value.query).flatMap(([name, value]) =>
+        (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, String(v)])));
+      const headers: Record<string, string> = { ...bound.value.headers, Authorization: `Bearer ${key}`, 'X-Request-Id': requestId };
+      if (!['GET', 'HEAD', 'OPTIONS', 'TRACE', 'DELETE'].includes(request.method)) headers['Idempotency-Key'] = `contract-${runId}-${sequence}-${randomBytes(6).toString('hex')}`;
+      let text: string | undefined;
+      if (request.body) {
+        headers['Content-Type'] = request.body.mediaType;
+        text = typeof body === 'string' && !/json$/.test(request.body.mediaType) ? body : JSON.stringify(body);
+      }
+      const url = apiRoot + path + (query.size > 0 ? `?${query}` : '');
+      return { path, url, text, answer: await exchange({ method: request.method, url, headers, body: text }, timeoutMs) };
+    };
+
+    let result: Awaited<ReturnType<typeof send>>;
+    try {
+      let body = bound.value.body;
+      let fresh = isCreate ? freshenCodes(body, runNumber) : undefined;
+      if (fresh && fresh.fields.length > 0) body = fresh.body;
+      result = await send(body);
+      // Six digits can still meet a code an earlier run made: one more try with other digits.
+      if (fresh && fresh.fields.length > 0 && result.answer.status === 422 && namesAny(result.answer.bodyText, fresh.fields)) {
+        runNumber = newRunNumber();
+        fresh = freshenCodes(bound.value.body, runNumber);
+        result = await send(fresh.body);
+      }
+      if (fresh && fresh.fields.length > 0) notes.push(`codes made new for this run: ${fresh.codes.join(', ')}`);
+    } catch (error) {
+      yield { request, passed: false, requestId, reason: `no answer: ${(error as Error).message}`, violations: [], notes };
+      continue;
+    }
+    const { answer, path, url, text } = result;
+    if (answer.waitedSeconds > 0) notes.push(`rate-limited: waited ${answer.waitedSeconds} s`);
+    const violations = contract.check({ method: request.method, path, status: answer.status, headers: answer.headers, bodyText: answer.bodyText })
+      .map((v) => v.replace(/^[A-Z]+ \S+ -> \d+: /, ''));
+    const success = answer.status >= 200 && answer.status < 300;
+    if (success && request.phase !== 'read') records.learn(parseJson(answer.bodyText));
+    const passed = success && violations.length === 0;
+    yield {
+      request, passed, status: answer.status, ms: answer.ms, requestId, violations, notes, sent: { url, body: text },
+      reason: passed ? undefined : reasonOf(answer, violations, success),
+    };
+  }
+}
+
+/** The GET collection that lists each kind of record (by the id prefix its examples carry). */
+function listPathsByKind(plan: PlannedRequest[]): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const request of plan) {
+    if (request.method !== 'GET' || request.template.includes('{')) continue;
+    for (const prefix of request.produces) if (!paths.has(prefix)) paths.set(prefix, request.template);
+  }
+  return paths;
+}
+
+function reasonOf(answer: Answer, violations: string[], success: boolean): string {
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  if (success) return violations[0]! + more;
+  const problem = parseJson(answer.bodyText) as { code?: string; detail?: string; errors?: { field?: string; message?: string }[] } | undefined;
+  const field = problem?.errors?.[0];
+  const told = problem?.code
+    ? `${problem.code}: ${problem.detail ?? ''}${field?.field ? ` [${field.field}: ${field.message ?? ''}]` : ''}`
+    : `${answer.status} with ${answer.bodyText.length === 0 ? 'no body' : `body ${JSON.stringify(answer.bodyText.slice(0, 200))}`}`;
+  return violations.length > 0 ? `${told}; ${violations[0]}${more}` : told;
+}
+
+function namesAny(bodyText: string, fields: string[]): boolean {
+  const problem = parseJson(bodyText) as { errors?: { field?: string }[] } | undefined;
+  return (problem?.errors ?? []).some((e) => fields.includes(e.field ?? ''));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

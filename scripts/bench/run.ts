@@ -17,6 +17,7 @@ import { startEmbeddedPostgres } from '../../server/platform/database/embedded-p
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
 import { freePort } from '../lib/free-port.js';
+import { benchSdk, type SdkFigures } from './sdk.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -86,6 +87,7 @@ const scenarios: Scenario[] = [
 const results: Measured[] = [];
 const feedWalks: Record<string, number[]> = {};
 let webhookFigures: WebhookFigures | undefined;
+let sdkFigures: SdkFigures | undefined;
 let createSequence = 0;
 try {
   for (const [target, start] of Object.entries(targets)) {
@@ -97,6 +99,7 @@ try {
         results.push(await measure(port, scenario));
       }
       if (target === 'service' || target === 'raw pg') feedWalks[target] = await walkFeed(port, target === 'service' ? auth : {});
+      if (target === 'service') sdkFigures = await benchSdk(port, key);
     } finally {
       await stopProcess(child);
     }
@@ -135,6 +138,10 @@ if (webhookFigures) {
   console.log(`webhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
     `write request to delivery p50 ${webhookFigures.latencyP50Ms.toFixed(0)} ms, p99 ${webhookFigures.latencyP99Ms.toFixed(0)} ms over ${webhookFigures.latencySamples} changes`);
 }
+if (sdkFigures) {
+  console.log(`SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
+    `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
+}
 console.log('\nratios (same run):');
 console.log(`  GET /health, service / bare express           = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare express'))}  (aim >= 0.8)`);
 console.log(`  GET /health, service / bare node:http         = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare node:http'))}`);
@@ -144,6 +151,7 @@ const withKey = rps('GET /me (key + rate limit)', 'service');
 const withoutKey = rps('GET /health', 'service');
 console.log(`  PUT /prices (500 rows), service / raw pg      = ${ratio(rps('PUT /prices (500 rows)', 'service'), rps('PUT /prices (500 rows)', 'raw pg'))}`);
 console.log(`  change-feed walk, service / raw pg           = ${ratio(median(feedWalks.service ?? []), median(feedWalks['raw pg'] ?? []))}`);
+if (sdkFigures) console.log(`  change-feed walk, SDK paginate / plain fetch   = ${ratio(median(sdkFigures.sdkWalks), median(sdkFigures.fetchWalks))}  (the SDK's cost per page)`);
 console.log(`  GET /me with a key / GET /health without      = ${ratio(withKey, withoutKey)}  (authentication + rate limit: ~${((1 / withKey - 1 / withoutKey) * 1e6).toFixed(0)} us of server time per request)`);
 
 async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string }> {

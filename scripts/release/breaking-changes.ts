@@ -23,6 +23,7 @@ export function findBreakingChanges(base: Json, current: Json): BreakingChange[]
   const changes: BreakingChange[] = [];
   const report = (where: string, what: string) => changes.push({ where, what });
 
+  compareServers(base, current, report);
   for (const [path, baseItem] of Object.entries((base.paths ?? {}) as Json)) {
     const currentItem = resolve(current, current.paths?.[path]) as Json | undefined;
     for (const method of METHODS) {
@@ -34,7 +35,7 @@ export function findBreakingChanges(base: Json, current: Json): BreakingChange[]
         report(where, 'operation removed');
         continue;
       }
-      compareSecurity(where, baseOperation, currentOperation, report);
+      compareSecurity(where, effectiveSecurity(base, baseOperation), effectiveSecurity(current, currentOperation), report);
       compareParameters(where, { base, current }, [baseItem, baseOperation], [currentItem!, currentOperation], report);
       compareRequestBody(where, { base, current }, baseOperation, currentOperation, report);
       compareResponses(where, { base, current }, baseOperation, currentOperation, report);
@@ -46,12 +47,26 @@ export function findBreakingChanges(base: Json, current: Json): BreakingChange[]
 interface Documents { base: Json; current: Json }
 type Report = (where: string, what: string) => void;
 
-function compareSecurity(where: string, base: Json, current: Json, report: Report): void {
-  const scopes = (operation: Json) => new Set(((operation.security ?? []) as Json[]).flatMap((r) => Object.values(r).flat() as string[]));
+/** An operation's own `security`, else the document's: an operation without one inherits the global rule. */
+function effectiveSecurity(document: Json, operation: Json): Json[] {
+  return (operation.security ?? document.security ?? []) as Json[];
+}
+
+function compareSecurity(where: string, base: Json[], current: Json[], report: Report): void {
+  const scopes = (requirements: Json[]) => new Set(requirements.flatMap((r) => Object.values(r).flat() as string[]));
   const before = scopes(base);
   const added = [...scopes(current)].filter((scope) => !before.has(scope));
   if (added.length > 0) report(where, `now requires scope ${added.join(', ')}`);
-  if ((base.security ?? []).length === 0 && Array.isArray(base.security) && (current.security ?? []).length > 0) report(where, 'now requires an API key');
+  // [] or [{}] is public; anything else needs credentials.
+  const isPublic = (requirements: Json[]) => requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
+  if (isPublic(base) && !isPublic(current)) report(where, 'now requires an API key');
+}
+
+/** Every base path of the servers (`/api/v1`) must still be served: moving them moves every operation. */
+function compareServers(base: Json, current: Json, report: Report): void {
+  const paths = (document: Json) => new Set(((document.servers ?? []) as Json[]).map((server) => new URL(String(server.url), 'http://placeholder').pathname.replace(/\/$/, '')));
+  const now = paths(current);
+  for (const path of paths(base)) if (!now.has(path)) report('servers', `base path ${path || '/'} no longer served`);
 }
 
 function compareParameters(where: string, docs: Documents, baseOwners: Json[], currentOwners: Json[], report: Report): void {
@@ -59,7 +74,9 @@ function compareParameters(where: string, docs: Documents, baseOwners: Json[], c
     const byKey = new Map<string, Json>();
     for (const owner of owners) for (const p of (owner?.parameters ?? []) as Json[]) {
       const parameter = resolve(document, p) as Json;
-      byKey.set(`${parameter.in} ${String(parameter.name).toLowerCase()}`, parameter);
+      // Header names are case-insensitive; query, path and cookie names are not.
+      const name = parameter.in === 'header' ? String(parameter.name).toLowerCase() : String(parameter.name);
+      byKey.set(`${parameter.in} ${name}`, parameter);
     }
     return byKey;
   };
@@ -101,6 +118,7 @@ function compareResponses(where: string, docs: Documents, base: Json, current: J
     const at = `${where} response ${status}`;
     const now = resolve(docs.current, after[status]) as Json | undefined;
     if (!now) { report(at, 'status code no longer returned (changed status code)'); continue; }
+    compareResponseHeaders(at, docs, resolve(docs.base, response) ?? {}, now, report);
     for (const [mediaType, media] of Object.entries((resolve(docs.base, response)?.content ?? {}) as Json)) {
       const nowMedia = now.content?.[mediaType];
       if (!nowMedia) { report(`${at} ${mediaType}`, 'response media type removed'); continue; }
@@ -109,6 +127,19 @@ function compareResponses(where: string, docs: Documents, base: Json, current: J
   }
   for (const status of Object.keys(after)) {
     if (!(status in before) && /^[23]/.test(status)) report(`${where} response ${status}`, 'new success status code (clients expect the documented ones)');
+  }
+}
+
+function compareResponseHeaders(where: string, docs: Documents, base: Json, current: Json, report: Report): void {
+  const headers = (document: Json, response: Json) => new Map(Object.entries((response.headers ?? {}) as Json)
+    .map(([name, header]) => [name.toLowerCase(), { name, header: resolve(document, header as Json) ?? {} }] as const));
+  const now = headers(docs.current, current);
+  for (const [key, { name, header }] of headers(docs.base, base)) {
+    const at = `${where} header ${name}`;
+    const found = now.get(key);
+    if (!found) { report(at, 'response header removed'); continue; }
+    if (header.required && !found.header.required) report(at, 'response header no longer always sent');
+    compareSchemas(at, docs, header.schema ?? {}, found.header.schema ?? {}, 'response', report);
   }
 }
 
@@ -150,6 +181,10 @@ function compareSchemas(where: string, docs: Documents, baseRaw: Json, currentRa
   if (depth > 40) return;
   const before = shape(docs.base, baseRaw);
   const after = shape(docs.current, currentRaw);
+  if (before.branches || after.branches) {
+    compareAlternatives(where, docs, { raw: baseRaw, shape: before }, { raw: currentRaw, shape: after }, direction, report, depth);
+    return;
+  }
   const field = (name: string) => (where.includes(': ') ? `${where}.${name}` : `${where}: ${name}`);
   const items = where.includes(': ') ? `${where}[]` : `${where}: []`;
 
@@ -166,6 +201,7 @@ function compareSchemas(where: string, docs: Documents, baseRaw: Json, currentRa
   }
 
   if (direction === 'request') compareRequestConstraints(where, before.node, after.node, report);
+  else compareResponseConstraints(where, before.node, after.node, report);
 
   for (const [name, property] of before.properties) {
     const now = after.properties.get(name);
@@ -182,12 +218,41 @@ function compareSchemas(where: string, docs: Documents, baseRaw: Json, currentRa
     }
   }
   if (before.items && after.items) compareSchemas(items, docs, before.items, after.items, direction, report, depth + 1);
-  if (before.branches && after.branches) {
-    if (direction === 'request' && after.branches.length < before.branches.length) report(where, 'narrowed type: fewer alternatives accepted');
-    if (direction === 'response' && after.branches.length > before.branches.length) report(where, 'widened type: more alternatives returned');
-    const common = Math.min(before.branches.length, after.branches.length);
-    for (let i = 0; i < common; i++) compareSchemas(where, docs, before.branches[i]!, after.branches[i]!, direction, report, depth + 1);
+}
+
+interface Alternative { raw: Json; types: Set<string> | undefined }
+
+/**
+ * oneOf/anyOf (this spec's way of writing "X or null"), against each other or against a plain schema, matched
+ * by type rather than by position: every value the service may now return must fit an alternative the client
+ * knew (response), and every value the client used to send must fit an alternative still accepted (request).
+ */
+function compareAlternatives(where: string, docs: Documents, base: { raw: Json; shape: Shape }, current: { raw: Json; shape: Shape }, direction: Direction, report: Report, depth: number): void {
+  const alternatives = (document: Json, side: { raw: Json; shape: Shape }): Alternative[] => (side.shape.branches
+    ? side.shape.branches.map((branch) => ({ raw: branch, types: shape(document, branch).types }))
+    : [{ raw: side.raw, types: side.shape.types }]);
+  // An untyped alternative takes anything; a typed one takes its own types.
+  const covers = (wide: Alternative, narrow: Alternative) => wide.types === undefined || (narrow.types !== undefined && [...narrow.types].every((t) => wide.types!.has(t)));
+  const named = (alternative: Alternative) => (alternative.types ? [...alternative.types].filter((t) => t !== 'integer' || !alternative.types!.has('number')).join(' or ') : 'anything');
+  const before = alternatives(docs.base, base);
+  const after = alternatives(docs.current, current);
+  const [required, offered] = direction === 'response' ? [after, before] : [before, after];
+  for (const alternative of required) {
+    const match = offered.find((candidate) => covers(candidate, alternative));
+    if (!match) {
+      report(where, direction === 'response' ? `widened type: may now be ${named(alternative)}` : `narrowed type: no longer accepts ${named(alternative)}`);
+      continue;
+    }
+    const [older, newer] = direction === 'response' ? [match, alternative] : [alternative, match];
+    if (shape(docs.base, older.raw).branches || shape(docs.current, newer.raw).branches) continue; // nested oneOf: not followed
+    compareSchemas(where, docs, older.raw, newer.raw, direction, report, depth + 1);
   }
+}
+
+/** What a response value may look like: a changed format or pattern can break a client that parses it. */
+function compareResponseConstraints(where: string, before: Json, after: Json, report: Report): void {
+  if (before.format !== undefined && after.format !== before.format) report(where, `changed format: ${before.format} -> ${after.format ?? 'none'}`);
+  if (before.pattern !== undefined && after.pattern !== before.pattern) report(where, `changed pattern: ${before.pattern} -> ${after.pattern ?? 'none'}`);
 }
 
 function compareRequestConstraints(where: string, before: Json, after: Json, report: Report): void {

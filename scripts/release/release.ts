@@ -4,9 +4,9 @@
 //   2. moves the Unreleased notes under `## <next> - <date>` and sets <next> everywhere the version is written
 //      (spec info.version and its examples, both package.json files, the lockfile);
 //   3. writes spec/releases/<next>.json and regenerates generated/ (so GET /health answers <next>).
-// Any failure after the first write puts every file back as it was. `major` is refused: a breaking change goes
+// Any failure after the first write puts every file back as it was, generated/ included. `major` is refused: a breaking change goes
 // to /api/v2 (product spec, Versioning 4), which is a new path prefix, not a release of this one.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleSpec, generate } from '../generate.js';
@@ -51,13 +51,17 @@ export async function release(part: 'minor' | 'patch', date: string): Promise<Re
   for (const entry of VERSIONED_FILES) updated.set(entry.file, entry.write(read(entry.file), current, next));
 
   const snapshot = join(RELEASES_DIR, `${next}.json`);
+  // Generation rewrites these with the new version; a failed release puts them back too.
+  const derived = ['generated/openapi.json', 'generated/api-types.ts', 'client-sdk/src/generated/api-types.ts']
+    .filter((file) => existsSync(join(root, file)))
+    .map((file) => [file, readFileSync(join(root, file), 'utf8')] as const);
   try {
     for (const [file, text] of updated) writeAtomically(join(root, file), text);
     const document = bundleSpec(join(root, 'generated'), join(root, snapshot));
     if ((document.info as { version: string }).version !== next) throw new Error(`${snapshot} came out at ${(document.info as { version: string }).version}`);
     await generate(join(root, 'generated'));
   } catch (error) {
-    for (const [file, text] of originals) writeAtomically(join(root, file), text);
+    for (const [file, text] of [...originals, ...derived]) writeAtomically(join(root, file), text);
     rmSync(join(root, snapshot), { force: true });
     throw error;
   }
@@ -77,7 +81,11 @@ function parseArguments(argv: string[]): { part: 'minor' | 'patch'; date: string
   if (part !== 'minor' && part !== 'patch') throw new Error('Usage: npm run release -- minor|patch [--date YYYY-MM-DD]');
   const at = argv.indexOf('--date');
   const date = at > 0 ? argv[at + 1]! : new Date().toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) throw new Error(`--date ${date} is not a YYYY-MM-DD date`);
+  // Round-trip through Date: 2026-02-31 parses (as March 3rd) but is not a day of the calendar.
+  const parsed = new Date(`${date}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) {
+    throw new Error(`--date ${date} is not a YYYY-MM-DD date`);
+  }
   return { part, date };
 }
 

@@ -66,6 +66,12 @@ export const VERSIONED_FILES: VersionedFile[] = [
     write: (text, from, to) => replaceExactly(text, new RegExp(`(examples: \\[')${escape(from)}('\\])`), `$1${to}$2`, 1, 'spec/components/schemas/Health.yaml'),
   },
   {
+    file: 'spec/paths/system/docs.yaml',
+    role: 'GET /docs example page title',
+    read: (text) => [...text.matchAll(/<title>Distributor ERP Integration API (\S+): API reference<\/title>/g)].map((m) => m[1]!),
+    write: (text, from, to) => replaceExactly(text, new RegExp(`(<title>Distributor ERP Integration API )${escape(from)}(: API reference</title>)`), `$1${to}$2`, 1, 'spec/paths/system/docs.yaml'),
+  },
+  {
     file: 'package.json',
     role: 'service package version',
     read: (text) => jsonVersions(text, [['version']]),

@@ -127,3 +127,51 @@ test('npm run check:breaking fails on a scratch spec with a removed response fie
   t.regex(accepted.output, /^No breaking change against 1\.\d+\.\d+/);
   t.is(JSON.parse(readFileSync(join(root, released.file), 'utf8')).info.version, released.version);
 });
+
+test('nullability and alternatives written with oneOf are compared by type, not by position', (t) => {
+  const nullable = scratch();
+  nullable.components.schemas.Customer.properties.name = { oneOf: [{ type: 'string' }, { type: 'null' }] };
+  t.true(whatChanged(nullable).includes('GET /customers/{id} response 200 application/json: name: widened type: may now be null'));
+
+  const eitherType = scratch();
+  eitherType.components.schemas.Customer.properties.paymentTermsDays = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
+  t.true(whatChanged(eitherType).includes('GET /customers/{id} response 200 application/json: paymentTermsDays: widened type: may now be string'));
+
+  const narrowedInBranch = scratch();
+  narrowedInBranch.components.schemas.CustomerFields.properties.name = { oneOf: [{ type: 'string', maxLength: 10 }] };
+  t.true(whatChanged(narrowedInBranch).includes('POST /customers request application/json: name: narrowed range: maxLength 200 -> 10'));
+
+  const reordered = scratch();
+  for (const schema of [reordered.components.schemas.Customer, reordered.components.schemas.CustomerFields]) {
+    schema.properties.creditLimit.oneOf.reverse();
+    schema.properties.address.oneOf.reverse();
+  }
+  t.deepEqual(whatChanged(reordered), [], 'the same alternatives in another order');
+
+  const droppedNull = scratch();
+  droppedNull.components.schemas.CustomerFields.properties.creditLimit = { $ref: '#/components/schemas/Money' };
+  t.true(whatChanged(droppedNull).includes('POST /customers request application/json: creditLimit: narrowed type: no longer accepts null'));
+});
+
+test('a public operation that now needs a key, a removed response header, a changed response format and moved servers are breaking', (t) => {
+  const spec = scratch();
+  delete spec.paths['/health'].get.security;
+  spec.security = [{ bearerAuth: [] }];
+  delete spec.paths['/customers/{id}'].get.responses['200'].headers['X-Request-Id'];
+  spec.components.schemas.Timestamp = { ...spec.components.schemas.Timestamp, format: 'date' };
+  spec.servers = spec.servers.map((server: Json) => ({ ...server, url: String(server.url).replace('/api/v1', '/api/v2') }));
+  const changes = whatChanged(spec);
+  t.true(changes.includes('GET /health: now requires an API key'), changes.join('\n'));
+  t.true(changes.includes('GET /customers/{id} response 200 header X-Request-Id: response header removed'), changes.join('\n'));
+  t.true(changes.some((c) => c.startsWith('GET /customers/{id} response 200 application/json: updatedAt: changed format: date-time -> date')), changes.join('\n'));
+  t.true(changes.includes('servers: base path /api/v1 no longer served'), changes.join('\n'));
+});
+
+test('a query parameter renamed by case is a removed parameter; a header parameter is not', (t) => {
+  const spec = scratch();
+  spec.components.parameters.UpdatedSince = { ...spec.components.parameters.UpdatedSince, name: 'updatedsince' };
+  spec.components.parameters.RequestId = { ...spec.components.parameters.RequestId, name: 'x-request-id' };
+  const changes = whatChanged(spec);
+  t.true(changes.includes('GET /customers query parameter updatedSince: parameter removed'), changes.join('\n'));
+  t.false(changes.some((c) => /header parameter X-Request-Id/i.test(c)), changes.join('\n'));
+});

@@ -100,3 +100,21 @@ test('release refuses when the spec breaks v1 clients of the last release', asyn
   t.regex(refused.output, /GET \/health response 200 application\/json: version: response field no longer always present/);
   for (const reading of readVersions(scratch)) t.is(reading.version, apiVersion);
 });
+
+test('a release that fails after its first write puts every file back, generated/ included', async (t) => {
+  const scratch = scratchCopy();
+  const { appendFileSync } = await import('node:fs');
+  appendFileSync(join(scratch, 'prisma', 'schema.prisma'), '\nthis is not a prisma schema\n');
+  const failed = await runRelease(scratch, 'minor', '--date', '2026-11-22');
+  t.is(failed.code, 1, failed.output);
+  for (const reading of readVersions(scratch)) t.is(reading.version, apiVersion, `${reading.file} (${reading.role})`);
+  t.is(JSON.parse(readFileSync(join(scratch, 'generated', 'openapi.json'), 'utf8')).info.version, apiVersion);
+  t.false(existsSync(join(scratch, 'spec', 'releases', `${bump(apiVersion, 'minor')}.json`)));
+});
+
+test('release refuses a date that is not on the calendar', async (t) => {
+  const scratch = scratchCopy();
+  const refused = await runRelease(scratch, 'minor', '--date', '2026-02-31');
+  t.is(refused.code, 1);
+  t.regex(refused.output, /--date 2026-02-31 is not a YYYY-MM-DD date/);
+});

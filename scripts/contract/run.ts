@@ -1,17 +1,30 @@
 // `npm run contract -- --base-url URL --key KEY`: sends every operation's examples from the API description to a
-// running deployment and checks each answer against the description. Exit code 0 when every request passed, 1 when
-// any failed or the deployment could not be reached or refused the key, 2 for a usage error (or a production key
-// without --allow-live), in which case nothing was sent.
+// running deployment and checks each answer against the description: by default this repository's bundled
+// generated/openapi.json (so a deployment serving a drifted description of its own still fails), or with
+// --spec deployment the deployment's own GET /api/v1/openapi.json, or with --spec FILE a local document. The
+// deployment's own description is fetched anyway, and a different info.version is warned about. Exit code 0 when
+// every request passed, 1 when any failed or the deployment could not be reached or refused the key, 2 for a
+// usage error (or a production key without --allow-live), in which case nothing was sent.
 import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { describeFetchError } from './exchange.js';
 import type { Json } from './operations.js';
 import { outcomeDetails, outcomeLine, summaryLine } from './report.js';
 import { checkDeployment, newRunId, type Outcome } from './runner.js';
 
+// Every path of v1 is under this prefix (product spec, Versioning 2). Not imported from server/platform/spec.ts,
+// which reads generated/openapi.json on load: a missing file must get this command's own clear message.
+const API_BASE_PATH = '/api/v1';
+
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
+
+/** This repository's description, made by npm install / npm run generate; found from this file, not the cwd. */
+const REPOSITORY_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'generated', 'openapi.json');
+/** The --spec value that checks against the deployment's own GET /openapi.json. */
+const DEPLOYMENT = 'deployment';
 
 class Refusal extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -20,9 +33,12 @@ class Refusal extends Error {
 }
 
 const HELP_AFTER = `
-Which description: by default the deployment's own (GET ${API_BASE_PATH}/openapi.json), since it is that
-deployment being checked; --spec FILE checks it against a local bundled document instead (e.g.
-generated/openapi.json, or a copy you changed).
+Which description: by default this repository's (generated/openapi.json beside this script, made by
+npm install or npm run generate), so a deployment that serves a drifted description of its own still fails;
+--spec deployment checks against the deployment's own (GET ${API_BASE_PATH}/openapi.json) instead, and
+--spec FILE against a local bundled document (e.g. a copy you changed). The deployment's own description is
+fetched in any case: when its info.version differs from the one checked against, a warning line names both
+(not a failure); when it cannot be fetched, a line says so and the check goes on.
 
 What it sends, one request after the other: one request per operation, or one per named request-body example;
 the required parameters from their examples (optional ones are left out); Authorization: Bearer KEY, an
@@ -53,7 +69,7 @@ function buildProgram(): Command {
     .usage('--base-url URL --key KEY [options]   (npm run contract -- ...)')
     .requiredOption('--base-url <url>', `the deployment, e.g. http://127.0.0.1:3000 (${API_BASE_PATH} is added unless the URL ends with it)`)
     .addOption(new Option('--key <key>', 'the API key to send; the variable keeps it out of shell history').env('CONTRACT_API_KEY').makeOptionMandatory())
-    .option('--spec <file>', 'check against this bundled OpenAPI JSON document instead of the deployment\'s own')
+    .option('--spec <deployment|file>', '"deployment": check against the deployment\'s own GET /openapi.json; a file: against that bundled OpenAPI JSON document (default: this repository\'s generated/openapi.json)')
     .option('--allow-live', 'allow a production key (containing _live_): the examples\' writes will be real')
     .option('--timeout <ms>', 'milliseconds to wait for each answer', '30000')
     .option('--verbose', 'print what was sent and every violation under each line')
@@ -80,15 +96,23 @@ async function main(argv: string[]): Promise<number> {
     throw new Refusal('this is a production key (it contains _live_): the examples would write real records. Use a sandbox key, or add --allow-live if you mean it. Nothing was sent.', EXIT_USAGE);
   }
   const apiRoot = apiRootOf(options.baseUrl);
-  const { document, source } = options.spec ? { document: readSpec(options.spec), source: options.spec } : await fetchDescription(apiRoot, timeoutMs);
+  // A local document is read before anything is sent (a bad one is a usage error); the deployment's own is
+  // needed first with --spec deployment, and otherwise only fetched, after the key is known good, to compare.
+  const local = options.spec === DEPLOYMENT ? undefined
+    : options.spec ? { document: readSpec(options.spec, `--spec ${options.spec}`), source: options.spec }
+    : { document: readSpec(REPOSITORY_SPEC, `this repository's description ${REPOSITORY_SPEC}`), source: `this repository's description, ${shown(REPOSITORY_SPEC)}` };
+  const own = local ? undefined : await fetchDescription(apiRoot, timeoutMs);
   const key = await introspectKey(apiRoot, options.key, timeoutMs);
   if (key.environment === 'live' && !options.allowLive) {
     throw new Refusal(`the deployment says ${key.prefix} is a production key: the examples would write real records. Add --allow-live if you mean it. Nothing was written.`, EXIT_USAGE);
   }
+  const { document, source } = (local ?? own)!;
+  const versionLine = local ? await compareWithDeployment(apiRoot, timeoutMs, local.document) : undefined;
 
   const info = (document.info ?? {}) as Json;
   const runId = newRunId();
   process.stdout.write(`Checking ${apiRoot} against ${source} (${String(info.title)} ${String(info.version)})\n`);
+  if (versionLine) process.stdout.write(versionLine + '\n');
   process.stdout.write(`Key ${key.prefix} (${key.environment}) of ${key.organization}; run ${runId}\n`);
   const outcomes: Outcome[] = [];
   for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId })) {
@@ -112,34 +136,74 @@ function apiRootOf(baseUrl: string): string {
   return root.endsWith(API_BASE_PATH) ? root : root + API_BASE_PATH;
 }
 
-function readSpec(file: string): Json {
+/** `label` names the document in messages: `--spec FILE`, or this repository's description. */
+function readSpec(file: string, label: string): Json {
+  const remedy = file === REPOSITORY_SPEC
+    ? 'npm install or npm run generate makes it; or choose --spec deployment or --spec FILE'
+    : `use a bundled JSON document such as generated/openapi.json, or --spec ${DEPLOYMENT} for the deployment's own`;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Refusal(`cannot read --spec ${file}: ${(error as Error).message}`, EXIT_USAGE);
+    throw new Refusal(`cannot read ${label}: ${(error as Error).message} (${remedy})`, EXIT_USAGE);
   }
   try {
     const document = JSON.parse(text) as Json;
     if (typeof document.paths !== 'object') throw new Error('no paths');
     return document;
   } catch {
-    throw new Refusal(`--spec ${file} is not a bundled OpenAPI JSON document (use generated/openapi.json, made by npm run generate)`, EXIT_USAGE);
+    throw new Refusal(`${label} is not a bundled OpenAPI JSON document (${remedy})`, EXIT_USAGE);
   }
 }
 
-async function fetchDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; source: string }> {
+/** A path as the user would type it: relative to the cwd when it lies below it. */
+function shown(file: string): string {
+  const path = relative(process.cwd(), file);
+  return path && !path.startsWith('..') && !isAbsolute(path) ? path : file;
+}
+
+/** The deployment's own GET /openapi.json, or why it could not be had. */
+async function fetchOwnDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; url: string } | { problem: string; unreachable: boolean }> {
   const url = `${apiRoot}/openapi.json`;
-  const response = await reach(url, {}, timeoutMs);
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    text = await response.text();
+  } catch (error) {
+    return { problem: `cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}`, unreachable: true };
+  }
   let document: Json | undefined;
   try {
     document = JSON.parse(text) as Json;
   } catch { /* reported below */ }
   if (response.status !== 200 || typeof document?.paths !== 'object') {
-    throw new Refusal(`${url} answered ${response.status} without an OpenAPI document; is ${apiRoot} the API? (--spec FILE checks against a local document)`, EXIT_FAILED);
+    return { problem: `${url} answered ${response.status} without an OpenAPI document`, unreachable: false };
   }
-  return { document, source: `its own description, ${url}` };
+  return { document, url };
+}
+
+/** With --spec deployment: the description to check against, which must be had. */
+async function fetchDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; source: string }> {
+  const own = await fetchOwnDescription(apiRoot, timeoutMs);
+  if ('problem' in own) {
+    throw new Refusal(own.unreachable
+      ? `${own.problem}. Nothing was checked.`
+      : `${own.problem}; is ${apiRoot} the API? (leave out --spec to check against this repository's description)`, EXIT_FAILED);
+  }
+  return { document: own.document, source: `its own description, ${own.url}` };
+}
+
+/**
+ * Otherwise the deployment's own description is fetched only to compare its info.version with the one checked
+ * against: a line to print when they differ or it could not be fetched, never a failure.
+ */
+async function compareWithDeployment(apiRoot: string, timeoutMs: number, checked: Json): Promise<string | undefined> {
+  const own = await fetchOwnDescription(apiRoot, timeoutMs);
+  if ('problem' in own) return `Note: could not fetch the deployment's own description, so its version is not compared (${own.problem})`;
+  const version = (document: Json) => String(((document.info ?? {}) as Json).version);
+  if (version(own.document) === version(checked)) return undefined;
+  return `Warning: the deployment describes itself as version ${version(own.document)} (${own.url}), but this check uses version ${version(checked)}: answers are judged by ${version(checked)} (--spec ${DEPLOYMENT} judges them by the deployment's own)`;
 }
 
 interface KeyFacts { prefix: string; environment: string; organization: string }

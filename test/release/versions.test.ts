@@ -39,3 +39,14 @@ test('a disagreeing version anywhere is found (the SDK package left behind)', (t
   const wrong = readVersions(scratch).filter((r) => r.version !== apiVersion);
   t.deepEqual(wrong.map((r) => `${r.file} ${r.version}`), ['client-sdk/package.json 1.12.0']);
 });
+
+test('each released section up to 1.13.0 says what the product spec\'s Versioning table says of that version', (t) => {
+  const specText = readFileSync(join(root, '..', 'shared', 'product-spec.md'), 'utf8');
+  const table = [...specText.matchAll(/^\| (1\.\d+\.0) \| (.+) \|$/gm)].map((m) => ({ version: m[1]!, change: m[2]!.trim() }));
+  t.true(table.length >= 14, 'the Versioning table is found');
+  const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
+  for (const { version, change } of table) {
+    const section = changelog.split(new RegExp(`^## ${version.replace(/\./g, '\\.')}(?: - \\S+)?$`, 'm'))[1]?.split(/^## /m)[0] ?? '';
+    t.true(section.includes(change), `${version}: ${change}`);
+  }
+});

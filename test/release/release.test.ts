@@ -1,7 +1,7 @@
 // `npm run release -- minor` on a scratch copy of the repository (node_modules linked, not copied), then the
 // scratch copy's own server is started and asked for /health.
 import test from 'ava';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { freePort } from '../../scripts/lib/free-port.js';
 import { bump, readVersions } from '../../scripts/release/versions.js';
 import { apiVersion } from '../../server/platform/spec.js';
 import { createTestDatabase } from '../support/database.js';
+import { startServerProcess } from '../support/server-process.js';
 
 const root = process.cwd();
 const exec = promisify(execFile);
@@ -57,24 +58,13 @@ test('npm run release -- minor moves Unreleased into the next minor version ever
 
   const database = await createTestDatabase('release_health');
   const port = await freePort();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role', 'api'], {
-    cwd: scratch,
-    env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn', DATA_DIR: join(scratch, '.data') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  server.stdout!.on('data', (c: Buffer) => { output += c; });
-  server.stderr!.on('data', (c: Buffer) => { output += c; });
+  const server = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', DATA_DIR: join(scratch, '.data') }, { cwd: scratch, args: ['--role', 'api'] });
   try {
-    let health: { version?: string } | undefined;
-    for (const deadline = Date.now() + 60_000; !health && Date.now() < deadline && server.exitCode === null;) {
-      health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json() as Promise<{ version: string }>).catch(() => undefined);
-      if (!health) await new Promise((r) => setTimeout(r, 200));
-    }
-    t.is(health?.version, next, output);
+    t.true(server.output().includes('API listening'), server.output());
+    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json() as Promise<{ version: string }>);
+    t.is(health.version, next);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await server.stop();
     await database.drop();
   }
 });

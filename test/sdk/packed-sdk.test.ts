@@ -1,12 +1,13 @@
 // The SDK as a partner gets it: `npm pack`, installed offline into an empty project, a sample program
 // type-checked against the installed declarations, compiled, and run against `npm start` with a real webhook.
 import test from 'ava';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { startServerProcess } from '../support/server-process.js';
 
 const root = process.cwd();
 const exec = promisify(execFile);
@@ -37,17 +38,6 @@ async function sampleProject(tarballs: string[]): Promise<string> {
   return app;
 }
 
-interface Started { child: ChildProcess; output: () => string }
-
-async function npmStart(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => { output += c; });
-  child.stderr!.on('data', (c: Buffer) => { output += c; });
-  for (const deadline = Date.now() + 60_000; !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
-  return { child, output: () => output };
-}
-
 test('a sample program on the packed SDK type-checks, creates once under one key, walks every page, handles each feed change once and verifies a real webhook', async (t) => {
   t.timeout(240_000);
   const packs = mkdtempSync(join(tmpdir(), 'erp-sdk-packs-'));
@@ -66,7 +56,7 @@ test('a sample program on the packed SDK type-checks, creates once under one key
   chmodSync(dataDir, 0o755);
   const [port, pgPort, webhookPort] = [await freePort(), await freePort(), await freePort()];
   const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(pgPort), WEBHOOK_ALLOW_LOOPBACK: 'true' };
-  const server = await npmStart(env);
+  const server = await startServerProcess(env);
   try {
     t.true(server.output().includes('API listening'), server.output());
     const baseUrl = `http://127.0.0.1:${port}/api/v1`;
@@ -98,8 +88,7 @@ test('a sample program on the packed SDK type-checks, creates once under one key
     t.false(seen.duplicateAccepted, 'the gate drops an event id already processed');
     t.is(seen.rejectedDeliveries, 0);
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => (server.child.exitCode === null ? server.child.once('exit', resolve) : resolve(null)));
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(app, { recursive: true, force: true });
     rmSync(packs, { recursive: true, force: true });

@@ -1,30 +1,13 @@
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { apiVersion } from '../../server/platform/spec.js';
-
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 function isAlive(pid: number): boolean {
   try { process.kill(pid, 0); return true; } catch { return false; }
-}
-
-interface Started { child: ChildProcess; output: () => string; exited: Promise<number | null> }
-
-async function npmStart(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => { output += c; });
-  child.stderr!.on('data', (c: Buffer) => { output += c; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('API listening') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  return { child, output: () => output, exited };
 }
 
 test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox with a working key, graceful stop, and a restart that keeps the data', async (t) => {
@@ -34,10 +17,10 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
   const [port, pgPort] = [await freePort(), await freePort()];
   const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(pgPort) };
   const base = `http://127.0.0.1:${port}/api/v1`;
-  let first: Started | undefined;
-  let second: Started | undefined;
+  let first: ServerProcess | undefined;
+  let second: ServerProcess | undefined;
   try {
-    first = await npmStart(env);
+    first = await startServerProcess(env);
     t.true(first.output().includes('API listening'), first.output());
     const health = await fetch(`${base}/health`).then((r) => r.json());
     t.like(health, { status: 'ok', version: apiVersion, environment: 'sandbox' });
@@ -64,7 +47,7 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
     t.is(await first.exited, 0, first.output());
     t.false(isAlive(postgresPid), 'the embedded PostgreSQL was stopped');
 
-    second = await npmStart(env);
+    second = await startServerProcess(env);
     t.true(second.output().includes('API listening'), second.output());
     t.false(second.output().includes('Sandbox ready'), 'no second bootstrap');
     const again = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } });

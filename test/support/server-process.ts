@@ -1,0 +1,37 @@
+// `npm start` as its own process (node --import tsx server/main.ts, one PID to signal), for tests that need the
+// real start-up: embedded PostgreSQL, sandbox bootstrap, or a scratch copy of the repository.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Everything the process printed so far. */
+  output: () => string;
+  exited: Promise<number | null>;
+  /** SIGTERM, then waits for the exit. */
+  stop: () => Promise<void>;
+}
+
+/** Starts server/main.ts under `cwd` and waits (at most 60 s) for "API listening" or the process's end. */
+export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[] } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => { output += c; });
+  child.stderr!.on('data', (c: Buffer) => { output += c; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  for (const deadline = Date.now() + 60_000; !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    output: () => output,
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

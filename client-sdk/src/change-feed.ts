@@ -72,6 +72,7 @@ export const DEFAULT_OVERLAP_MS = 5 * 60_000;
 
 export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, path: Path, options: ChangeFeedOptions<Path>): ChangeFeedPoller<PageItem<Path>> {
   const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
+  if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new TypeError(`overlapMs must be a finite number >= 0 (got ${overlapMs}).`);
   const startAt = options.startAt === undefined ? new Date(0) : new Date(options.startAt);
   let running = false;
 
@@ -101,9 +102,10 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
       // Nothing handled since the last save (or at all: then the next poll starts where this one did).
       if (!unsaved || highWater === undefined) return;
       const windowStart = Date.parse(highWater) - overlapMs;
-      // Records before the window are never read again, so remembering them would only grow the checkpoint.
-      const kept = [...handled.values()].filter((change) => Date.parse(change.updatedAt) >= windowStart);
-      await options.storage.save({ updatedAt: highWater, handled: kept });
+      // Pairs before the window are never read again (not by this poll, whose cursor only moves forward, nor by
+      // the next, which starts at the window): dropped here and from memory, a save costs the window, not the poll.
+      for (const [key, change] of handled) if (Date.parse(change.updatedAt) < windowStart) handled.delete(key);
+      await options.storage.save({ updatedAt: highWater, handled: [...handled.values()] });
       unsaved = false;
     };
 

@@ -24,9 +24,9 @@ export interface ErpClientOptions {
   fetch?: Fetch;
   /** Retries after the first attempt, on transport failures, 409 idempotency_in_progress, 429 and 5xx. Default 3. */
   maxRetries?: number;
-  /** Time budget of one call from its start: a retry whose wait would end past it is not made. Default 60 000. */
+  /** Time budget of one call from its start, attempts and waits included: no attempt runs past it, and a retry whose wait would end at or past it is not made. Default 60 000. */
   maxRetryTimeMs?: number;
-  /** Limit of one attempt, until the response headers arrive; a timed-out attempt is retried. Default 30 000. */
+  /** Limit of one attempt, until its whole answer (headers and body) has arrived; a timed-out attempt is retried. Default 30 000. */
   timeoutMs?: number;
 }
 

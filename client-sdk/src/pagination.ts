@@ -46,7 +46,9 @@ export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path
     const query = { ...(options.query as Record<string, unknown> | undefined), ...(cursor === undefined ? {} : { cursor }) };
     const { data: page } = await get(path, { params: { query }, headers: options.headers, signal: options.signal });
     yield { data: page.data ?? [], nextCursor: page.nextCursor, hasMore: page.hasMore };
-    if (!page.hasMore || !page.nextCursor) return;
+    if (!page.hasMore) return;
+    // Stopping here would quietly drop the rest of the list.
+    if (!page.nextCursor) throw new Error(`Inconsistent page from GET ${path}: hasMore is true but nextCursor is ${JSON.stringify(page.nextCursor)}, so the rest of the list cannot be read.`);
     cursor = page.nextCursor;
   }
 }

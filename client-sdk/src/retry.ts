@@ -2,6 +2,11 @@
 // `idempotency_in_progress`, on 429 and on 5xx, honouring Retry-After, always with the same Idempotency-Key;
 // never on other 4xx. It wraps fetch (below openapi-fetch's middleware), so every attempt is a fresh clone of the
 // one Request the call built: the body is sent whole each time.
+//
+// Each attempt reads the answer whole (headers and body) under one deadline and one abort signal, and hands on a
+// Response made from those bytes. Were the body left to be read later, by openapi-fetch, its stream would hang on a
+// signal nobody aborts any more: a server that sent headers and then stalled would hold the call forever, and the
+// caller's abort would no longer reach it.
 import { ErpConnectionError } from './errors.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -10,9 +15,9 @@ export type Fetch = (request: Request) => Promise<Response>;
 export interface RetryPolicy {
   /** Retries after the first attempt (so at most maxRetries + 1 attempts). */
   maxRetries: number;
-  /** Time budget of the call from its start: a retry whose wait would end past it is not made. */
+  /** Time budget of the whole call from its start: no attempt runs past it, and no retry starts at or after it. */
   maxRetryTimeMs: number;
-  /** Limit of one attempt, until the response headers arrive. */
+  /** Limit of one attempt, until its whole answer (headers and body) has arrived. */
   timeoutMs: number;
 }
 
@@ -21,26 +26,40 @@ const KEYED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Exponential backoff with full jitter (a random wait in [0, min(cap, base * 2^retry))): retries spread out. */
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
+/** setTimeout fires at once (after 1 ms) for longer delays, so longer limits are clamped to this (about 24 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+/** Statuses whose Response may not have a body (the constructor throws otherwise). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 export function retryingFetch(send: Fetch, policy: RetryPolicy): Fetch {
+  // A NaN or negative limit would silently become a 1 ms timer (or none), so a wrong option fails here instead.
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) throw new TypeError(`maxRetries must be a whole number >= 0 (got ${policy.maxRetries}).`);
+  for (const name of ['maxRetryTimeMs', 'timeoutMs'] as const) {
+    if (!(policy[name] > 0)) throw new TypeError(`${name} must be a number of milliseconds > 0 (got ${policy[name]}).`);
+  }
   return async function fetchWithRetries(request: Request): Promise<Response> {
     // One key for the call, set before the first attempt, so every retry is the same request to the service.
     if (KEYED_METHODS.has(request.method) && !request.headers.has('Idempotency-Key')) {
       request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
     }
     const started = Date.now();
+    const remainingMs = () => policy.maxRetryTimeMs - (Date.now() - started);
     for (let attempt = 1; ; attempt++) {
-      const outcome = await attemptOnce(send, request, policy.timeoutMs);
+      // The budget bounds the call, attempts included: the last attempt gets only what is left of it.
+      const left = remainingMs();
+      const timeout = left < policy.timeoutMs
+        ? { ms: Math.max(0, left), why: `the rest of the call's ${policy.maxRetryTimeMs} ms budget` }
+        : { ms: policy.timeoutMs, why: 'timeoutMs' };
+      const outcome = await attemptOnce(send, request, timeout);
       if ('response' in outcome && !(await isRetryable(outcome.response))) return outcome.response;
 
       const waitMs = ('response' in outcome ? retryAfterMs(outcome.response.headers) : undefined) ?? backoffMs(attempt);
-      const withinBudget = Date.now() - started + waitMs <= policy.maxRetryTimeMs;
-      if (attempt > policy.maxRetries || !withinBudget) {
+      // A retry must start before the budget ends, so that it has some time left to get its answer.
+      if (attempt > policy.maxRetries || remainingMs() - waitMs <= 0) {
         // Out of retries: the last answer is the result (it becomes an ErpApiError), or the last failure.
         if ('response' in outcome) return outcome.response;
         throw new ErpConnectionError(attempt, outcome.failure);
       }
-      if ('response' in outcome) await outcome.response.body?.cancel().catch(() => {});
       await wait(waitMs, request.signal);
     }
   };
@@ -48,23 +67,96 @@ export function retryingFetch(send: Fetch, policy: RetryPolicy): Fetch {
 
 type Outcome = { response: Response } | { failure: unknown };
 
-async function attemptOnce(send: Fetch, request: Request, timeoutMs: number): Promise<Outcome> {
-  const controller = new AbortController();
+async function attemptOnce(send: Fetch, request: Request, timeout: { ms: number; why: string }): Promise<Outcome> {
   const callerSignal = request.signal;
+  callerSignal.throwIfAborted();
+  // One signal for the attempt, from its start until the last byte of the answer: the caller's abort or the
+  // deadline, whichever comes first.
+  const controller = new AbortController();
   const forwardAbort = () => controller.abort(callerSignal.reason);
-  if (callerSignal.aborted) throw callerSignal.reason;
   callerSignal.addEventListener('abort', forwardAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new DOMException(`No response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`No complete answer within ${timeout.ms} ms (${timeout.why})`, 'TimeoutError')),
+    Math.min(timeout.ms, MAX_TIMER_MS),
+  );
+  const signal = controller.signal;
   try {
-    return { response: await send(new Request(request.clone(), { signal: controller.signal })) };
+    // Raced with the signal too, so that even a fetch that ignores its signal cannot hold the call.
+    const response = await untilAborted(send(new Request(request.clone(), { signal })), signal, (late) => void late.body?.cancel().catch(() => {}));
+    return { response: await buffered(response, signal) };
   } catch (failure) {
-    // The caller's own abort ends the call at once; anything else is a transport failure worth another attempt.
+    // The caller's own abort ends the call at once; anything else (no answer, a timeout, a body cut off or
+    // stalled) is a transport failure worth another attempt: it is the same request with the same key.
     if (callerSignal.aborted) throw callerSignal.reason;
     return { failure };
   } finally {
     clearTimeout(timer);
     callerSignal.removeEventListener('abort', forwardAbort);
   }
+}
+
+/** The same answer with its body read into memory under `signal`, so nothing of the attempt is left pending. */
+async function buffered(response: Response, signal: AbortSignal): Promise<Response> {
+  const bytes = response.body === null ? null : await readAll(response.body, signal);
+  const copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  // The constructor cannot set these; middleware may log them.
+  Object.defineProperties(copy, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return copy;
+}
+
+async function readAll(body: ReadableStream<Uint8Array>, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = body.getReader();
+  // Cancelling ends a pending read (also from a fetch that ignores the signal); the loop then throws the reason.
+  const stop = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const { done, value } = await reader.read();
+      signal.throwIfAborted();
+      if (done) break;
+      chunks.push(value);
+      length += value.byteLength;
+    }
+    const bytes = new Uint8Array(length);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return bytes;
+  } catch (error) {
+    stop();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts; a value that comes too late goes to `discard`. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard: (value: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) discard(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 async function isRetryable(response: Response): Promise<boolean> {
@@ -89,7 +181,7 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

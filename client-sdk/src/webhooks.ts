@@ -42,6 +42,11 @@ const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
 export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secrets: string | readonly string[], options: VerifyWebhookOptions = {}): WebhookEvent {
   const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((secret) => secret.length > 0);
   if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one signing secret (whsec_...).');
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  // NaN compares false and Infinity never exceeds: either would turn the replay check off without a word.
+  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${tolerance}).`);
+  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (Number.isNaN(nowSeconds)) throw new TypeError('now must be a valid Date.');
   if (!signatureHeader?.trim()) throw new WebhookVerificationError('missing_header', `The ${SIGNATURE_HEADER} header is missing.`);
 
   const { timestamp, signatures } = parseHeader(signatureHeader);
@@ -52,8 +57,6 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
   });
   if (!matched) throw new WebhookVerificationError('no_matching_signature', 'No signature matches the body with the given secret(s).');
 
-  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (Math.abs(nowSeconds - timestamp) > tolerance) {
     throw new WebhookVerificationError('timestamp_out_of_tolerance', `The signature's time (t=${timestamp}) is more than ${tolerance} s from now (${nowSeconds}).`);
   }

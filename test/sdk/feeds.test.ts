@@ -8,6 +8,7 @@ import {
 } from '../../client-sdk/src/index.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { standIn } from './transport.js';
 
 type Customer = components['schemas']['Customer'];
 
@@ -26,6 +27,10 @@ async function createCustomers(erp: ErpClient, count: number): Promise<Customer[
     created.push(data);
   }
   return created;
+}
+/** Sets updated_at in the database, as a write committed late (or several in one instant) would leave it. */
+async function stamp(ids: string[], at: Date): Promise<void> {
+  await pool().query('UPDATE customers SET updated_at = $1 WHERE id = ANY($2)', [at, ids]);
 }
 const rename = async (erp: ErpClient, id: string, name: string) => (await erp.PATCH('/customers/{id}', { params: { path: { id } }, body: { name } })).data;
 
@@ -129,4 +134,59 @@ test('a second poll while one runs is refused rather than racing on the checkpoi
   await t.throwsAsync(poller.poll(() => {}), { message: /already running/ });
   release();
   t.is(await running, 1);
+});
+
+test('a page with hasMore true and no nextCursor is inconsistent: the walk throws instead of stopping short', async (t) => {
+  const server = await standIn((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'cus_1' }], nextCursor: null, hasMore: true }));
+  });
+  t.teardown(() => server.close());
+  const seen: string[] = [];
+  await t.throwsAsync(async () => {
+    for await (const customer of paginate(createErpClient({ baseUrl: server.baseUrl }), '/customers')) seen.push(customer.id);
+  }, { message: /Inconsistent page .*hasMore is true but nextCursor is null/ });
+  t.deepEqual(seen, ['cus_1'], 'the records of the page came through before the walk stopped');
+  t.is(server.requests.length, 1);
+});
+
+test('the overlap: a change that becomes visible after a poll, stamped before its checkpoint but within 5 minutes, is handed over once by the next poll', async (t) => {
+  const erp = await newOrganisation();
+  const storage = new MemoryCheckpointStore();
+  const poller = createChangeFeedPoller(erp, '/customers', { storage, query: { limit: 2 } });
+  await createCustomers(erp, 3);
+  t.is(await poller.poll(() => {}), 3);
+  const checkpoint = (await storage.load())!;
+
+  // A write whose transaction took its updatedAt 2 minutes before the checkpoint but committed after the poll:
+  // a poll starting at the checkpoint itself would never see it.
+  const [late] = await createCustomers(erp, 1);
+  const lateAt = new Date(Date.parse(checkpoint.updatedAt) - 2 * 60_000);
+  await stamp([late!.id], lateAt);
+
+  const handled: [string, string][] = [];
+  t.is(await poller.poll((customer) => { handled.push([customer.id, customer.updatedAt]); }), 1, 'the three of the first poll are read again and skipped');
+  t.deepEqual(handled, [[late!.id, lateAt.toISOString()]]);
+  t.is((await storage.load())!.updatedAt, checkpoint.updatedAt, 'an older change does not move the high-water mark back');
+  t.is(await poller.poll(() => { t.fail('handed over twice'); }), 0);
+});
+
+test('records sharing one updatedAt across a page boundary: a handler failing at the boundary loses none, and the next poll hands each of the rest once', async (t) => {
+  const erp = await newOrganisation();
+  const created = await createCustomers(erp, 5);
+  const sameAt = new Date(Date.now() - 60_000);
+  await stamp(created.map((c) => c.id), sameAt);
+  const poller = createChangeFeedPoller(erp, '/customers', { storage: new MemoryCheckpointStore(), query: { limit: 2 } });
+
+  const times = new Map<string, number>();
+  let calls = 0;
+  const failure = await t.throwsAsync(poller.poll((customer) => {
+    if (++calls === 3) throw new Error('fails on the first record of the second page');
+    times.set(customer.id, (times.get(customer.id) ?? 0) + 1);
+  }));
+  t.regex(failure!.message, /second page/);
+  t.is(times.size, 2);
+
+  t.is(await poller.poll((customer) => { times.set(customer.id, (times.get(customer.id) ?? 0) + 1); }), 3, 'the two handled are skipped although the checkpoint is their own updatedAt');
+  t.deepEqual([...times.keys()].sort(), created.map((c) => c.id).sort());
+  t.deepEqual([...times.values()], [1, 1, 1, 1, 1], 'each record handled exactly once over both polls');
 });

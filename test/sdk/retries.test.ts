@@ -7,7 +7,7 @@ import { createErpClient, ErpApiError, ErpConnectionError } from '../../client-s
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
-import { countingFetch, lossyProxy, problem, standIn, type StandIn } from './transport.js';
+import { countingFetch, lossyProxy, problem, settledWithin, stallBody, standIn, type StandIn } from './transport.js';
 
 const api = useTestService(test, 'sdk_retries');
 const pool = () => api().service.database.pool;
@@ -147,9 +147,11 @@ test('5xx answers are retried maxRetries times (3 by default), then the last one
 });
 
 test('maxRetryTimeMs bounds the retries: no retry is made whose wait would pass the budget (Retry-After in seconds or as an HTTP date)', async (t) => {
+  // Any budget under 2 s fits exactly one 1 s wait (the second would end at 2 s or later, however fast the
+  // attempts); 1.95 s leaves the first attempt and the retry nearly a second of slack on a slow machine.
   const inSeconds = await failingDeployment((_request, response) => problem(response, 503, 'server_error', { 'Retry-After': '1' }));
-  await t.throwsAsync(createErpClient({ baseUrl: inSeconds.baseUrl, maxRetries: 10, maxRetryTimeMs: 1_500 }).GET('/health'), { instanceOf: ErpApiError });
-  t.is(inSeconds.requests.length, 2, 'the first wait (1 s) fits the 1.5 s budget, the second does not');
+  await t.throwsAsync(createErpClient({ baseUrl: inSeconds.baseUrl, maxRetries: 10, maxRetryTimeMs: 1_950 }).GET('/health'), { instanceOf: ErpApiError });
+  t.is(inSeconds.requests.length, 2, 'the first wait (1 s) fits the 1.95 s budget, the second does not');
 
   const asDate = await failingDeployment((_request, response) => problem(response, 503, 'server_error', { 'Retry-After': new Date(Date.now() + 5_000).toUTCString() }));
   const error = await t.throwsAsync(createErpClient({ baseUrl: asDate.baseUrl, maxRetries: 10, maxRetryTimeMs: 3_000 }).GET('/health'), { instanceOf: ErpApiError });
@@ -166,11 +168,61 @@ test('a 409 other than idempotency_in_progress is final', async (t) => {
 
 test('an attempt without an answer within timeoutMs is retried, and after the last one the call rejects with ErpConnectionError', async (t) => {
   const silent = await failingDeployment(() => {}); // takes the request and never answers
-  const error = await t.throwsAsync(createErpClient({ baseUrl: silent.baseUrl, timeoutMs: 200, maxRetries: 1 }).POST('/customers', { body: customer() }), { instanceOf: ErpConnectionError });
+  const error = await t.throwsAsync(createErpClient({ baseUrl: silent.baseUrl, timeoutMs: 1_000, maxRetries: 1 }).POST('/customers', { body: customer() }), { instanceOf: ErpConnectionError });
   t.is(error!.attempts, 2);
   t.is((error!.cause as Error).name, 'TimeoutError');
   t.is(silent.requests.length, 2);
   t.is(silent.requests[1]!.headers['idempotency-key'], silent.requests[0]!.headers['idempotency-key']);
+});
+
+test('maxRetryTimeMs bounds the attempts too: the last attempt gets only what is left of the budget, not a whole timeoutMs', async (t) => {
+  // A 503 at once, then silence: the retry starts with ~1.5 s of budget left and a 5 s timeoutMs.
+  const deployment = await failingDeployment((_request, response, index) => {
+    if (index === 0) problem(response, 503, 'server_error', { 'Retry-After': '0' });
+  });
+  const started = Date.now();
+  const outcome = await settledWithin(createErpClient({ baseUrl: deployment.baseUrl, timeoutMs: 5_000, maxRetryTimeMs: 1_500, maxRetries: 10 }).GET('/health'), 10_000);
+  const elapsed = Date.now() - started;
+  if (outcome === 'pending' || !('error' in outcome)) return t.fail(`the call did not reject: ${JSON.stringify(outcome)}`);
+  t.true(outcome.error instanceof ErpConnectionError);
+  const error = outcome.error as ErpConnectionError;
+  t.is(error.attempts, 2, 'the retry was made, and none after it: the budget was spent');
+  t.is((error.cause as Error).name, 'TimeoutError');
+  t.regex((error.cause as Error).message, /budget/, 'the retry was cut off by the budget, not by timeoutMs');
+  // Generous bound: the budget is 1.5 s; with a whole timeoutMs for the retry the call would take over 5 s.
+  t.true(elapsed < 3_500, `the call took ${elapsed} ms`);
+});
+
+test('a body that stalls after the headers counts against timeoutMs: the attempt is retried with the same key, then the call rejects with ErpConnectionError', async (t) => {
+  const stalling = await failingDeployment((_request, response) => stallBody(response));
+  const call = createErpClient({ baseUrl: stalling.baseUrl, timeoutMs: 1_000, maxRetries: 1 }).POST('/customers', { body: customer() });
+  // Two attempts of 1 s and a backoff under 0.5 s; a body read left outside the timeout would hang for ever.
+  const outcome = await settledWithin(call, 10_000);
+  if (outcome === 'pending' || !('error' in outcome)) return t.fail(`the call did not reject: ${JSON.stringify(outcome)}`);
+  t.true(outcome.error instanceof ErpConnectionError, String(outcome.error));
+  const error = outcome.error as ErpConnectionError;
+  t.is(error.attempts, 2);
+  t.is((error.cause as Error).name, 'TimeoutError');
+  t.is(stalling.requests.length, 2);
+  t.is(stalling.requests[1]!.headers['idempotency-key'], stalling.requests[0]!.headers['idempotency-key']);
+});
+
+test('the caller\'s abort while the body is still coming ends the call at once, without retries', async (t) => {
+  const controller = new AbortController();
+  const stalling = await failingDeployment((_request, response) => stallBody(response));
+  // Aborted once the headers are in the client's hands, while it waits for the rest of the body.
+  const { fetch } = countingFetch(() => { setTimeout(() => controller.abort(), 50); });
+  const call = createErpClient({ baseUrl: stalling.baseUrl, fetch, timeoutMs: 60_000 }).GET('/health', { signal: controller.signal });
+  const outcome = await settledWithin(call, 10_000);
+  if (outcome === 'pending' || !('error' in outcome)) return t.fail(`the call did not reject well before the 60 s timeout: ${JSON.stringify(outcome)}`);
+  t.is((outcome.error as Error).name, 'AbortError');
+  t.is(stalling.requests.length, 1);
+});
+
+test('retry options that would silently misbehave (NaN, negative, a fraction of a retry) are refused with TypeError', (t) => {
+  for (const options of [{ timeoutMs: Number.NaN }, { timeoutMs: 0 }, { maxRetryTimeMs: -1 }, { maxRetries: 1.5 }, { maxRetries: -1 }]) {
+    t.throws(() => createErpClient({ baseUrl: 'http://127.0.0.1:9/api/v1', ...options }), { instanceOf: TypeError }, JSON.stringify(options));
+  }
 });
 
 test('a refused connection is retried, then rejects with ErpConnectionError carrying the attempts and the cause', async (t) => {

@@ -112,3 +112,23 @@ export function problem(response: ServerResponse, status: number, code: string, 
   response.writeHead(status, { 'content-type': 'application/problem+json', 'x-request-id': `standin-${code}`, ...headers });
   response.end(JSON.stringify({ type: `/api/v1/errors/${code}`, title: code, status, code, detail: `Stand-in ${code}.`, requestId: `standin-${code}` }));
 }
+
+/**
+ * How `promise` ended, or 'pending' when it had not after `ms`: a call that hangs becomes a failed assertion
+ * instead of a test that times out. Not a speed check: `ms` is far above what the rule under test allows.
+ */
+export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<'pending'>((resolve) => { timer = setTimeout(() => resolve('pending'), ms); });
+  try {
+    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends 200 headers and the start of a JSON body, then nothing more: a server that stalls mid-answer. */
+export function stallBody(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+  response.write('{"status":');
+}

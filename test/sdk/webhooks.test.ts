@@ -1,7 +1,8 @@
 // Webhook verification and deduplication in the SDK, on deliveries the real service sends (spec: Events >
 // Signature and Delivery rules): verifyWebhook accepts a real delivery, also during a secret rotation with either
 // secret, and refuses a changed body, a wrong secret, an old timestamp and malformed headers; the event gate drops
-// a repeated event id and a record older than the copy held.
+// a repeated event id (claimed atomically, so two deliveries at once are processed once) and a record older than
+// the copy held.
 import test, { type ExecutionContext } from 'ava';
 import { createHmac } from 'node:crypto';
 import {
@@ -117,26 +118,69 @@ test('the event gate drops a repeated event id and an event whose record is olde
   t.true(await inOrder.accept(updated));
 });
 
-test('gate.handle remembers an event only when processing succeeded, so a retried delivery is processed again', async (t) => {
+test('gate.handle keeps an event claimed only when processing succeeded, so a retried delivery is processed again', async (t) => {
   const { erp, hook, endpoint } = await subscribe();
   await createCustomer(erp);
   const [delivery] = await hook.waitFor(1);
   const event = verifyWebhook(delivery!.raw, signature(delivery!), endpoint.secret);
 
-  const remembered: string[] = [];
+  // A store of the receiver's own, async like a database's; the claim checks and inserts with nothing in between.
+  const claimed = new Set<string>();
   const held = new Map<string, string>();
   const gate = createEventGate({
-    hasEvent: async (id) => remembered.includes(id),
-    rememberEvent: async (id) => { remembered.push(id); },
+    claimEvent: async (id) => {
+      if (claimed.has(id)) return false;
+      claimed.add(id);
+      return true;
+    },
+    releaseEvent: async (id) => { claimed.delete(id); },
     heldUpdatedAt: async (objectId) => held.get(objectId),
     rememberUpdatedAt: async (objectId, updatedAt) => { held.set(objectId, updatedAt); },
   });
   await t.throwsAsync(gate.handle(event, () => { throw new Error('database down'); }), { message: 'database down' });
-  t.deepEqual(remembered, []);
+  t.deepEqual([...claimed], [], 'the failed processing released its claim');
   let processed = 0;
   t.true(await gate.handle(event, () => { processed++; }));
   t.false(await gate.handle(event, () => { processed++; }));
   t.is(processed, 1);
-  t.deepEqual(remembered, [event.id]);
+  t.deepEqual([...claimed], [event.id]);
   t.is(held.get(String(event.data.object.id)), event.data.object.updatedAt);
+});
+
+test('two deliveries of one event handled at the same time run process once (the claim is atomic); a failure releases it for the next delivery', async (t) => {
+  const { erp, hook, endpoint } = await subscribe();
+  await createCustomer(erp);
+  const [delivery] = await hook.waitFor(1);
+  const event = verifyWebhook(delivery!.raw, signature(delivery!), endpoint.secret);
+
+  const gate = createEventGate();
+  let runs = 0;
+  let fail!: (failure: Error) => void;
+  const failing = new Promise<never>((_resolve, reject) => { fail = reject; });
+  // The second delivery arrives while the first is still being processed; then that processing fails.
+  const first = gate.handle(event, async () => { runs++; await failing; });
+  const second = gate.handle(event, () => { runs++; });
+  t.false(await second, 'the second delivery is not processed while the first is');
+  fail(new Error('warehouse down'));
+  await t.throwsAsync(first, { message: 'warehouse down' });
+  t.is(runs, 1);
+
+  // The service delivers again after the failure (non-2xx): this time it is processed, once.
+  const [third, fourth] = await Promise.all([gate.handle(event, () => { runs++; }), gate.handle(event, () => { runs++; })]);
+  t.deepEqual([third, fourth], [true, false]);
+  t.is(runs, 2);
+  t.false(await gate.accept(event), 'accept shares the claim');
+});
+
+test('a toleranceSeconds that is not a finite number >= 0 is refused with TypeError instead of turning the timestamp check off', (t) => {
+  const secret = 'whsec_test_only';
+  const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+  const body = JSON.stringify({ id: 'evt_1', type: 'customer.created', createdAt: new Date().toISOString(), apiVersion: 'v1', organizationId: 'org_1', data: { object: { id: 'cus_1' } } });
+  const header = `t=${hourAgo},v1=${createHmac('sha256', secret).update(`${hourAgo}.${body}`).digest('hex')}`;
+  for (const toleranceSeconds of [Number.NaN, -1, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, '300' as unknown as number]) {
+    t.throws(() => verifyWebhook(body, header, secret, { toleranceSeconds }), { instanceOf: TypeError, message: /toleranceSeconds/ }, String(toleranceSeconds));
+  }
+  t.throws(() => verifyWebhook(body, header, secret, { now: new Date('not a date') }), { instanceOf: TypeError }, 'an invalid clock');
+  refusal(t, 'timestamp_out_of_tolerance', () => verifyWebhook(body, header, secret, { toleranceSeconds: 0 }), 'a zero tolerance is valid and strict');
+  t.is(verifyWebhook(body, header, secret, { toleranceSeconds: 3_700 }).id, 'evt_1', 'a wide finite tolerance accepts it');
 });

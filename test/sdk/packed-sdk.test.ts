@@ -70,7 +70,13 @@ test('a sample program on the packed SDK type-checks, creates once under one key
       cwd: app,
       env: { ...process.env, ERP_BASE_URL: baseUrl, ERP_API_KEY: key, WEBHOOK_PORT: String(webhookPort), WEBHOOK_SECRET: endpoint.secret },
     }).catch((e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr }));
-    const seen = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+    let seen: Record<string, any>;
+    try {
+      seen = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+    } catch {
+      t.fail(`the sample printed no result.\nstdout: ${run.stdout}\nstderr: ${(run as { stderr?: string }).stderr ?? ''}`);
+      return;
+    }
     t.log(JSON.stringify(seen).slice(0, 400));
 
     t.is(seen.secondId, seen.createdId, 'the same key gives the same record');
@@ -85,8 +91,10 @@ test('a sample program on the packed SDK type-checks, creates once under one key
     t.regex(seen.error.requestId, /\S+/);
     t.like(seen.webhook, { type: 'customer.created', objectId: seen.createdId, apiVersion: 'v1' });
     t.regex(seen.webhook.id, /^evt_/);
-    t.false(seen.duplicateAccepted, 'the gate drops an event id already processed');
-    t.is(seen.rejectedDeliveries, 0);
+    t.is(seen.replayStatus, 204, 'a redelivery is answered 2xx...');
+    t.true(seen.duplicateDeliveries >= 1, '...and skipped by the gate as an event id already processed');
+    t.is(seen.tamperedStatus, 400, 'a changed body fails verification');
+    t.is(seen.rejectedDeliveries, 1, 'only the tampered copy was refused');
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,8 +1,11 @@
 // Ids in the examples are placeholders (`cus_01JD4R7Q8S6T9V3X5Z7B9D1F3H`): no deployment has them. Each one is
 // bound, the first time a request needs it, to a live record of the same kind (the same prefix): first the
-// records this run's own writes returned, in the order they returned them, then the first page of that
-// resource's list. Distinct placeholders get distinct records while there are enough, and a placeholder keeps its
-// record for the whole run, so that "the customer of the journey plan" is the same one in every request.
+// records this run wrote (ids its successful writes returned or referred to), in that order, then, for a read
+// only, the first page of that resource's list. A write (any method but GET, HEAD, OPTIONS, TRACE) is bound only
+// to records this run wrote, so that it never changes a record that was there before (a sandbox's demo data):
+// when its own create failed, the write is not sent. Distinct placeholders never share a record, and a
+// placeholder keeps its record for the whole run, so that "the customer of the journey plan" is the same one in
+// every request.
 const PLACEHOLDER = /^([a-z][a-z0-9]{1,9})_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The prefix of an id placeholder (`cus`), or undefined for any other value. */
@@ -43,52 +46,77 @@ export function idsIn(body: unknown): string[] {
 
 export interface Bound<T> {
   value: T;
-  /** Placeholders for which the deployment has no record of that kind (sent as they are). */
+  /** Placeholders that got no record (a read sends them as they are; a write is not sent). */
   unbound: string[];
 }
 
 export class LiveRecords {
-  private readonly returned = new Map<string, string[]>();
+  /** Ids of records this run wrote, by prefix, in the order the writes returned or referenced them. */
+  private readonly written = new Map<string, string[]>();
   private readonly bindings = new Map<string, string>();
   private readonly listed = new Map<string, Promise<string[]>>();
 
   /** `listIds(prefix)`: the ids of the first page of that resource's list (empty when there is no list). */
   constructor(private readonly listIds: (prefix: string) => Promise<string[]>) {}
 
-  /** Remembers the records a successful write returned. */
-  learn(body: unknown): void {
-    for (const id of idsIn(body)) {
+  /**
+   * Remembers the records a successful write touched: the ids its answer returned, and the ids it referred to
+   * in its path or body (`referenced`, live ids).
+   */
+  learn(body: unknown, referenced: string[] = []): void {
+    for (const id of [...idsIn(body), ...referenced]) {
+      if (!/^[a-z][a-z0-9]{1,9}_/.test(id)) continue;
       const prefix = id.slice(0, id.indexOf('_'));
-      const ids = this.returned.get(prefix) ?? [];
+      const ids = this.written.get(prefix) ?? [];
       if (!ids.includes(id)) ids.push(id);
-      this.returned.set(prefix, ids);
+      this.written.set(prefix, ids);
     }
   }
 
-  /** The live id that stands for this placeholder, binding it now if it is new. */
-  async liveIdFor(placeholder: string): Promise<string | undefined> {
+  /** Whether this run wrote the record with this id. */
+  wrote(id: string): boolean {
+    return this.written.get(id.slice(0, id.indexOf('_')))?.includes(id) ?? false;
+  }
+
+  /** The live id a placeholder is bound to, if it is. */
+  boundTo(placeholder: string): string | undefined {
+    return this.bindings.get(placeholder);
+  }
+
+  /** How many records of this kind this run wrote. */
+  writtenCount(prefix: string): number {
+    return this.written.get(prefix)?.length ?? 0;
+  }
+
+  /**
+   * The live id that stands for this placeholder, binding it now if it is new: to a record this run wrote that
+   * no other placeholder stands for, else (only when `ownOnly` is false) to the first such record of the list.
+   * Undefined when there is none; with `ownOnly`, also when the placeholder is already bound to a record this
+   * run did not write (a read bound it while this run had none of that kind).
+   */
+  async liveIdFor(placeholder: string, ownOnly = false): Promise<string | undefined> {
     const bound = this.bindings.get(placeholder);
-    if (bound) return bound;
+    if (bound) return !ownOnly || this.wrote(bound) ? bound : undefined;
     const prefix = prefixOf(placeholder)!;
     const taken = new Set([...this.bindings.values()]);
-    const own = this.returned.get(prefix) ?? [];
-    let chosen = own.find((id) => !taken.has(id));
-    if (!chosen) {
+    let chosen = (this.written.get(prefix) ?? []).find((id) => !taken.has(id));
+    if (!chosen && !ownOnly) {
       if (!this.listed.has(prefix)) this.listed.set(prefix, this.listIds(prefix).catch(() => []));
-      const listed = await this.listed.get(prefix)!;
-      // With fewer records than placeholders, two placeholders share one rather than none being sent.
-      chosen = listed.find((id) => !taken.has(id)) ?? own[0] ?? listed[0];
+      chosen = (await this.listed.get(prefix)!).find((id) => !taken.has(id));
     }
     if (chosen) this.bindings.set(placeholder, chosen);
     return chosen;
   }
 
-  /** The value with every placeholder replaced by its live id. */
-  async bind<T>(value: T): Promise<Bound<T>> {
+  /**
+   * The value with every placeholder replaced by its live id. `ownOnly` (for a write): only records this run
+   * wrote, so that a write never changes a record that was there before the run.
+   */
+  async bind<T>(value: T, ownOnly = false): Promise<Bound<T>> {
     const unbound: string[] = [];
     const live = new Map<string, string>();
     for (const placeholder of placeholdersIn(value)) {
-      const id = await this.liveIdFor(placeholder);
+      const id = await this.liveIdFor(placeholder, ownOnly);
       if (id) live.set(placeholder, id);
       else unbound.push(placeholder);
     }

@@ -34,6 +34,11 @@ export interface PlannedRequest {
 const OWN_HEADERS = new Set(['authorization', 'idempotency-key', 'x-request-id', 'content-type', 'accept']);
 const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
+/** Whether a request with this method only reads (anything else is a write, bound only to this run's records). */
+export function isRead(method: string): boolean {
+  return READS.has(method);
+}
+
 export function planRequests(document: Json): PlannedRequest[] {
   const requests = operationsOf(document).flatMap((operation) => requestsOf(document, operation));
   const inPhase = (phase: Phase) => requests.filter((r) => r.phase === phase);
@@ -123,7 +128,7 @@ function orderWrites(writes: PlannedRequest[]): PlannedRequest[] {
   while (pending.length > 0) {
     const ready = pending.findIndex((request) => request.needs.every((prefix) =>
       written.has(prefix) || !pending.some((other) => other !== request && other.produces.includes(prefix))));
-    // A cycle the examples do not break: send in the document's order and let the live records bind.
+    // A cycle the examples do not break: the document's order; a write whose record is not there yet is not sent.
     const [next] = pending.splice(ready === -1 ? 0 : ready, 1);
     ordered.push(next!);
     for (const prefix of next!.produces) written.add(prefix);

@@ -8,7 +8,8 @@ export function outcomeLine(outcome: Outcome): string {
   const answered = outcome.status === undefined ? '---' : `${outcome.status} ${outcome.ms}ms`;
   const notes = outcome.notes.length > 0 ? `  (${outcome.notes.join('; ')})` : '';
   const reason = outcome.reason ? `  ${oneLine(outcome.reason)}` : '';
-  return `${outcome.passed ? 'PASS' : 'FAIL'}  ${request.method} ${request.template}${example} ${answered} [${outcome.requestId}]${reason}${notes}`;
+  const requestId = outcome.requestId ? ` [${outcome.requestId}]` : '';
+  return `${outcome.passed ? 'PASS' : 'FAIL'}  ${request.method} ${request.template}${example} ${answered}${requestId}${reason}${notes}`;
 }
 
 /** With --verbose: what was sent and every violation, indented under the line. */

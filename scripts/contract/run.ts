@@ -2,15 +2,17 @@
 // running deployment and checks each answer against the description: by default this repository's bundled
 // generated/openapi.json (so a deployment serving a drifted description of its own still fails), or with
 // --spec deployment the deployment's own GET /api/v1/openapi.json, or with --spec FILE a local document. The
-// deployment's own description is fetched anyway, and a different info.version is warned about. Exit code 0 when
-// every request passed, 1 when any failed or the deployment could not be reached or refused the key, 2 for a
-// usage error (or a production key without --allow-live), in which case nothing was sent.
+// deployment's own description is fetched anyway, and a different info.version is warned about; with --spec
+// deployment, the operations of this repository's description that the deployment's lacks are FAIL lines. Exit
+// code 0 when every request passed, 1 when any failed, nothing was sent (a description without operations) or
+// the deployment could not be reached or refused the key, 2 for a usage error (or a production key without
+// --allow-live), in which case nothing was sent.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { describeFetchError } from './exchange.js';
-import type { Json } from './operations.js';
+import { operationsOf, type Json } from './operations.js';
 import { outcomeDetails, outcomeLine, summaryLine } from './report.js';
 import { checkDeployment, newRunId, type Outcome } from './runner.js';
 
@@ -44,8 +46,10 @@ What it sends, one request after the other: one request per operation, or one pe
 the required parameters from their examples (optional ones are left out); Authorization: Bearer KEY, an
 X-Request-Id (contract-<run>-<n>, printed on each line) and, on POST/PUT/PATCH, a fresh Idempotency-Key. Writes
 that create or upsert records go first, then reads, then updates of a record by id, then deletes. Ids in the
-examples are placeholders: each is replaced by a live record of the same kind, one that an earlier write of this
-run returned, else the first of that resource's list. A create (POST to a collection) gets new codes each run:
+examples are placeholders: each is replaced by a live record of the same kind, one that this run wrote, else
+(for a read only) the first of that resource's list; two ids never share a record. A write is bound only to
+records this run wrote, never to one that was there before: when the create it depends on failed, it is not
+sent and fails, naming that create's line. A create (POST to a collection) gets new codes each run:
 its top-level code fields and externalCodes keep their form, with their last digits replaced by the run's
 number, so that a second run creates again instead of failing as a duplicate; upserts by code and replacements
 are sent as they are (201 the first time, 200 afterwards).
@@ -57,11 +61,13 @@ A 429 is waited out (Retry-After) and sent again, at most twice.
 
 What it changes: the records the examples write (upserts by code create or update the records with the
 examples' codes; one new customer per run, blocked by the PATCH example; the example route's outlets and
-journey plan are replaced). Use a sandbox key. A production key (containing _live_) is refused unless
+journey plan are replaced, with this run's customers). Records it did not write are only read. Use a sandbox key. A production key (containing _live_) is refused unless
 --allow-live is given: its writes would be real.
 
 Output: one line per request (PASS/FAIL, method, path, example, status, time, request id, and for a failure
-the first violation or the problem answered), then a last line "N passed, N failed".`;
+the first violation or the problem answered); with --spec deployment, a FAIL line for each operation of this
+repository's description missing from the deployment's; then a last line "N passed, N failed". A description
+without operations sends nothing, and that fails (exit code 1).`;
 
 function buildProgram(): Command {
   return new Command('contract')
@@ -113,6 +119,9 @@ async function main(argv: string[]): Promise<number> {
   const runId = newRunId();
   process.stdout.write(`Checking ${apiRoot} against ${source} (${String(info.title)} ${String(info.version)})\n`);
   if (versionLine) process.stdout.write(versionLine + '\n');
+  // With --spec deployment, the operations this repository describes and the deployment does not are failures.
+  const missing = local ? [] : missingFromDeployment(document);
+  if (!Array.isArray(missing)) process.stdout.write(missing.note + '\n');
   process.stdout.write(`Key ${key.prefix} (${key.environment}) of ${key.organization}; run ${runId}\n`);
   const outcomes: Outcome[] = [];
   for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId })) {
@@ -120,8 +129,46 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(outcomeLine(outcome) + '\n');
     if (options.verbose) for (const line of outcomeDetails(outcome)) process.stdout.write(line + '\n');
   }
+  const planned = outcomes.length;
+  for (const outcome of Array.isArray(missing) ? missing : []) {
+    outcomes.push(outcome);
+    process.stdout.write(outcomeLine(outcome) + '\n');
+  }
   process.stdout.write(summaryLine(outcomes) + '\n');
+  if (outcomes.every((o) => o.notSent)) {
+    process.stderr.write(`error: nothing was sent: ${planned === 0
+      ? `${source} describes no operations (its paths are empty), so nothing of the deployment was checked`
+      : `none of the ${planned} requests of ${source} could be sent (see the FAIL lines)`}\n`);
+    return EXIT_FAILED;
+  }
   return outcomes.every((o) => o.passed) ? 0 : EXIT_FAILED;
+}
+
+/**
+ * With --spec deployment: a failed outcome (not sent) for each operation of this repository's description that
+ * the deployment's own lacks (same method, same path whatever its parameters are called); or a note when this
+ * repository's description cannot be read.
+ */
+function missingFromDeployment(deployment: Json): Outcome[] | { note: string } {
+  let repository: Json;
+  try {
+    repository = readSpec(REPOSITORY_SPEC, `this repository's description ${REPOSITORY_SPEC}`);
+  } catch (error) {
+    return { note: `Note: operations missing from the deployment's description are not listed: ${(error as Error).message}` };
+  }
+  const key = (method: string, template: string) => `${method} ${template.replace(/\{[^}]*\}/g, '{}')}`;
+  const described = new Set(operationsOf(deployment).map((o) => key(o.method, o.template)));
+  return operationsOf(repository)
+    .filter((o) => !described.has(key(o.method, o.template)))
+    .map(({ method, template }) => ({
+      request: { method, template, pathParameters: {}, query: {}, headers: {}, phase: 'read' as const, produces: [], needs: [] },
+      passed: false,
+      notSent: true,
+      requestId: '',
+      reason: `missing from the deployment's description (this repository's ${shown(REPOSITORY_SPEC)} has it)`,
+      violations: [],
+      notes: [],
+    }));
 }
 
 function apiRootOf(baseUrl: string): string {

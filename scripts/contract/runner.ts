@@ -5,13 +5,14 @@
 // 4xx included: the examples are the document's own requests, sent with a key that holds the scopes, so they are
 // expected to succeed; a 4xx means the example or the deployment is wrong, and the line says which problem came
 // back. A 401 or 5xx always fails. A request the document does not let us build (a required parameter or body
-// without an example) fails too, without being sent.
+// without an example) fails too, without being sent, and so does a write that needs a record this run did not
+// write (its create failed): a write is never bound to a record that was there before the run (bind.ts).
 import { randomBytes } from 'node:crypto';
-import { LiveRecords } from './bind.js';
+import { LiveRecords, placeholdersIn, prefixOf } from './bind.js';
 import { exchange, type Answer } from './exchange.js';
 import { freshenCodes, newRunNumber } from './fresh-codes.js';
 import type { Json } from './operations.js';
-import { planRequests, type PlannedRequest } from './plan.js';
+import { isRead, planRequests, type PlannedRequest } from './plan.js';
 import { responseContract } from './response-contract.js';
 
 export interface ContractRunOptions {
@@ -27,6 +28,8 @@ export interface ContractRunOptions {
 export interface Outcome {
   request: PlannedRequest;
   passed: boolean;
+  /** Nothing was sent for it (its request could not be built, or it needs a record this run did not write). */
+  notSent?: boolean;
   status?: number;
   ms?: number;
   requestId: string;
@@ -47,7 +50,8 @@ export function newRunId(): string {
 export async function* checkDeployment(options: ContractRunOptions): AsyncGenerator<Outcome> {
   const { document, apiRoot, key, timeoutMs } = options;
   const runId = options.runId ?? newRunId();
-  const contract = responseContract(document);
+  // `paths: null` describes no operations, like `paths: {}` (the checker expects an object).
+  const contract = responseContract(document.paths ? document : { ...document, paths: {} });
   const plan = planRequests(document);
   const lists = listPathsByKind(plan);
   const records = new LiveRecords(async (prefix) => {
@@ -59,16 +63,30 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
   });
   let runNumber = newRunNumber();
   let sequence = 0;
+  /** The writes that did not succeed, with their request ids: the lines a write not sent for want of a record points to. */
+  const failedWrites: { request: PlannedRequest; requestId: string }[] = [];
+  const judged = (outcome: Outcome): Outcome => {
+    if (!isRead(outcome.request.method) && !(outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300)) {
+      failedWrites.push({ request: outcome.request, requestId: outcome.requestId });
+    }
+    return outcome;
+  };
 
   for (const request of plan) {
     sequence += 1;
     const requestId = `contract-${runId}-${String(sequence).padStart(2, '0')}`;
     if (request.unusable) {
-      yield { request, passed: false, requestId, reason: `not sent: ${request.unusable}`, violations: [], notes: [] };
+      yield judged({ request, passed: false, notSent: true, requestId, reason: `not sent: ${request.unusable}`, violations: [], notes: [] });
       continue;
     }
     const notes: string[] = [];
-    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value });
+    const write = !isRead(request.method);
+    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value }, write);
+    if (write && bound.unbound.length > 0) {
+      const reason = `not sent: ${missingRecords(bound.unbound, failedWrites, records)}`;
+      yield judged({ request, passed: false, notSent: true, requestId, reason, violations: [], notes: [] });
+      continue;
+    }
     if (bound.unbound.length > 0) notes.push(`no live record for ${bound.unbound.join(', ')}: sent as it is`);
     const isCreate = request.method === 'POST' && request.phase === 'create';
 
@@ -101,7 +119,7 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       }
       if (fresh && fresh.fields.length > 0) notes.push(`codes made new for this run: ${fresh.codes.join(', ')}`);
     } catch (error) {
-      yield { request, passed: false, requestId, reason: `no answer: ${(error as Error).message}`, violations: [], notes };
+      yield judged({ request, passed: false, requestId, reason: `no answer: ${(error as Error).message}`, violations: [], notes });
       continue;
     }
     const { answer, path, url, text } = result;
@@ -109,12 +127,16 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     const violations = contract.check({ method: request.method, path, status: answer.status, headers: answer.headers, bodyText: answer.bodyText })
       .map((v) => v.replace(/^[A-Z]+ \S+ -> \d+: /, ''));
     const success = answer.status >= 200 && answer.status < 300;
-    if (success && request.phase !== 'read') records.learn(parseJson(answer.bodyText));
+    if (success && write) {
+      // The records it wrote: those its answer returns, and those its path or body names.
+      const referenced = placeholdersIn([request.pathParameters, request.body?.value]).flatMap((p) => records.boundTo(p) ?? []);
+      records.learn(parseJson(answer.bodyText), referenced);
+    }
     const passed = success && violations.length === 0;
-    yield {
+    yield judged({
       request, passed, status: answer.status, ms: answer.ms, requestId, violations, notes, sent: { url, body: text },
       reason: passed ? undefined : reasonOf(answer, violations, success),
-    };
+    });
   }
 }
 
@@ -126,6 +148,24 @@ function listPathsByKind(plan: PlannedRequest[]): Map<string, string> {
     for (const prefix of request.produces) if (!paths.has(prefix)) paths.set(prefix, request.template);
   }
   return paths;
+}
+
+/**
+ * Why a write was not sent: which kinds of record it needs that this run did not write, and the lines of the
+ * writes of those kinds that failed.
+ */
+function missingRecords(unbound: string[], failedWrites: { request: PlannedRequest; requestId: string }[], records: LiveRecords): string {
+  const kinds = [...new Set(unbound.map((p) => prefixOf(p)!))];
+  const ofKind = failedWrites.filter(({ request }) => request.produces.some((prefix) => kinds.includes(prefix)));
+  const creates = ofKind.filter(({ request }) => request.phase === 'create');
+  const failed = creates.length > 0 ? creates : ofKind;
+  const written = kinds.reduce((sum, prefix) => sum + records.writtenCount(prefix), 0);
+  const why = failed.length > 0
+    ? `see ${failed.map(({ request, requestId }) => `${request.method} ${request.template}${request.exampleName ? ` (example: ${request.exampleName})` : ''} [${requestId}]`).join(', ')}`
+    : written > 0
+      ? `the ${written} it wrote stand for other ids of the examples, and two ids never share a record`
+      : 'no write before it returned one';
+  return `the record${kinds.length > 1 ? 's' : ''} it needs (${kinds.join(', ')}) ${kinds.length > 1 ? 'were' : 'was'} not created by this run (${why})`;
 }
 
 function reasonOf(answer: Answer, violations: string[], success: boolean): string {

@@ -1,10 +1,12 @@
-// `npm run contract` as a user runs it: a child process against the real service, with a real key. The number
-// of requests it must report is counted here from the document, independently of the command's own plan, so an
-// operation or example it skipped fails the test.
+// `npm run contract` as a user runs it: a child process against the real service, with a real key. The requests
+// it must report (method, path, example) are listed here from the document, independently of the command's own
+// plan, and compared with its lines as a whole, so an operation or example it skipped or reported twice fails the
+// test.
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,21 +22,31 @@ test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
 
-/** One per operation, or one per named request-body example. */
-function expectedRequests(document: Json): number {
+/** `METHOD /path`, or `METHOD /path (example: name)`: one per operation, or one per named request-body example; sorted. */
+function expectedRequests(document: Json): string[] {
   const resolve = (node: Json): Json => (typeof node?.$ref === 'string'
     ? resolve(node.$ref.slice(2).split('/').reduce((n: Json, s: string) => n[s.replace(/~1/g, '/').replace(/~0/g, '~')], document))
     : node);
-  let count = 0;
-  for (const item of Object.values(document.paths as Json)) {
+  const requests: string[] = [];
+  for (const [path, item] of Object.entries((document.paths ?? {}) as Json)) {
     for (const method of METHODS.filter((m) => resolve(item)[m])) {
       const body = resolve(item)[method].requestBody;
-      const examples = body ? Object.values(resolve(body).content as Json).map((media: Json) => Object.keys(media.examples ?? {}).length)[0] : 0;
-      count += Math.max(1, examples ?? 0);
+      const content = body ? resolve(body).content as Json : {};
+      const media = content['application/json'] ?? Object.values(content)[0];
+      const names = Object.keys(media?.examples ?? {});
+      const operation = `${method.toUpperCase()} ${path}`;
+      requests.push(...(names.length > 0 ? names.map((name) => `${operation} (example: ${name})`) : [operation]));
     }
   }
-  return count;
+  return requests.sort();
 }
+
+/** The request a PASS/FAIL line reports, in the form expectedRequests gives. */
+function requestOf(line: string): string {
+  const [, method, path, example] = /^(?:PASS|FAIL) {2}(\S+) (\S+)(?: \(example: ([^)]+)\))?/.exec(line) ?? [];
+  return `${method} ${path}${example ? ` (example: ${example})` : ''}`;
+}
+const requestsOf = (run: Run) => run.lines.map(requestOf).sort();
 
 interface Run { code: number | null; stdout: string; stderr: string; lines: string[] }
 
@@ -64,12 +76,17 @@ function healthOnly(version: string): string {
   return file;
 }
 
-/** Passes everything on to the test service, except that GET /openapi.json answers 503. */
-async function withoutOwnDescription(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+/** Passes everything on to the test service (bodies left out), except that GET /openapi.json answers 503. */
+function withoutOwnDescription(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  return withOwnDescription((res) => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('unavailable'));
+}
+
+/** Passes every GET on to the test service, except GET /openapi.json, which `answer` answers. */
+async function withOwnDescription(answer: (res: ServerResponse) => void): Promise<{ baseUrl: string; close: () => Promise<void> }> {
   const target = api().baseUrl;
   const server: Server = createServer((req, res) => {
     if (req.url?.split('?')[0]?.endsWith('/openapi.json')) {
-      res.writeHead(503, { 'Content-Type': 'text/plain' }).end('unavailable');
+      answer(res);
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection'].includes(name))) as Record<string, string>;
@@ -89,13 +106,14 @@ async function withoutOwnDescription(): Promise<{ baseUrl: string; close: () => 
 test('every operation and example of the description passes against a fresh deployment, and again on a second run: upserts then answer 200 and the create makes a new code', async (t) => {
   const caller = await createCaller(pool());
   const expected = expectedRequests(apiDocument as Json);
-  t.true(expected > 30);
+  t.true(expected.length > 30);
+  t.is(new Set(expected).size, expected.length);
   const runs: Run[] = [];
   for (const run of ['first', 'second']) {
     const result = await runContract(['--base-url', api().baseUrl, '--key', caller.secret]);
     t.is(result.code, 0, `${run} run:\n${result.stdout}${result.stderr}`);
-    t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected} passed, 0 failed`, `${run} run ends with the summary alone`);
-    t.is(result.lines.length, expected);
+    t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected.length} passed, 0 failed`, `${run} run ends with the summary alone`);
+    t.deepEqual(requestsOf(result), expected, `${run} run reports each request of the description once`);
     t.deepEqual(result.lines.filter((l) => !l.startsWith('PASS')), [], `${run} run`);
     t.deepEqual(result.lines.filter((l) => !(statusOf(l) >= 200 && statusOf(l) < 300)), [], `${run} run answers 2xx`);
     runs.push(result);
@@ -121,7 +139,8 @@ test('--spec deployment judges the answers by the deployment\'s own description,
   t.is(result.code, 0, result.stdout + result.stderr);
   t.is(firstLine(result), `Checking ${api().baseUrl}/api/v1 against its own description, ${api().baseUrl}/api/v1/openapi.json (${apiDocument.info.title} ${apiDocument.info.version})`);
   t.deepEqual(noticeLines(result), []);
-  t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected} passed, 0 failed`);
+  t.deepEqual(requestsOf(result), expected);
+  t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected.length} passed, 0 failed`);
 });
 
 test('a description whose info.version differs from the deployment\'s own gets a warning line naming both, not a failure', async (t) => {
@@ -192,5 +211,104 @@ test('a response that breaks the description fails its operation and is counted 
   const failed = result.lines.filter((l) => l.startsWith('FAIL'));
   t.is(failed.length, 1, result.stdout);
   t.regex(failed[0]!, /^FAIL {2}GET \/health 200 .*must have required property 'uptimeSeconds'/);
-  t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected - 1} passed, 1 failed`);
+  t.deepEqual(requestsOf(result), expected);
+  t.is(result.stdout.trimEnd().split('\n').at(-1), `${expected.length - 1} passed, 1 failed`);
+});
+
+test('when its own customer creates fail, no write touches the records that were there before the run: the writes that need a customer are not sent', async (t) => {
+  const caller = await createCaller(pool());
+  const call = async (method: string, path: string, body?: unknown): Promise<Json> => {
+    const headers: Record<string, string> = { ...caller.auth };
+    if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() });
+    const response = await fetch(`${api().baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const answer = await response.json() as Json;
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  // The organisation's own records, like a sandbox's demo distributor: three outlets, a route with two of them
+  // and its journey plan.
+  const demo: Json[] = [];
+  for (const n of [1, 2, 3]) demo.push(await call('POST', '/customers', { outletCode: `UG900000${n}`, name: `Demo outlet ${n}`, channel: 'retail', region: 'Central' }));
+  const route = await call('PUT', '/routes/by-code/dms/R01', { routeCode: 'R01', name: 'Demo route' });
+  await call('PUT', `/routes/${String(route.id)}/outlets`, { customerIds: [demo[0]!.id, demo[1]!.id] });
+  await call('PUT', '/journey-plans', { routeId: route.id, visits: [
+    { customerId: demo[0]!.id, weekday: 1, sequence: 1, frequency: 'weekly' },
+    { customerId: demo[1]!.id, weekday: 2, sequence: 1, frequency: 'weekly' },
+  ] });
+  const records = async () => ({
+    customers: (await call('GET', '/customers?limit=100')).data as Json[],
+    route: await call('GET', `/routes/${String(route.id)}`),
+    plans: (await call('GET', '/journey-plans?limit=100')).data as Json[],
+  });
+  const before = await records();
+  t.deepEqual(before.customers.map((c) => [c.outletCode, c.status, c.routeId]).sort(),
+    [['UG9000001', 'active', route.id], ['UG9000002', 'active', route.id], ['UG9000003', 'active', null]]);
+  t.is(before.plans.length, 1);
+
+  // A description a version ahead: its customer create and upsert carry a field this deployment refuses.
+  const document = structuredClone(apiDocument) as Json;
+  for (const operation of [document.paths['/customers'].post, document.paths['/customers/by-code/{system}/{code}'].put]) {
+    operation.requestBody.content['application/json'].examples.outlet.value.loyaltyTier = 'gold';
+  }
+  const spec = join(scratch, 'customer-field-refused.json');
+  writeFileSync(spec, JSON.stringify(document));
+  const result = await runContract(['--base-url', api().baseUrl, '--key', caller.secret, '--spec', spec]);
+  t.is(result.code, 1, result.stdout + result.stderr);
+  t.deepEqual(requestsOf(result), expectedRequests(document));
+
+  const lineOf = (request: string) => result.lines.find((l) => requestOf(l) === request)!;
+  const creates = ['POST /customers (example: outlet)', 'PUT /customers/by-code/{system}/{code} (example: outlet)'].map((request) => {
+    const line = lineOf(request);
+    t.regex(line, /^FAIL {2}\S+ \S+ \(example: outlet\) 4\d\d /, line);
+    return `${request} [${/\[(contract-[0-9a-f]+-\d+)\]/.exec(line)![1]}]`;
+  });
+  const reason = `not sent: the record it needs (cus) was not created by this run (see ${creates.join(', ')})`;
+  for (const request of ['PUT /journey-plans (example: plan)', 'PUT /routes/{id}/outlets (example: twoOutlets)', 'PATCH /customers/{id} (example: block)']) {
+    t.regex(lineOf(request), new RegExp(`^FAIL {2}${request.replace(/[(){}/]/g, '\\$&')} --- \\[contract-[0-9a-f]+-\\d+\\] {2}`), request);
+    t.true(lineOf(request).endsWith(`  ${reason}`), lineOf(request));
+  }
+  // The writes that need only records this run wrote still go ahead (the salesperson of the run's route R14).
+  t.regex(lineOf('PUT /salespeople/by-code/{system}/{code} (example: salesperson)'), /^PASS /);
+
+  const after = await records();
+  t.deepEqual(after, before, 'the customers (status, route), the route and the journey plans that were there are as they were');
+});
+
+test('a description without operations sends nothing, and that fails', async (t) => {
+  const caller = await createCaller(pool());
+  for (const paths of [{}, null]) {
+    const document = { ...structuredClone(apiDocument) as Json, paths };
+    const spec = join(scratch, `no-operations-${String(paths)}.json`);
+    writeFileSync(spec, JSON.stringify(document));
+    const result = await runContract(['--base-url', api().baseUrl, '--key', caller.secret, '--spec', spec]);
+    t.is(result.code, 1, `paths: ${JSON.stringify(paths)}\n${result.stdout}${result.stderr}`);
+    t.deepEqual(result.lines, []);
+    t.is(result.stdout.trimEnd().split('\n').at(-1), '0 passed, 0 failed');
+    t.is(result.stderr, `error: nothing was sent: ${spec} describes no operations (its paths are empty), so nothing of the deployment was checked\n`);
+  }
+});
+
+test('--spec deployment reports each operation of this repository\'s description that the deployment\'s own lacks as a failure', async (t) => {
+  const caller = await createCaller(pool());
+  const document = structuredClone(apiDocument) as Json;
+  let served: Json = document;
+  const proxy = await withOwnDescription((res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(served)));
+  t.teardown(proxy.close);
+  const all = expectedRequests(apiDocument as Json).map((r) => r.replace(/ \(example: .*\)$/, ''));
+  const missingLine = (operation: string) => `FAIL  ${operation} ---  missing from the deployment's description (this repository's generated/openapi.json has it)`;
+
+  served = { ...document, paths: { '/health': document.paths['/health'], '/me': document.paths['/me'] } };
+  const some = await runContract(['--base-url', proxy.baseUrl, '--key', caller.secret, '--spec', 'deployment']);
+  t.is(some.code, 1, some.stdout + some.stderr);
+  const missing = [...new Set(all)].filter((o) => !['GET /health', 'GET /me'].includes(o)).sort();
+  t.deepEqual(some.lines.filter((l) => l.startsWith('PASS')).map(requestOf).sort(), ['GET /health', 'GET /me']);
+  t.deepEqual(some.lines.filter((l) => l.startsWith('FAIL')).sort(), missing.map(missingLine).sort());
+  t.is(some.stdout.trimEnd().split('\n').at(-1), `2 passed, ${missing.length} failed`);
+  t.is(some.stderr, '');
+
+  served = { ...document, paths: {} };
+  const none = await runContract(['--base-url', proxy.baseUrl, '--key', caller.secret, '--spec', 'deployment']);
+  t.is(none.code, 1);
+  t.deepEqual(none.lines.sort(), [...new Set(all)].sort().map(missingLine).sort());
+  t.regex(none.stderr, /^error: nothing was sent: its own description, \S+\/openapi\.json describes no operations/);
 });

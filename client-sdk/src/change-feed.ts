@@ -63,7 +63,9 @@ export interface ChangeFeedPoller<Item> {
    * Reads every change since the checkpoint (minus the overlap), hands each new one to `handler` in feed order
    * (oldest change first) and saves the checkpoint after each page. Resolves with how many records the handler
    * got. When the handler throws, the poll stops: what was handled before is saved, and the next poll hands the
-   * failed record again.
+   * failed record again. The poll then rejects with the handler's own error; should saving the checkpoint fail
+   * too, that failure is attached to it as `checkpointSaveError` (and the next poll hands again what this page
+   * handled since the last save). A save failure after a handler that did not throw rejects the poll itself.
    */
   poll(handler: (record: Item) => Promise<void> | void): Promise<number>;
 }
@@ -110,6 +112,7 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
     };
 
     for await (const page of paginatePages(erp, path, { query })) {
+      let failure: { error: unknown } | undefined;
       try {
         for (const record of page.data) {
           const { id, updatedAt } = record as unknown as HandledChange;
@@ -121,13 +124,30 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
           handled.set(keyOf(change), change);
           if (highWater === undefined || Date.parse(change.updatedAt) > Date.parse(highWater)) highWater = change.updatedAt;
         }
-      } finally {
-        // Also when the handler threw: the records it finished stay handled, the failed one and later are not.
-        await save();
+      } catch (error) {
+        failure = { error };
       }
+      // Also when the handler threw: the records it finished stay handled, the failed one and later are not.
+      try {
+        await save();
+      } catch (saveError) {
+        if (!failure) throw saveError;
+        // The handler's error is what the caller must see; the save failure goes with it.
+        attachSaveError(failure.error, saveError);
+      }
+      if (failure) throw failure.error;
     }
     return count;
   }
+}
+
+/**
+ * Puts a failed checkpoint save on the handler's error as `checkpointSaveError` (when the error is an object that
+ * takes it), without replacing the error or its own `cause`.
+ */
+function attachSaveError(handlerError: unknown, saveError: unknown): void {
+  if (typeof handlerError !== 'object' || handlerError === null || !Object.isExtensible(handlerError)) return;
+  Object.defineProperty(handlerError, 'checkpointSaveError', { value: saveError, configurable: true, writable: true, enumerable: false });
 }
 
 function keyOf(change: HandledChange): string {

@@ -16,4 +16,7 @@ export {
   type VerifyWebhookOptions, type WebhookVerificationFailure,
 } from './webhooks.js';
 export type { DeletedRecord, TruncatedRecord, WebhookEnvelope, WebhookEvent, WebhookEventType, WebhookObjectOf, WebhookRecord } from './webhook-event.js';
-export { createEventGate, MemoryEventGateStore, type EventGate, type EventGateStore } from './event-gate.js';
+export {
+  createEventGate, DEFAULT_EVENT_LEASE_MS, MemoryEventGateStore,
+  type EventClaim, type EventGate, type EventGateOptions, type EventGateStore, type EventOutcome,
+} from './event-gate.js';

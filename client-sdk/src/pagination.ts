@@ -41,6 +41,8 @@ export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path
   // The generic path cannot be checked against openapi-fetch's per-path overloads; the result is typed above.
   const get = erp.GET as unknown as (url: string, init: Record<string, unknown>) => Promise<{ data: Page<PageItem<Path>> }>;
   let cursor: string | undefined;
+  // The cursor only moves forward: one seen before would walk the same pages again, for ever.
+  const seen = new Set<string>();
   for (;;) {
     options.signal?.throwIfAborted();
     const query = { ...(options.query as Record<string, unknown> | undefined), ...(cursor === undefined ? {} : { cursor }) };
@@ -49,6 +51,8 @@ export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path
     if (!page.hasMore) return;
     // Stopping here would quietly drop the rest of the list.
     if (!page.nextCursor) throw new Error(`Inconsistent page from GET ${path}: hasMore is true but nextCursor is ${JSON.stringify(page.nextCursor)}, so the rest of the list cannot be read.`);
+    if (cursor !== undefined) seen.add(cursor);
+    if (seen.has(page.nextCursor)) throw new Error(`Inconsistent page from GET ${path}: nextCursor ${JSON.stringify(page.nextCursor)} is a cursor already followed, so the walk would never end.`);
     cursor = page.nextCursor;
   }
 }

@@ -4,9 +4,10 @@
 // one Request the call built: the body is sent whole each time.
 //
 // Each attempt reads the answer whole (headers and body) under one deadline and one abort signal, and hands on a
-// Response made from those bytes. Were the body left to be read later, by openapi-fetch, its stream would hang on a
+// Response made from those bytes (fetch's decoded bytes: Content-Encoding dropped, Content-Length their length). Were the body left to be read later, by openapi-fetch, its stream would hang on a
 // signal nobody aborts any more: a server that sent headers and then stalled would hold the call forever, and the
 // caller's abort would no longer reach it.
+import * as zlib from 'node:zlib';
 import { ErpConnectionError } from './errors.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -30,6 +31,8 @@ const BACKOFF_CAP_MS = 8_000;
 const MAX_TIMER_MS = 2_147_483_647;
 /** Statuses whose Response may not have a body (the constructor throws otherwise). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** Content codings fetch decodes before handing on the body. */
+const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'identity', ...('createZstdDecompress' in zlib ? ['zstd'] : [])]);
 
 export function retryingFetch(send: Fetch, policy: RetryPolicy): Fetch {
   // A NaN or negative limit would silently become a 1 ms timer (or none), so a wrong option fails here instead.
@@ -83,7 +86,7 @@ async function attemptOnce(send: Fetch, request: Request, timeout: { ms: number;
   try {
     // Raced with the signal too, so that even a fetch that ignores its signal cannot hold the call.
     const response = await untilAborted(send(new Request(request.clone(), { signal })), signal, (late) => void late.body?.cancel().catch(() => {}));
-    return { response: await buffered(response, signal) };
+    return { response: await buffered(response, signal, request.method) };
   } catch (failure) {
     // The caller's own abort ends the call at once; anything else (no answer, a timeout, a body cut off or
     // stalled) is a transport failure worth another attempt: it is the same request with the same key.
@@ -96,16 +99,28 @@ async function attemptOnce(send: Fetch, request: Request, timeout: { ms: number;
 }
 
 /** The same answer with its body read into memory under `signal`, so nothing of the attempt is left pending. */
-async function buffered(response: Response, signal: AbortSignal): Promise<Response> {
+async function buffered(response: Response, signal: AbortSignal, method: string): Promise<Response> {
   const bytes = response.body === null ? null : await readAll(response.body, signal);
-  const copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  const body = NULL_BODY_STATUSES.has(response.status) ? null : bytes;
+  const headers = new Headers(response.headers);
+  if (body !== null && method !== 'HEAD') {
+    // fetch hands on the body decoded, with the headers of the encoded one: the copy's headers describe its bytes.
+    if (decodedByFetch(headers.get('content-encoding'))) headers.delete('content-encoding');
+    headers.set('content-length', String(body.byteLength));
+  }
+  const copy = new Response(body, { status: response.status, statusText: response.statusText, headers });
   // The constructor cannot set these; middleware may log them.
   Object.defineProperties(copy, { url: { value: response.url }, redirected: { value: response.redirected } });
   return copy;
+}
+
+/**
+ * Whether fetch decoded every coding of this Content-Encoding (Node's fetch, undici, decodes gzip, deflate, br and,
+ * where node:zlib has it, zstd; with any other coding it decodes nothing and the bytes are as sent).
+ */
+function decodedByFetch(contentEncoding: string | null): boolean {
+  if (contentEncoding === null) return false;
+  return contentEncoding.toLowerCase().split(',').every((coding) => DECODED_CODINGS.has(coding.trim()));
 }
 
 async function readAll(body: ReadableStream<Uint8Array>, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>> {

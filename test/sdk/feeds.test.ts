@@ -8,7 +8,7 @@ import {
 } from '../../client-sdk/src/index.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
-import { standIn } from './transport.js';
+import { settledWithin, standIn } from './transport.js';
 
 type Customer = components['schemas']['Customer'];
 
@@ -189,4 +189,49 @@ test('records sharing one updatedAt across a page boundary: a handler failing at
   t.is(await poller.poll((customer) => { times.set(customer.id, (times.get(customer.id) ?? 0) + 1); }), 3, 'the two handled are skipped although the checkpoint is their own updatedAt');
   t.deepEqual([...times.keys()].sort(), created.map((c) => c.id).sort());
   t.deepEqual([...times.values()], [1, 1, 1, 1, 1], 'each record handled exactly once over both polls');
+});
+
+test('a server that gives back a cursor already followed (the same one again, or a cycle) makes the walk throw instead of looping for ever', async (t) => {
+  const next: Record<string, string> = { '': 'same', same: 'same' };
+  const cycle: Record<string, string> = { '': 'A', A: 'B', B: 'A' };
+  for (const [name, cursors, requests] of [['the same cursor', next, 2], ['a cycle of two', cycle, 3]] as const) {
+    const server = await standIn((request, response) => {
+      const cursor = new URL(request.url!, 'http://x').searchParams.get('cursor') ?? '';
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: `cus_${cursor}` }], nextCursor: cursors[cursor], hasMore: true }));
+    });
+    t.teardown(() => server.close());
+    const seen: string[] = [];
+    const outcome = await settledWithin((async () => {
+      for await (const customer of paginate(createErpClient({ baseUrl: server.baseUrl }), '/customers')) seen.push(customer.id);
+    })(), 10_000);
+    if (outcome === 'pending' || !('error' in outcome)) {
+      t.fail(`${name}: the walk did not throw: ${JSON.stringify(outcome)}`);
+      continue;
+    }
+    t.regex((outcome.error as Error).message, /Inconsistent page .*is a cursor already followed/, name);
+    t.is(server.requests.length, requests, name);
+    t.is(seen.length, requests, `${name}: each page's records came through before the walk stopped`);
+  }
+});
+
+test('when the handler throws and saving the checkpoint fails too, the poll rejects with the handler\'s error, the save failure attached to it', async (t) => {
+  const server = await standIn((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+      data: [{ id: 'cus_1', updatedAt: '2026-01-01T00:00:00.000Z' }, { id: 'cus_2', updatedAt: '2026-01-01T00:00:01.000Z' }], nextCursor: null, hasMore: false,
+    }));
+  });
+  t.teardown(() => server.close());
+  const saveFailure = new Error('disk full');
+  const storage = { load: async () => undefined, save: async () => { throw saveFailure; } };
+  const poller = createChangeFeedPoller(createErpClient({ baseUrl: server.baseUrl }), '/customers', { storage });
+
+  class WarehouseDown extends Error {}
+  const handlerFailure = new WarehouseDown('the warehouse system is down', { cause: 'its own cause' });
+  const error = await t.throwsAsync(poller.poll((customer) => { if (customer.id === 'cus_2') throw handlerFailure; }));
+  t.is(error, handlerFailure, 'the handler\'s own error, not the save failure');
+  t.is(error!.cause, 'its own cause', 'its cause untouched');
+  t.is((error as Error & { checkpointSaveError?: unknown }).checkpointSaveError, saveFailure);
+
+  // Without a handler error, the save failure is the poll's error.
+  await t.throwsAsync(poller.poll(() => {}), { is: saveFailure });
 });

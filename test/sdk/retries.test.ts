@@ -3,6 +3,7 @@
 // maxRetries and maxRetryTimeMs. Against the real service wherever the rule is about the API; a bare HTTP server
 // stands in for a failing deployment (503s, hangs).
 import test from 'ava';
+import { gzipSync } from 'node:zlib';
 import { createErpClient, ErpApiError, ErpConnectionError } from '../../client-sdk/src/index.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
@@ -242,4 +243,29 @@ test('the caller\'s abort ends the call at once, without retries', async (t) => 
   const error = await t.throwsAsync(call, { any: true });
   t.is((error as Error).name, 'AbortError');
   t.is(silent.requests.length, 1);
+});
+
+test('a gzipped answer is handed on decoded, without Content-Encoding and with the Content-Length of the decoded bytes', async (t) => {
+  const body = JSON.stringify({ status: 'ok', padding: 'x'.repeat(1_000) });
+  const zipped = gzipSync(body);
+  const deployment = await failingDeployment((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.length) }).end(zipped);
+  });
+  const { data, response } = await createErpClient({ baseUrl: deployment.baseUrl }).GET('/health');
+  t.deepEqual(data as unknown, JSON.parse(body));
+  t.true(zipped.length < Buffer.byteLength(body));
+  t.is(response.headers.get('content-encoding'), null, 'the bytes are no longer gzip');
+  t.is(response.headers.get('content-length'), String(Buffer.byteLength(body)), 'the length of the decoded bytes, not of the gzip');
+  t.is(response.headers.get('content-type'), 'application/json', 'the other headers stay');
+});
+
+test('a content coding fetch does not decode is left as sent: the header stays, and Content-Length is the length of the bytes as sent', async (t) => {
+  const body = JSON.stringify({ status: 'ok' });
+  const deployment = await failingDeployment((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-unknown' }).end(body);
+  });
+  const { data, response } = await createErpClient({ baseUrl: deployment.baseUrl }).GET('/health');
+  t.deepEqual(data as unknown, JSON.parse(body));
+  t.is(response.headers.get('content-encoding'), 'x-unknown');
+  t.is(response.headers.get('content-length'), String(Buffer.byteLength(body)));
 });

@@ -1,5 +1,7 @@
 // The operations of an OpenAPI 3.1 document as the contract command walks them: every method of every path,
 // with the path item's parameters merged under the operation's own, and `$ref`s resolved within the document.
+import { resolveRef } from '../lib/openapi-ref.js';
+
 export type Json = Record<string, unknown>;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'] as const;
@@ -14,24 +16,8 @@ export interface Operation {
   parameters: Json[];
 }
 
-/** Follows a local `$ref` (`#/components/...`), repeatedly; anything else is returned as it is. */
-export function resolve(document: Json, node: unknown): Json {
-  let current = node as Json;
-  for (let hops = 0; typeof current?.$ref === 'string' && hops < 16; hops += 1) {
-    const ref = current.$ref as string;
-    if (!ref.startsWith('#/')) throw new Error(`only references within the document are supported, not ${ref}`);
-    current = ref
-      .slice(2)
-      .split('/')
-      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<Json>((at, segment) => {
-        const next = at?.[segment];
-        if (next === undefined) throw new Error(`the reference ${ref} points at nothing`);
-        return next as Json;
-      }, document);
-  }
-  return current;
-}
+/** Follows a local `$ref`, repeatedly (see scripts/lib/openapi-ref.ts). */
+export const resolve = resolveRef;
 
 export function operationsOf(document: Json): Operation[] {
   const paths = (document.paths ?? {}) as Record<string, Json>;

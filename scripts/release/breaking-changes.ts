@@ -7,7 +7,12 @@
 //   allowed, as 1.13.0 did for empties movement types: clients must tolerate them.
 // Operations, parameters, media types and documented statuses may be added, never removed.
 
+import { resolveRef } from '../lib/openapi-ref.js';
+
 type Json = Record<string, any>;
+
+/** Follows a local `$ref` in a bundled document (undefined stays undefined). */
+const resolve = (document: Json, node: Json | undefined): Json | undefined => resolveRef(document, node) as Json | undefined;
 
 export interface BreakingChange {
   /** Where, e.g. `GET /customers response 200 application/json: data[].name`. */
@@ -275,12 +280,4 @@ function compareRequestConstraints(where: string, before: Json, after: Json, rep
   if (after.format !== undefined && after.format !== before.format) report(where, `changed format: ${before.format ?? 'none'} -> ${after.format}`);
   if ('const' in after && (!('const' in before) || after.const !== before.const)) report(where, 'narrowed to a constant');
   if (before.additionalProperties !== false && after.additionalProperties === false && before.properties === undefined) report(where, 'no longer accepts other properties');
-}
-
-/** Follows a local `$ref` (`#/components/...`) in a bundled document. */
-function resolve(document: Json, node: Json | undefined, seen = 0): Json | undefined {
-  if (!node || typeof node.$ref !== 'string' || seen > 20) return node;
-  const target = (node.$ref as string).slice(2).split('/')
-    .reduce<Json | undefined>((n, segment) => n?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-  return resolve(document, target, seen + 1);
 }

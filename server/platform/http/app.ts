@@ -9,13 +9,14 @@ import type { Environment } from '../config.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
+import { jsonBody } from './json-body.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
 import { requestId } from './request-id.js';
+import { requiredBody } from './required-body.js';
 import { apiRouter } from './router.js';
 import { refuseNulCharacters } from './refuse-nul.js';
-
-export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+import { strictParameters } from './strict-parameters.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -41,12 +42,14 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(requestId);
   app.use(apiLogMiddleware(options.apiLog, options.environment));
-  app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody());
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
   api.use(authenticate({ bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
+  api.use(requiredBody(options.document));
+  api.use(strictParameters(options.document));
   api.use(refuseNulCharacters);
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);

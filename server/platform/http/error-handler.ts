@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, type FieldError } from '../errors/api-error.js';
 import { sendProblem } from '../errors/problem.js';
+import { JSON_BODY_LIMIT_BYTES, NOT_UTF8 } from './json-body.js';
 
 interface ValidatorErrorItem {
   path: string;
@@ -46,15 +47,8 @@ function toApiError(error: unknown, req: Request): ApiError {
   const status = e.status ?? e.statusCode;
 
   // express.json (body-parser) reports these before the validator sees the request.
-  switch (e.type) {
-    case 'entity.parse.failed':
-      return new ApiError('invalid_json', `The body is not valid JSON: ${e.message}.`);
-    case 'entity.too.large':
-      return new ApiError('payload_too_large', 'The body is larger than the 1 MB accepted for JSON.');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new ApiError('unsupported_media_type', `${e.message}. Send UTF-8 JSON.`);
-  }
+  const bodyProblem = bodyParserProblem(e, req);
+  if (bodyProblem) return bodyProblem;
 
   // A value the validator let through but PostgreSQL refuses (class 22, "data exception": out of range,
   // overflow, bad encoding). Modules check these first and name the field; this is the backstop that keeps
@@ -76,6 +70,42 @@ function toApiError(error: unknown, req: Request): ApiError {
     if (status === 413) return new ApiError('payload_too_large', 'The body is over the limit for this operation.');
   }
   return new ApiError('server_error', 'The service failed to complete the request. It is safe to retry with the same Idempotency-Key; quote the request id to support if it persists.');
+}
+
+/** Content-Encodings the body parser undoes; any other is 415. */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br or identity';
+
+/**
+ * Every error the body parser can raise, as the problem the caller can act on. Its errors are http-errors with a
+ * `type`; a body that does not decompress is a zlib error that carries only `status: 400` and a zlib `code`.
+ * Anything else it marks as the caller's fault (a 4xx status) is still the body's fault: never a 500.
+ */
+function bodyParserProblem(e: HttpLikeError & { code?: unknown }, req: Request): ApiError | null {
+  const encoding = req.headers['content-encoding'];
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new ApiError('invalid_json', `The body is not valid JSON: ${e.message}.`);
+    case NOT_UTF8:
+      return new ApiError('invalid_json', `${e.message}.`);
+    case 'entity.too.large':
+      return new ApiError('payload_too_large', `The body is larger than the ${JSON_BODY_LIMIT_BYTES / 1024 / 1024} MB accepted for JSON (counted after decompression).`);
+    case 'encoding.unsupported':
+      return new ApiError('unsupported_media_type', `Content-Encoding ${String(encoding)} is not accepted: send the body as ${ACCEPTED_ENCODINGS}.`);
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', `${e.message}. Send UTF-8 JSON.`);
+    case 'request.size.invalid':
+      return new ApiError('invalid_json', 'The body is shorter or longer than its Content-Length says.');
+    case 'request.aborted':
+      return new ApiError('invalid_json', 'The body ended before it was complete.');
+  }
+  const status = e.status ?? e.statusCode;
+  if (status === 400 && e.type === undefined && !Array.isArray(e.errors) && encoding !== undefined && typeof e.code === 'string') {
+    return new ApiError('invalid_json', `The body is marked Content-Encoding: ${String(encoding)} but is not valid ${String(encoding)} data (${e.message}). Send the encoding the header names, or no Content-Encoding.`);
+  }
+  if (e.type !== undefined && typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('invalid_json', `The body could not be read: ${e.message}.`);
+  }
+  return null;
 }
 
 function validationProblem(items: ValidatorErrorItem[]): ApiError {

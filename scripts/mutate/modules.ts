@@ -1,0 +1,29 @@
+// The modules where a silent mistake costs money or security, each with the fast tests that hold it. A module is
+// mutated alone and every mutant is run against its own tests only, so a survivor names a rule no test holds.
+// Pure unit tests (test/unit/, no database) run through ava directly; a module whose rules live in SQL also runs
+// its database tests through `npm test` (which starts a throwaway Postgres), and is slower for it.
+
+export interface MutationModule {
+  /** The name given to `npm run mutate -- <name>`. */
+  name: string;
+  /** The source file mutated. */
+  file: string;
+  /** The test files run against each mutant. */
+  tests: string[];
+  /** Whether the tests need the database (then they run through `npm test`). */
+  database?: boolean;
+}
+
+export const MUTATION_MODULES: MutationModule[] = [
+  { name: 'money', file: 'server/platform/money.ts', tests: ['test/unit/money.test.ts'] },
+  { name: 'cursor', file: 'server/platform/lists/cursor.ts', tests: ['test/unit/cursor.test.ts'] },
+  { name: 'destination', file: 'server/platform/webhooks/destination.ts', tests: ['test/unit/destination.test.ts'] },
+  { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/unit/rate-limit-bucket.test.ts'], database: true },
+  { name: 'sdk-webhooks', file: 'client-sdk/src/webhooks.ts', tests: ['test/unit/sdk-webhooks.test.ts'] },
+];
+
+/** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */
+export function testCommand(module: MutationModule): string {
+  const files = module.tests.join(' ');
+  return module.database ? `node --import tsx scripts/test.ts ${files}` : `node node_modules/ava/entrypoints/cli.mjs --fail-fast ${files}`;
+}

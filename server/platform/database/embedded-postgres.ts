@@ -36,7 +36,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const owner = postgresOwner();
   if (!existsSync(join(dataDir, 'PG_VERSION'))) initialise(dataDir, binaries.initdb, owner);
 
-  const running = runningServer(dataDir);
+  const running = await settledServer(dataDir);
   if (running) return handle(running.port, running.pid, false);
 
   const logFd = openSync(join(dataDir, '..', `${basenameOf(dataDir)}.log`), 'a');
@@ -128,13 +128,42 @@ function postgresOwner(): { uid: number; gid: number } | null {
   }
 }
 
-/** A server already running on this data directory (started by another process of ours), read from postmaster.pid. */
-function runningServer(dataDir: string): { pid: number; port: number } | null {
+/** How long a start waits for the server of a previous run to finish stopping (or starting) before giving up. */
+export const SETTLE_TIMEOUT_MS = 60_000;
+
+/**
+ * A server already running and ready on this data directory (started by another process of ours), or null when
+ * none runs. A server that is stopping (a previous `npm start` still shutting down: it would refuse every
+ * connection with "the database system is shutting down") is waited for until it has exited, so that this start
+ * starts a new one; a server that is still starting is waited for until it is ready. Both waits are bounded.
+ */
+async function settledServer(dataDir: string, timeoutMs = SETTLE_TIMEOUT_MS): Promise<{ pid: number; port: number } | null> {
+  const deadline = Date.now() + timeoutMs;
+  let told = false;
+  for (;;) {
+    const running = runningServer(dataDir);
+    if (!running) return null;
+    if (running.status === 'ready' && (await canConnect(connectionUrl(running.port, 'postgres')))) return running;
+    if (Date.now() > deadline) {
+      throw new Error(`The embedded PostgreSQL in ${dataDir} (pid ${running.pid}) is still "${running.status}" after ${timeoutMs / 1000} s. `
+        + `Wait for it to stop, or stop it (kill -INT ${running.pid}), then start again.`);
+    }
+    if (!told) {
+      process.stderr.write(`Waiting for the embedded PostgreSQL of a previous run (pid ${running.pid}, ${running.status}) before starting...\n`);
+      told = true;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The server on this data directory as postmaster.pid describes it: pid, port and status (`starting`, `ready`, `stopping`). */
+function runningServer(dataDir: string): { pid: number; port: number; status: string } | null {
   const pidFile = join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return null;
-  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
+  let text: string;
+  try { text = readFileSync(pidFile, 'utf8'); } catch { return null; } // gone between the check and the read: stopped
+  const [pidLine, , , portLine, , , , statusLine] = text.split('\n');
   const pid = Number(pidLine);
-  return Number.isInteger(pid) && isAlive(pid) ? { pid, port: Number(portLine) } : null;
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port: Number(portLine), status: statusLine?.trim() || 'starting' } : null;
 }
 
 function isAlive(pid: number): boolean {

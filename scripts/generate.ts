@@ -55,7 +55,7 @@ function generatePrismaClient(outDir: string): void {
     copyFileSync(schemaPath, join(stage, 'prisma', 'schema.prisma'));
   }
   // `prisma generate` does not use the schema engine, but insists that one exists; the native engine cannot be
-  // downloaded here, so point the variable at any existing file (see ../shared/design.md, Prisma offline).
+  // downloaded here, so point the variable at any existing file. See docs/decisions/0004-prisma-offline-schema-engine-wasm.md
   run(bin('prisma'), ['generate', '--schema', join(stage, 'prisma', 'schema.prisma')], {
     PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
     PRISMA_HIDE_UPDATE_MESSAGE: '1',

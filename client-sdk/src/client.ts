@@ -5,21 +5,14 @@ import { ErpApiError } from './errors.js';
 import { retryingFetch, type Fetch } from './retry.js';
 import type { ErpClient, ErpPaths } from './typed-paths.js';
 
-/** Base addresses of the hosted environments (each ends in /api/v1). */
-export const ENVIRONMENTS = {
-  sandbox: 'https://sandbox.distributor-erp.example/api/v1',
-  production: 'https://api.distributor-erp.example/api/v1',
-} as const;
-
-export type Environment = keyof typeof ENVIRONMENTS;
-
 export interface ErpClientOptions {
-  /** The API key (`..._test_...` for the sandbox, `..._live_...` for production). Not needed for /health. */
+  /** The API key (`..._test_...` for a sandbox, `..._live_...` for production). Not needed for /health. */
   apiKey?: string;
-  /** A hosted environment; ignored when baseUrl is given. Defaults to the sandbox. */
-  environment?: Environment;
-  /** Any deployment's base address, ending in /api/v1 (for example http://localhost:3000/api/v1). */
-  baseUrl?: string;
+  /**
+   * The deployment's base address, ending in /api/v1 (for example http://localhost:3000/api/v1). Required: there
+   * is no hosted address to default to; each distributor runs its own deployment and tells you its address.
+   */
+  baseUrl: string;
   /** A fetch implementation (defaults to the global one). Called once per attempt. */
   fetch?: Fetch;
   /** Retries after the first attempt, on transport failures, 409 idempotency_in_progress, 429 and 5xx. Default 3. */
@@ -32,8 +25,8 @@ export interface ErpClientOptions {
 
 export const DEFAULT_RETRY_POLICY = { maxRetries: 3, maxRetryTimeMs: 60_000, timeoutMs: 30_000 } as const;
 
-export function createErpClient(options: ErpClientOptions = {}): ErpClient {
-  const baseUrl = options.baseUrl ?? ENVIRONMENTS[options.environment ?? 'sandbox'];
+export function createErpClient(options: ErpClientOptions): ErpClient {
+  const baseUrl = checkedBaseUrl(options?.baseUrl);
   // Resolved per attempt, so a fetch installed on globalThis after the client was made is still used.
   const send: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
   const client = createClient<ErpPaths>({
@@ -72,4 +65,22 @@ export function createErpClient(options: ErpClientOptions = {}): ErpClient {
     use: client.use,
     eject: client.eject,
   } as unknown as ErpClient;
+}
+
+/**
+ * The base address as given, once it is an absolute http(s) URL. Checked here, at construction, because a missing
+ * or relative one would otherwise surface later as a confusing fetch failure on the first call (from JavaScript,
+ * or from a configuration value that was not set).
+ */
+function checkedBaseUrl(baseUrl: unknown): string {
+  const hint = 'createErpClient needs baseUrl, the deployment\'s address ending in /api/v1 (for example http://localhost:3000/api/v1)';
+  if (typeof baseUrl !== 'string' || baseUrl === '') throw new TypeError(hint);
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`${hint}; got ${JSON.stringify(baseUrl)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${hint}; got ${JSON.stringify(baseUrl)}`);
+  return baseUrl;
 }

@@ -2,7 +2,7 @@
 // API description, with the client behaviour the spec asks for (retries with one Idempotency-Key, errors as
 // exceptions, pagination, change-feed polling, webhook verification and deduplication).
 export type { components, paths } from './generated/api-types.js';
-export { createErpClient, DEFAULT_RETRY_POLICY, ENVIRONMENTS, type Environment, type ErpClientOptions } from './client.js';
+export { createErpClient, DEFAULT_RETRY_POLICY, type ErpClientOptions } from './client.js';
 export type { ErpClient, ErpMethod, ErpPaths, HttpMethod, PathsWithMethod, Settled } from './typed-paths.js';
 export { ErpApiError, ErpConnectionError, type FieldError, type Problem } from './errors.js';
 export type { Fetch, RetryPolicy } from './retry.js';

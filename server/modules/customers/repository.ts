@@ -1,4 +1,4 @@
-// The customers table. Every statement is scoped by organization_id first (see ../shared/design.md, Tenancy);
+// The customers table. Every statement is scoped by organization_id first (see docs/decisions/0005-tenancy-organization-id-first.md);
 // the shared statements live in platform/resources/table.ts.
 import type { Filter } from '../../platform/lists/page.js';
 import { equals, hasExternalCode, type TableDefinition } from '../../platform/resources/table.js';

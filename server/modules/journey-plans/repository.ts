@@ -1,5 +1,5 @@
 // The journey_plans table (one row per route) and its visits. Every statement is scoped by organization_id
-// first (see ../shared/design.md, Tenancy); lists and reads by id come from platform/resources/table.ts.
+// first (see docs/decisions/0005-tenancy-organization-id-first.md); lists and reads by id come from platform/resources/table.ts.
 import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
 import type { Tx } from '../../platform/database/transaction.js';

@@ -1,4 +1,4 @@
-// The prices table. Every statement is scoped by organization_id first (see ../shared/design.md, Tenancy). A
+// The prices table. Every statement is scoped by organization_id first (see docs/decisions/0005-tenancy-organization-id-first.md). A
 // batch of prices is written set-based: one statement upserts every item and writes its event row.
 import type pg from 'pg';
 import type { Tx } from '../../platform/database/transaction.js';

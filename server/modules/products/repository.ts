@@ -1,4 +1,4 @@
-// The products table. Every statement is scoped by organization_id first (see ../shared/design.md, Tenancy);
+// The products table. Every statement is scoped by organization_id first (see docs/decisions/0005-tenancy-organization-id-first.md);
 // the shared statements live in platform/resources/table.ts.
 import type { Tx } from '../../platform/database/transaction.js';
 import type { Filter } from '../../platform/lists/page.js';

@@ -1,4 +1,4 @@
-// The HTTP pipeline (see ../shared/design.md, Data flows one way):
+// The HTTP pipeline (see ARCHITECTURE.md, The flow of a request):
 // request id -> API log -> JSON body -> key in query? -> key, allowlist, rate limit, scope -> validator (spec)
 // -> module routes -> problem documents for every error.
 import express, { type Router } from 'express';

@@ -63,8 +63,34 @@ test('setting a personal field without customers:pii is 403 insufficient_scope a
   t.is(await customerCount(writer.organizationId), 1);
 });
 
+/** Gives the organisation a price group: a product and one price in that group. */
+async function priceGroup(caller: TestCaller, group: string): Promise<void> {
+  const product = await api().request('PUT', '/products/by-code/dms/100001', { headers: caller.auth, json: { productCode: '100001', name: 'Soda 300ml', packSize: 24, sellingUnits: ['case'] } });
+  t_ok(product.status, product.text);
+  const price = await api().request('PUT', '/prices', { headers: caller.auth, json: { items: [{ productCode: '100001', priceGroup: group, unit: 'case', unitPrice: { amount: '24000', currency: 'UGX' }, validFrom: '2026-01-01' }] } });
+  t_ok(price.status, price.text);
+}
+function t_ok(status: number, text: string): void {
+  if (status >= 300) throw new Error(`set-up failed: ${status} ${text}`);
+}
+
+test('a price group without prices is 422 business_rule naming /priceGroup and listing the groups that have prices', async (t) => {
+  const caller = await createCaller(pool());
+  const none = await create(caller, { outletCode: outletCode(), name: 'Shop', channel: 'retail', priceGroup: 'RETAIL-A' });
+  t.is(none.status, 422);
+  t.like(none.body, { code: 'business_rule', errors: [{ field: '/priceGroup', code: 'business_rule' }] });
+  t.regex(none.body.errors[0].message, /none yet \(PUT \/prices creates them\)/);
+  await priceGroup(caller, 'RETAIL-A');
+  const typo = await create(caller, { outletCode: outletCode(), name: 'Shop', channel: 'retail', priceGroup: 'RETAIL-Z' });
+  t.is(typo.status, 422);
+  t.is(typo.body.errors[0].message, 'must be one of the price groups with prices: RETAIL-A');
+  t.is(await customerCount(caller.organizationId), 0);
+  t.is((await create(caller, { outletCode: outletCode(), name: 'Shop', channel: 'retail', priceGroup: 'RETAIL-A' })).status, 201);
+});
+
 test('PATCH changes only the fields given, null clears, and customer.updated is written', async (t) => {
   const caller = await createCaller(pool());
+  await priceGroup(caller, 'RETAIL-A');
   const created = await create(caller, { outletCode: outletCode(), name: 'Before', channel: 'retail', region: 'Central', priceGroup: 'RETAIL-A' });
   const res = await api().request('PATCH', `/customers/${created.body.id}`, { headers: caller.auth, json: { name: 'After', priceGroup: null } });
   t.is(res.status, 200);

@@ -1,6 +1,6 @@
-// The rules of customers: personal fields need customers:pii, money is in the base currency, the route exists,
-// outlet codes and external codes are unique (see repository.ts), and every change writes its event in the same
-// transaction.
+// The rules of customers: personal fields need customers:pii, money is in the base currency, the route and the
+// price group exist, outlet codes and external codes are unique (see repository.ts), and every change writes its
+// event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import type { CallerContext } from '../../platform/access/context.js';
@@ -9,6 +9,7 @@ import { acceptAmount } from '../../platform/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ROUTES, referencedRow } from '../../platform/resources/references.js';
 import { resourceService } from '../../platform/resources/service.js';
+import { priceGroupsWithPrices } from '../prices/repository.js';
 import { toCustomer, type Customer } from './representation.js';
 import { customerTable, type CustomerColumns, type CustomerRow } from './repository.js';
 
@@ -29,6 +30,16 @@ export const customers = resourceService<CustomerRow, CustomerColumns, CustomerF
   represent: (row, codes, caller) => toCustomer(row, codes, caller.scopes.has(PII_SCOPE)),
 });
 
+/** A customer's price group must be one that has prices, else nothing could be priced for it (issue found by partners: typos were stored silently). */
+async function refuseUnknownPriceGroup(tx: Tx, organizationId: string, priceGroup: string): Promise<void> {
+  const groups = await priceGroupsWithPrices(tx, organizationId);
+  if (groups.includes(priceGroup)) return;
+  const message = groups.length > 0
+    ? `must be one of the price groups with prices: ${groups.join(', ')}`
+    : 'must be a price group with prices, and this organisation has none yet (PUT /prices creates them)';
+  throw new ApiError('business_rule', `\`priceGroup\` ${message}; "${priceGroup}" has no prices.`, [{ field: '/priceGroup', code: 'business_rule', message }]);
+}
+
 /** The columns a set of fields writes; refuses personal fields without customers:pii and a route that does not exist. */
 async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields): Promise<Partial<CustomerColumns>> {
   const personal = PERSONAL_FIELDS.filter((field) => field in fields);
@@ -41,7 +52,10 @@ async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields):
   if (fields.name !== undefined) columns.name = fields.name;
   if (fields.status !== undefined) columns.status = fields.status;
   if (fields.channel !== undefined) columns.channel = fields.channel;
-  if (fields.priceGroup !== undefined) columns.price_group = fields.priceGroup;
+  if (fields.priceGroup !== undefined) {
+    if (fields.priceGroup !== null) await refuseUnknownPriceGroup(tx, caller.organizationId, fields.priceGroup);
+    columns.price_group = fields.priceGroup;
+  }
   if (fields.routeId !== undefined) {
     await referencedRow(tx, caller.organizationId, ROUTES, fields.routeId, '/routeId');
     columns.route_id = fields.routeId;

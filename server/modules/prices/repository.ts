@@ -95,3 +95,9 @@ export async function upsertPrices(tx: Tx | pg.Pool, organizationId: string, cur
   );
   return rows;
 }
+
+/** The price groups that have at least one price: the groups a customer may be put in. */
+export async function priceGroupsWithPrices(tx: Tx, organizationId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ price_group: string }>('SELECT DISTINCT price_group FROM prices WHERE organization_id = $1 ORDER BY price_group', [organizationId]);
+  return rows.map((row) => row.price_group);
+}

@@ -57,6 +57,6 @@ export function createApp(options: AppOptions): express.Express {
   app.get('/docs', (_req, res) => res.redirect(308, `${API_BASE_PATH}/docs`));
 
   app.use(notFound);
-  app.use(errorHandler(options.logger));
+  app.use(errorHandler(options.logger, options.document));
   return app;
 }

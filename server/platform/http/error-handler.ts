@@ -4,6 +4,8 @@ import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, type FieldError } from '../errors/api-error.js';
 import { sendProblem } from '../errors/problem.js';
+import { API_BASE_PATH, type ApiDocument } from '../spec.js';
+import { closestName, fieldHints, type FieldHints } from './field-hints.js';
 import { JSON_BODY_LIMIT_BYTES, NOT_UTF8 } from './json-body.js';
 
 interface ValidatorErrorItem {
@@ -27,9 +29,10 @@ const UNKNOWN_PROPERTY_ERRORS = ['additionalProperties.openapi.validation', 'une
 /** Summaries of alternatives (`oneOf` of an object or null): they only repeat what the branches said. */
 const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null|match "(then|else)" schema)$/;
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, document: ApiDocument): ErrorRequestHandler {
+  const hints = fieldHints(document, API_BASE_PATH);
   return (error: unknown, req, res, _next) => {
-    const apiError = toApiError(error, req);
+    const apiError = toApiError(error, req, hints);
     if (apiError.status >= 500) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.originalUrl }, 'request failed');
     }
@@ -41,7 +44,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function toApiError(error: unknown, req: Request): ApiError {
+function toApiError(error: unknown, req: Request, hints: FieldHints): ApiError {
   if (error instanceof ApiError) return error;
   const e = (error ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
@@ -60,7 +63,7 @@ function toApiError(error: unknown, req: Request): ApiError {
 
   if (Array.isArray(e.errors) && typeof status === 'number') {
     // express-openapi-validator
-    if (status === 400) return validationProblem(e.errors);
+    if (status === 400) return validationProblem(e.errors, (pointer) => hints.allowedAt(req.method, (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.path, pointer));
     if (status === 404 || status === 405) {
       return new ApiError('not_found', `${req.method} ${req.path} is not an operation of this API. See GET /api/v1/openapi.json.`);
     }
@@ -108,33 +111,48 @@ function bodyParserProblem(e: HttpLikeError & { code?: unknown }, req: Request):
   return null;
 }
 
-function validationProblem(items: ValidatorErrorItem[]): ApiError {
+function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: string) => string[]): ApiError {
   const seen = new Set<string>();
-  const all = items.map(toFieldError).filter((e) => {
+  const all = items.map((item) => toFieldError(item, allowedAt)).filter((e) => {
     const key = `${e.field}\u0000${e.code}\u0000${e.message}`;
     return !seen.has(key) && Boolean(seen.add(key));
   });
   const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !all.some((other) => other !== e && !ALTERNATIVE_SUMMARY.test(other.message) && (other.field === e.field || other.field.startsWith(`${e.field}/`))));
   const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
-  const fields = [...new Set(errors.filter((f) => f.code === code).map((f) => f.field))].join(', ');
+  // The detail is a sentence a person can act on: each field of the problem's code with what is wrong with it.
+  const problems = errors.filter((f) => f.code === code).map((f) => `\`${f.field || '(body)'}\` ${f.message}`);
+  const listed = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more in errors[]` : '');
+  const end = /[.?]$/.test(listed) ? '' : '.';
   const detail = {
     idempotency_key_required: 'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
-    unknown_field: `The request has fields this operation does not accept: ${fields}.`,
-    required_field: `Required fields are missing: ${fields}.`,
-    invalid_field: `Some fields are invalid: ${fields}.`,
+    unknown_field: `The request has fields this operation does not accept: ${listed}${end}`,
+    required_field: `Required fields are missing: ${listed}${end}`,
+    invalid_field: `Some fields are invalid: ${listed}${end}`,
   }[code];
   return new ApiError(code, detail, errors);
 }
 
-function toFieldError(item: ValidatorErrorItem): FieldError {
+function toFieldError(item: ValidatorErrorItem, allowedAt: (pointer: string) => string[]): FieldError {
   const unknownQuery = /^Unknown query parameter '(.+)'$/.exec(item.message);
-  if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: item.message };
+  if (unknownQuery) return unknownField(`/query/${unknownQuery[1]}`, allowedAt);
   const field = toPointer(item.path);
-  const code =
-    UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '') ? 'unknown_field'
-    : item.errorCode === 'required.openapi.validation' ? (field === '/header/Idempotency-Key' ? 'idempotency_key_required' : 'required_field')
-    : 'invalid_field';
-  return { field, code, message: code === 'idempotency_key_required' ? 'required on this create' : item.message };
+  if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '')) return unknownField(field, allowedAt);
+  if (item.errorCode === 'required.openapi.validation') {
+    if (field === '/header/Idempotency-Key') return { field, code: 'idempotency_key_required', message: 'required on this create' };
+    return { field, code: 'required_field', message: 'is required' };
+  }
+  return { field, code: 'invalid_field', message: item.message.replace(/^must be equal to one of the allowed values: /, 'must be one of: ') };
+}
+
+/** An unknown field, with the near miss it probably meant, or else the fields allowed there. */
+function unknownField(field: string, allowedAt: (pointer: string) => string[]): FieldError {
+  const sent = field.slice(field.lastIndexOf('/') + 1);
+  const allowed = allowedAt(field);
+  const guess = closestName(sent, allowed);
+  const message = guess !== null ? `is not a field here; did you mean \`${guess}\`?`
+    : allowed.length > 0 ? `is not a field here; the fields here are ${allowed.join(', ')}`
+    : 'is not a field here';
+  return { field, code: 'unknown_field', message };
 }
 
 /** The validator says `/body/lines/0/qty`, `/query/limit`, `/headers/idempotency-key`; we say `/lines/0/qty`, `/query/limit`, `/header/Idempotency-Key`. */

@@ -40,8 +40,7 @@ const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
  * `rawBody` must be the body exactly as received (not JSON parsed and serialised again).
  */
 export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secrets: string | readonly string[], options: VerifyWebhookOptions = {}): WebhookEvent {
-  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((secret) => secret.length > 0);
-  if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one signing secret (whsec_...).');
+  const keys = signingSecrets(secrets);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   // NaN compares false and Infinity never exceeds: either would turn the replay check off without a word.
   if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${tolerance}).`);
@@ -50,9 +49,9 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
   if (!signatureHeader?.trim()) throw new WebhookVerificationError('missing_header', `The ${SIGNATURE_HEADER} header is missing.`);
 
   const { timestamp, signatures } = parseHeader(signatureHeader);
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody) : rawBody; // strings are UTF-8 by default
   const matched = keys.some((secret) => {
-    const expected = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(body).digest();
+    const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
     return signatures.some((signature) => timingSafeEqual(signature, expected));
   });
   if (!matched) throw new WebhookVerificationError('no_matching_signature', 'No signature matches the body with the given secret(s).');
@@ -61,6 +60,24 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
     throw new WebhookVerificationError('timestamp_out_of_tolerance', `The signature's time (t=${timestamp}) is more than ${tolerance} s from now (${nowSeconds}).`);
   }
   return parseEvent(typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
+}
+
+/**
+ * The secrets to try, every one of them a real secret. An empty or blank one is refused, not skipped: anyone can
+ * compute an HMAC keyed with '', so a verifier holding one accepts forged events, and it is what a missing
+ * environment variable gives (`process.env.WHSEC ?? ''`, or `[newSecret, oldSecret]` with one unset). A TypeError,
+ * not a WebhookVerificationError, so that a receiver's "answer 400 to a bad delivery" cannot hide it.
+ */
+function signingSecrets(secrets: unknown): string[] {
+  const keys: unknown[] = typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? [...(secrets as unknown[])] : [];
+  if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one signing secret (whsec_...).');
+  keys.forEach((secret, index) => {
+    if (typeof secret !== 'string' || secret.trim() === '') {
+      const what = typeof secret === 'string' ? 'empty or blank' : `${String(secret)}, not a string`;
+      throw new TypeError(`verifyWebhook's signing secret [${index}] is ${what}: is its environment variable set? A signature keyed with an empty secret proves nothing.`);
+    }
+  });
+  return keys as string[];
 }
 
 function parseHeader(header: string): { timestamp: number; signatures: Buffer[] } {
@@ -75,8 +92,8 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
     // A v1 that is not 32 bytes of lowercase hex can never match; other schemes (v0, a later v2) are ignored.
     if (key === 'v1' && SIGNATURE_HEX.test(value)) signatures.push(Buffer.from(value, 'hex'));
   }
-  const [timestamp] = timestamps;
-  if (timestamps.length !== 1 || timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) {
+  const [timestamp = ''] = timestamps;
+  if (timestamps.length !== 1 || !/^\d{1,12}$/.test(timestamp)) {
     throw new WebhookVerificationError('malformed_header', `The ${SIGNATURE_HEADER} header needs exactly one t=<unix seconds>.`);
   }
   if (signatures.length === 0) throw new WebhookVerificationError('malformed_header', `The ${SIGNATURE_HEADER} header has no v1=<64 hex digits> signature.`);

@@ -11,6 +11,7 @@ import { addEndpoint, listEndpoints, rotateSecret, testEndpoint, type EndpointSe
 import { open } from '../../server/platform/webhooks/secret-box.js';
 import { claimDelivery, withTestEvent, type DeliveryJob } from '../../server/platform/webhooks/deliver.js';
 import { webhookEventTypes, webhookObjects } from '../../server/webhook-objects.js';
+import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startReceiver, verifySignature } from './receiver.js';
 
@@ -48,6 +49,9 @@ const refused = [
   ['IPv6 unspecified', 'https://[::]/hook'], ['IPv6 link-local', 'https://[fe80::1]/hook'], ['IPv6 unique local', 'https://[fd00::1]/hook'],
   ['IPv6 multicast', 'https://[ff02::1]/hook'], ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hook'], ['IPv4-mapped private', 'https://[::ffff:10.0.0.1]/hook'],
   ['a name resolving to loopback', 'https://localhost/hook'], ['decimal-encoded loopback', 'https://2130706433/hook'],
+  // IPv6 forms that carry an IPv4 address are judged by it (issue 11): these were stored as enabled endpoints.
+  ['IPv4-compatible loopback', 'https://[::127.0.0.1]/hook'], ['IPv4-compatible link-local (metadata service)', 'https://[::a9fe:a9fe]/hook'],
+  ['NAT64 private', 'https://[64:ff9b::10.0.0.1]/hook'], ['6to4 of loopback', 'https://[2002:7f00:1::1]/hook'], ['Teredo', 'https://[2001:0:7f00:1::]/hook'],
 ] as const;
 
 for (const [what, url] of refused) {
@@ -57,6 +61,17 @@ for (const [what, url] of refused) {
     t.is(await endpointCount(organizationId), 0);
   });
 }
+
+test('the operator CLI refuses https://[::127.0.0.1]/hook (IPv4-compatible loopback): exit 1, the reason on stderr, nothing stored', async (t) => {
+  const organizationId = await newOrganization();
+  const run = await runCli(['webhook', 'add', '--org', organizationId, '--url', 'https://[::127.0.0.1]/hook', '--events', '*'], {
+    DATABASE_URL: database.url, WEBHOOK_ALLOW_LOOPBACK: 'false',
+  });
+  t.is(run.code, 1);
+  t.is(run.stderr.trim(), 'error: ::7f00:1 resolves to ::7f00:1, which carries the IPv4 address 127.0.0.1, a loopback address, which webhooks may not reach');
+  t.is(run.stdout, '');
+  t.is(await endpointCount(organizationId), 0);
+});
 
 test('WEBHOOK_ALLOW_LOOPBACK lets loopback through, but never private or link-local addresses', async (t) => {
   const organizationId = await newOrganization();

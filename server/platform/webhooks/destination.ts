@@ -42,11 +42,58 @@ export async function resolveDestination(rawUrl: string, policy: DestinationPoli
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
-/** Why an address may not receive webhooks, or null when it may: only global unicast addresses may. */
+/** IPv6 space that is global unicast (RFC 4291): anything outside it never receives webhooks. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/**
+ * IPv6 forms that carry an IPv4 address and reach it: IPv4-compatible (::/96, deprecated), IPv4-mapped
+ * (::ffff:0:0/96) and the well-known NAT64 prefix (64:ff9b::/96) hold it in their last 32 bits, 6to4 (2002::/16)
+ * in bits 16 to 47. Such an address is judged as the IPv4 address it carries. Other forms that embed one (the
+ * local-use NAT64 prefix 64:ff9b:1::/48, SIIT ::ffff:0:0:0/96, Teredo 2001::/32 with its client address
+ * obfuscated) are not global unicast, so the rule below refuses them.
+ */
+const CARRIERS: [ipaddr.IPv6, number, (parts: number[]) => [number, number]][] = [
+  [...ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
+  [...ipaddr.parseCIDR('::ffff:0:0/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
+  [...ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
+  [...ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number], (parts) => [parts[1]!, parts[2]!]],
+];
+
+/** The IPv4 address an IPv6 address carries (see CARRIERS), or null. */
+export function carriedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  for (const [prefix, bits, words] of CARRIERS) {
+    if (!ip.match(prefix, bits)) continue;
+    const [high, low] = words(ip.parts);
+    return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  }
+  return null;
+}
+
+/**
+ * Why an address may not receive webhooks, or null when it may. Only what is known to be global may: IPv4
+ * unicast outside every special range, IPv6 global unicast (2000::/3) outside every special range, and an IPv6
+ * address that carries an IPv4 address only when that one may. Loopback only with WEBHOOK_ALLOW_LOOPBACK.
+ */
 export function addressRefusal(address: string, policy: DestinationPolicy): string | null {
   if (!ipaddr.isValid(address)) return 'which is not an IP address';
-  const ip = ipaddr.process(address); // an IPv4-mapped IPv6 address is judged as the IPv4 address it carries
-  const range = ip.range();
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    const range = v6.range();
+    // ::1 lies in ::/96 too; it is loopback, not 0.0.0.1.
+    if (range !== 'loopback') {
+      const carried = carriedIPv4(v6);
+      if (carried) {
+        const refusal = addressRefusal(carried.toString(), policy);
+        return refusal && `which carries the IPv4 address ${carried.toString()}, ${refusal}`;
+      }
+      if (range === 'unicast' && !v6.match(GLOBAL_UNICAST)) return 'an address outside the global unicast space 2000::/3, which webhooks may not reach';
+    }
+    return rangeRefusal(range, policy);
+  }
+  return rangeRefusal(ip.range(), policy);
+}
+
+function rangeRefusal(range: string, policy: DestinationPolicy): string | null {
   if (range === 'unicast') return null;
   if (range === 'loopback' && policy.allowLoopback) return null;
   return `a ${range} address, which webhooks may not reach`;

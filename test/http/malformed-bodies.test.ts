@@ -146,3 +146,20 @@ test('query booleans accept only true and false', async (t) => {
   }
   t.is((await api().request('GET', '/products?isEmpty=false', { headers: caller.auth })).status, 200);
 });
+
+test('a body nested deeper than 32 levels is 400 invalid_json before anything walks it (a deep one used to overflow the stack: 500)', async (t) => {
+  const caller = await createCaller(pool());
+  for (const depth of [33, 100_000]) {
+    const body = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const health = await rawRequest('GET', '/health', { 'Content-Type': 'application/json' }, body);
+    t.is(health.status, 400, String(depth));
+    t.is(health.body.code, 'invalid_json');
+    t.regex(health.body.detail, /more than 32 levels deep/);
+    const create = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `deep-${depth}`, 'Content-Type': 'application/json' }, body: `{"outletCode":"UG9100090","name":"x","channel":"retail","address":${body}}` });
+    t.is(create.status, 400);
+    t.is(create.body.code, 'invalid_json');
+  }
+  const atLimit = await rawRequest('GET', '/health', { 'Content-Type': 'application/json' }, `${'['.repeat(32)}${']'.repeat(32)}`);
+  t.is(atLimit.status, 200);
+  t.is(await countCustomers(caller.organizationId), 0);
+});

@@ -9,6 +9,12 @@ import { ApiError } from '../errors/api-error.js';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
+/**
+ * No request schema nests deeper than a handful of levels; a body nested deeper than this is refused before anything
+ * walks it (JSON.parse is iterative, but the validator and every recursive walk of a body are not: a 1 MB body of
+ * `[[[[...` would otherwise overflow the stack, a 500).
+ */
+export const JSON_MAX_DEPTH = 32;
 
 /** Set on the request by `verify` when the (decoded) body had no bytes at all. */
 const EMPTY_BODY = Symbol('emptyBody');
@@ -28,6 +34,10 @@ export function jsonBody(): RequestHandler[] {
     if ((req as unknown as Record<symbol, boolean>)[EMPTY_BODY]) {
       req.body = undefined;
       next();
+      return;
+    }
+    if (nestingDepth(req.body) > JSON_MAX_DEPTH) {
+      next(new ApiError('invalid_json', `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`));
       return;
     }
     const field = firstIllFormedString(req.body, '');
@@ -69,6 +79,20 @@ export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
     i += length;
   }
   return bytes.length;
+}
+
+/** How deeply arrays and objects nest in a parsed value (a scalar is 0), without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > JSON_MAX_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** With the u flag a surrogate pair reads as one code point, so only a lone surrogate matches. */

@@ -271,13 +271,135 @@ function compareRequestConstraints(where: string, before: Json, after: Json, rep
   const lower = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'] as const;
   const upper = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'] as const;
   for (const key of lower) {
-    if (after[key] !== undefined && (before[key] === undefined || after[key] > before[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
+    if (after[key] !== undefined && (before[key] === undefined || after[key] > before[key]) && !alreadyHeld(before, key, after[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
   }
   for (const key of upper) {
-    if (after[key] !== undefined && (before[key] === undefined || after[key] < before[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
+    if (after[key] !== undefined && (before[key] === undefined || after[key] < before[key]) && !alreadyHeld(before, key, after[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
   }
   if (after.pattern !== undefined && after.pattern !== before.pattern) report(where, `changed pattern: ${before.pattern ?? 'none'} -> ${after.pattern}`);
-  if (after.format !== undefined && after.format !== before.format) report(where, `changed format: ${before.format ?? 'none'} -> ${after.format}`);
+  if (after.format !== undefined && after.format !== before.format && !integerFormatHeld(before, after.format)) report(where, `changed format: ${before.format ?? 'none'} -> ${after.format}`);
   if ('const' in after && (!('const' in before) || after.const !== before.const)) report(where, 'narrowed to a constant');
   if (before.additionalProperties !== false && after.additionalProperties === false && before.properties === undefined) report(where, 'no longer accepts other properties');
+}
+
+// A bound written down where the schema already held it accepts exactly what it accepted before, so it is no
+// narrowing: a maxLength no shorter than what an anchored pattern or a fixed-length format allows, a minimum or
+// maximum every value of an enum already meets, an integer format whose range contains the old bounds. Only
+// what can be proved from the old schema alone counts; anything else is reported.
+
+/** Whether `before` already kept every value within `key` = `bound`. */
+function alreadyHeld(before: Json, key: string, bound: number): boolean {
+  const numbers = Array.isArray(before.enum) ? (before.enum as unknown[]).filter((v): v is number => typeof v === 'number') : undefined;
+  switch (key) {
+    case 'maxLength': {
+      const implied = impliedMaxLength(before);
+      return implied !== undefined && implied <= bound;
+    }
+    case 'minimum': return numbers !== undefined && numbers.every((v) => v >= bound);
+    case 'maximum': return numbers !== undefined && numbers.every((v) => v <= bound);
+    default: return false;
+  }
+}
+
+const INTEGER_FORMATS: Record<string, [number, number]> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] };
+
+/** An int32/int64 format on an integer whose old bounds (or enum) already lay within the format's range. */
+function integerFormatHeld(before: Json, format: string): boolean {
+  const range = INTEGER_FORMATS[format];
+  const declared = new Set<unknown>(Array.isArray(before.type) ? before.type : [before.type]);
+  if (!range || before.format !== undefined || !declared.has('integer') || declared.has('number')) return false;
+  const numbers = Array.isArray(before.enum) ? (before.enum as unknown[]).filter((v): v is number => typeof v === 'number') : undefined;
+  if (numbers) return numbers.every((v) => v >= range[0] && v <= range[1]);
+  return typeof before.minimum === 'number' && typeof before.maximum === 'number' && before.minimum >= range[0] && before.maximum <= range[1];
+}
+
+/** Formats whose every valid value has at most this many characters. */
+const FORMAT_LENGTH: Record<string, number> = { date: 10 };
+
+/** The most characters a string of this schema can have, when the schema alone says so. */
+export function impliedMaxLength(schema: Json): number | undefined {
+  const limits: number[] = [];
+  if (typeof schema.maxLength === 'number') limits.push(schema.maxLength);
+  if (typeof schema.format === 'string' && FORMAT_LENGTH[schema.format] !== undefined) limits.push(FORMAT_LENGTH[schema.format]!);
+  if (typeof schema.pattern === 'string') {
+    const fromPattern = patternMaxLength(schema.pattern);
+    if (fromPattern !== undefined) limits.push(fromPattern);
+  }
+  if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string' || v === null)) {
+    limits.push(Math.max(0, ...(schema.enum as (string | null)[]).map((v) => (v === null ? 0 : [...v].length))));
+  }
+  return limits.length > 0 ? Math.min(...limits) : undefined;
+}
+
+/**
+ * The longest match of an anchored pattern (`^...$`), or undefined when unbounded or beyond this small reader
+ * (literals, escapes, classes, groups, `|`, and the quantifiers `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`). An
+ * over-estimate is safe (it only reports more); lookarounds and back-references are refused.
+ */
+export function patternMaxLength(pattern: string): number | undefined {
+  if (!pattern.startsWith('^') || !pattern.endsWith('$') || pattern.endsWith('\\$')) return undefined;
+  const body = pattern.slice(1, -1);
+  let at = 0;
+  const fail = (): never => { throw new Error('unsupported'); };
+  const alternatives = (): number => {
+    let longest = sequence();
+    while (body[at] === '|') { at += 1; longest = Math.max(longest, sequence()); }
+    return longest;
+  };
+  const sequence = (): number => {
+    let total = 0;
+    while (at < body.length && body[at] !== '|' && body[at] !== ')') {
+      const length = atom();
+      total += length * quantifier();
+    }
+    return total;
+  };
+  const atom = (): number => {
+    const c = body[at]!;
+    if (c === '(') {
+      at += 1;
+      if (body.startsWith('?:', at)) at += 2;
+      else if (body[at] === '?') fail();
+      const length = alternatives();
+      if (body[at] !== ')') fail();
+      at += 1;
+      return length;
+    }
+    if (c === '[') {
+      at += 1;
+      if (body[at] === '^') at += 1;
+      if (body[at] === ']') at += 1;
+      while (at < body.length && body[at] !== ']') at += body[at] === '\\' ? 2 : 1;
+      if (at >= body.length) fail();
+      at += 1;
+      return 1;
+    }
+    if (c === '\\') {
+      if (/[1-9k]/.test(body[at + 1] ?? '')) fail();
+      at += 2;
+      return 1;
+    }
+    if (c === '^' || c === '$' || c === '*' || c === '+' || c === '?' || c === '{') fail();
+    at += 1;
+    return 1;
+  };
+  const quantifier = (): number => {
+    let most = 1;
+    const c = body[at];
+    if (c === '?') { at += 1; most = 1; } else if (c === '*' || c === '+') { at += 1; most = Infinity; } else if (c === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(body.slice(at));
+      if (m) {
+        at += m[0].length;
+        most = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+      }
+    }
+    if (body[at] === '?') at += 1; // lazy
+    return most;
+  };
+  try {
+    const length = alternatives();
+    return at === body.length && Number.isFinite(length) ? length : undefined;
+  } catch {
+    return undefined;
+  }
 }

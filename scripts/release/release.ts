@@ -1,17 +1,20 @@
 // `npm run release -- minor [--date YYYY-MM-DD]` (or `patch`): one step from "Unreleased" to a version.
 //   1. refuses unless every version in the repository agrees and equals the newest spec/releases/ snapshot,
-//      the Unreleased section has notes, and the spec has no breaking change against that snapshot;
+//      the Unreleased section has notes, and the spec has no breaking change against that snapshot other than
+//      those spec/releases/accepted-changes.yaml accepts, each announced in the Unreleased notes;
 //   2. moves the Unreleased notes under `## <next> - <date>` and sets <next> everywhere the version is written
 //      (spec info.version and its examples, both package.json files, the lockfile);
-//   3. writes spec/releases/<next>.json and regenerates generated/ (so GET /health answers <next>).
+//   3. writes spec/releases/<next>.json, empties the accepted list (the snapshot now holds those changes) and
+//      regenerates generated/ (so GET /health answers <next>).
 // Any failure after the first write puts every file back as it was, generated/ included. `major` is refused: a breaking change goes
 // to /api/v2 (product spec, Versioning 4), which is a new path prefix, not a release of this one.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleSpec, generate } from '../generate.js';
+import { ACCEPTED_CHANGES_FILE, emptiedAcceptedChanges, judgeAgainst, unannounced } from './accepted-changes.js';
 import { findBreakingChanges } from './breaking-changes.js';
-import { releaseChangelog } from './changelog.js';
+import { releaseChangelog, unreleasedNotes } from './changelog.js';
 import { bundleWorkingSpec } from './check-breaking.js';
 import { latestRelease, RELEASES_DIR } from './releases.js';
 import { bump, readVersions, VERSIONED_FILES } from './versions.js';
@@ -34,9 +37,18 @@ export async function release(part: 'minor' | 'patch', date: string): Promise<Re
   }
   const released = latestRelease(root);
   if (released.version !== current) throw new Error(`The spec says ${current} but the newest released description is ${released.file}`);
-  const breaking = findBreakingChanges(released.document, bundleWorkingSpec());
-  if (breaking.length > 0) {
-    throw new Error(`The spec breaks v1 clients of ${current}; a ${part} release cannot carry that:\n${breaking.map((c) => `  ${c.where}: ${c.what}`).join('\n')}`);
+  const verdict = judgeAgainst(root, current, findBreakingChanges(released.document, bundleWorkingSpec()));
+  if (verdict.since !== current) throw new Error(`${ACCEPTED_CHANGES_FILE} is measured against ${verdict.since}, not ${current}`);
+  if (verdict.refused.length > 0) {
+    throw new Error(`The spec breaks v1 clients of ${current}; a ${part} release cannot carry that:\n${verdict.refused.map((c) => `  ${c.where}: ${c.what}`).join('\n')}`);
+  }
+  if (verdict.unused.length > 0) {
+    throw new Error(`${ACCEPTED_CHANGES_FILE} accepts changes that no longer happen; remove:\n${verdict.unused.map((e) => `  ${e.where}: ${e.what}`).join('\n')}`);
+  }
+  const accepted = [...new Set(verdict.accepted.map((a) => a.by))];
+  const missing = unannounced(accepted, unreleasedNotes(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')));
+  if (missing.length > 0) {
+    throw new Error(`The Unreleased section of CHANGELOG.md must announce each accepted breaking change (${ACCEPTED_CHANGES_FILE}); it lacks:\n${missing.map((e) => `  ${e.changelog}`).join('\n')}`);
   }
 
   const next = bump(current, part);
@@ -49,6 +61,7 @@ export async function release(part: 'minor' | 'patch', date: string): Promise<Re
   const updated = new Map<string, string>();
   updated.set('CHANGELOG.md', releaseChangelog(read('CHANGELOG.md'), next, date));
   for (const entry of VERSIONED_FILES) updated.set(entry.file, entry.write(read(entry.file), current, next));
+  updated.set(ACCEPTED_CHANGES_FILE, emptiedAcceptedChanges(read(ACCEPTED_CHANGES_FILE), next));
 
   const snapshot = join(RELEASES_DIR, `${next}.json`);
   // Generation rewrites these with the new version; a failed release puts them back too.

@@ -303,3 +303,16 @@ test('updatedSince may be sent with its colons as they are, not percent-encoded'
   const res = await api().request('GET', '/customers?updatedSince=2000-01-01T00:00:00.000Z&limit=1', { headers: caller.auth });
   t.is(res.status, 200);
 });
+
+test('a cursor from another list is refused: a /customers cursor sent to /products (or /routes) is 400 invalid_field naming /query/cursor, "issued by another list"', async (t) => {
+  const caller = await createCaller(pool());
+  await seed(caller.organizationId, many(3));
+  const cursor: string = (await list(caller, 'limit=1')).body.nextCursor;
+  t.is(typeof cursor, 'string');
+  for (const path of ['/products', '/routes']) {
+    const res = await api().request('GET', `${path}?limit=1&cursor=${encodeURIComponent(cursor)}`, { headers: caller.auth });
+    t.is(res.status, 400, path);
+    t.like(res.body, { status: 400, code: 'invalid_field' }, path);
+    t.deepEqual(res.body.errors, [{ field: '/query/cursor', code: 'invalid_field', message: 'issued by another list' }], path);
+  }
+});

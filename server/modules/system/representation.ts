@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode, type ErrorCodeEntry } from '../../platform/errors/catalogue.js';
+import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, catalogueEntry, type ErrorCodeEntry } from '../../platform/errors/catalogue.js';
 import type { components } from '../../../generated/api-types.js';
 
 import type { CallerContext } from '../../platform/access/context.js';
@@ -8,14 +8,14 @@ type KeyIntrospection = components['schemas']['KeyIntrospection'];
 type ErrorCodeBody = components['schemas']['ErrorCode'];
 type ErrorCodeListBody = components['schemas']['ErrorCodeList'];
 
-export function errorCodeRepresentation(code: ErrorCode, entry: ErrorCodeEntry): ErrorCodeBody {
+export function errorCodeRepresentation(code: string, entry: ErrorCodeEntry): ErrorCodeBody {
   return { code, status: entry.status, title: entry.title, description: entry.description };
 }
 
-/** Ordered by status, then code. */
+/** Every code, problem codes and field reasons alike, ordered by status, then code. */
 export function errorCodeList(): ErrorCodeListBody {
-  const data = (Object.entries(ERROR_CATALOGUE) as [ErrorCode, ErrorCodeEntry][])
-    .map(([code, entry]) => errorCodeRepresentation(code, entry))
+  const data = [...Object.keys(ERROR_CATALOGUE), ...Object.keys(FIELD_REASON_CATALOGUE)]
+    .map((code) => errorCodeRepresentation(code, catalogueEntry(code)!))
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
   return { data };
 }

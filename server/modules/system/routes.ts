@@ -2,7 +2,7 @@
 import type { Router } from 'express';
 import type { Environment } from '../../platform/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
-import { ERROR_CATALOGUE, isErrorCode } from '../../platform/errors/catalogue.js';
+import { catalogueEntry } from '../../platform/errors/catalogue.js';
 import { apiDocumentText, apiVersion } from '../../platform/spec.js';
 import { apiReferencePage, apiReferenceScript } from './api-reference.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
@@ -29,8 +29,9 @@ export function systemRoutes(options: { environment: Environment }): Router {
 
   router.get('/errors/:code', (req, res) => {
     const code = req.params.code!;
-    if (!isErrorCode(code)) throw new ApiError('not_found', `There is no error code ${code}. GET /api/v1/errors lists them all.`);
-    res.json(errorCodeRepresentation(code, ERROR_CATALOGUE[code]));
+    const entry = catalogueEntry(code);
+    if (!entry) throw new ApiError('not_found', `There is no error code ${code}. GET /api/v1/errors lists them all.`);
+    res.json(errorCodeRepresentation(code, entry));
   });
 
   router.get('/me', (_req, res) => {

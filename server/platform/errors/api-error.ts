@@ -1,9 +1,10 @@
-import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
+import { ERROR_CATALOGUE, type ErrorCode, type FieldReason } from './catalogue.js';
 
 /** One problem with one field, named by JSON pointer (`/lines/3/unitPrice`, `/query/limit`). */
 export interface FieldError {
   field: string;
-  code: string;
+  /** A catalogued code: the compiler refuses one that GET /errors/{code} would not know. */
+  code: ErrorCode | FieldReason;
   message: string;
 }
 

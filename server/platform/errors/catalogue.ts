@@ -42,6 +42,28 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Codes that appear only as a field's own `code` in `errors[]`, each inside a problem of one code (its `problem`):
+ * the finer reason a field was refused. Served at GET /errors/{code} like the problem codes, with the status of
+ * the problem that carries them, so that every code a caller can meet resolves to what it means.
+ */
+export const FIELD_REASON_CATALOGUE = {
+  duplicate_code: { problem: 'business_rule', title: 'Duplicate code', description: 'In `errors[]` of a 422 business_rule: the code (an outlet code, a product code, a location, route or salesman code, or an external code of a code system) already belongs to another record of this organisation; the message names it. Use another code, or update the record that holds it.' },
+  duplicate_visit: { problem: 'business_rule', title: 'Duplicate visit', description: 'In `errors[]` of a 422 business_rule on PUT /journey-plans: two visits of the plan share a weekday and sequence, or visit the same customer on the same weekday; both fields are named. Remove or renumber one.' },
+  route_not_found: { problem: 'business_rule', title: 'Route not found', description: 'In `errors[]` of a 422 business_rule: the route named by the field is not a route of this organisation. Create it (PUT /routes/by-code/{system}/{code}) or send the id of an existing one.' },
+  unknown_code_system: { problem: 'business_rule', title: 'Unknown code system', description: 'In `errors[]` of a 422 business_rule: the code system is neither `dms` nor a partner system registered for this organisation (operator CLI: code-system add).' },
+} as const satisfies Record<string, { problem: ErrorCode; title: string; description: string }>;
+
+export type FieldReason = keyof typeof FIELD_REASON_CATALOGUE;
+
+/** A code a caller can meet, as a problem's `code` or as a field's `code` in `errors[]`. */
+export function catalogueEntry(code: string): ErrorCodeEntry | null {
+  if (isErrorCode(code)) return ERROR_CATALOGUE[code];
+  if (!Object.hasOwn(FIELD_REASON_CATALOGUE, code)) return null;
+  const reason = FIELD_REASON_CATALOGUE[code as FieldReason];
+  return { status: ERROR_CATALOGUE[reason.problem].status, title: reason.title, description: reason.description };
+}
+
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CATALOGUE, value);
 }

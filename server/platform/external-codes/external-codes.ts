@@ -46,21 +46,48 @@ export async function assignCodes(tx: Tx, organizationId: string, resource: stri
     if (!(await isCodeSystem(tx, organizationId, system))) {
       throw new ApiError('business_rule', `The code system ${system} is not registered for this organisation (dms always is).`, [{ field, code: 'unknown_code_system', message: `code system ${system} is not registered` }]);
     }
+    // Name the record that holds the code, so the caller knows which one to change (checked before the insert:
+    // after a unique violation the transaction could not read it). A concurrent insert still ends in 23505 below.
+    const holder = await findRecordIdByCode(tx, organizationId, resource, system, code);
+    if (holder !== null && holder !== recordId) throw duplicateCode(resource, system, code, field, holder);
     const { rows } = await tx.query<{ record_id: string }>(
       `INSERT INTO external_codes (organization_id, resource, code_system, code, record_id) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (organization_id, resource, record_id, code_system) DO UPDATE SET code = EXCLUDED.code
        RETURNING record_id`,
       [organizationId, resource, system, code, recordId],
     ).catch((error: { code?: string; constraint?: string }) => {
-      if (error.code === '23505') {
-        throw new ApiError('business_rule', `The ${system} code ${code} already belongs to another ${resource}.`, [{ field, code: 'duplicate_code', message: `${code} is already used by another ${resource}` }]);
-      }
+      if (error.code === '23505') throw duplicateCode(resource, system, code, field, null);
       throw error;
     });
     if (rows[0]?.record_id !== recordId) throw new Error('external code assignment returned another record');
     assigned[system] = code;
   }
   return assigned;
+}
+
+function duplicateCode(resource: string, system: string, code: string, field: string, holder: string | null): ApiError {
+  const who = holder ? `${resource} ${holder}` : `another ${resource}`;
+  return new ApiError('business_rule', `The ${system} code ${code} already belongs to ${who}. Remove it there first (PATCH with "externalCodes": { "${system}": null }) or use another code.`,
+    [{ field, code: 'duplicate_code', message: `${code} is already used by ${who}` }]);
+}
+
+/**
+ * Applies a PATCH's `externalCodes`: each system given with a code is set (added or changed), each given with null
+ * is removed. Returns whether anything changed.
+ */
+export async function changeCodes(tx: Tx, organizationId: string, resource: string, recordId: string, changes: Record<string, string | null>): Promise<boolean> {
+  const current = (await codesOf(tx, organizationId, resource, [recordId])).get(recordId)!;
+  const toSet: Record<string, string> = {};
+  const toRemove: string[] = [];
+  for (const [system, code] of Object.entries(changes)) {
+    if (code === null) { if (system in current) toRemove.push(system); continue; }
+    if (current[system] !== code.trim()) toSet[system] = code;
+  }
+  if (toRemove.length > 0) {
+    await tx.query('DELETE FROM external_codes WHERE organization_id = $1 AND resource = $2 AND record_id = $3 AND code_system = ANY($4)', [organizationId, resource, recordId, toRemove]);
+  }
+  await assignCodes(tx, organizationId, resource, recordId, toSet);
+  return toRemove.length > 0 || Object.keys(toSet).length > 0;
 }
 
 /** The codes of each record, as the `externalCodes` map of its representation. */

@@ -55,7 +55,8 @@ export function resourceRoutes<Fields extends object, Body>(pool: pg.Pool, servi
   if (options.update) {
     router.patch(`${path}/:id`, async (req, res) => {
       const caller = callerOf(res);
-      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller, param(req, 'id'), req.body as Fields) }));
+      const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string | null> };
+      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller, param(req, 'id'), fields as Fields, externalCodes) }));
     });
   }
 

@@ -6,7 +6,7 @@ import type { CallerContext } from '../access/context.js';
 import type { Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { recordEvent, type EventType } from '../events/outbox.js';
-import { assignCodes, codesOf, findRecordIdByCode, isCodeSystem, normaliseCode } from '../external-codes/external-codes.js';
+import { assignCodes, changeCodes, codesOf, findRecordIdByCode, isCodeSystem, normaliseCode } from '../external-codes/external-codes.js';
 import { newId } from '../ids.js';
 import type { Filter, ListRequest, Page } from '../lists/page.js';
 import { findRow, insertRow, listRows, updateRow, type BaseRow, type TableDefinition } from './table.js';
@@ -27,7 +27,8 @@ export interface ResourceDefinition<Row extends BaseRow, Columns, Fields, Body> 
 
 export interface ResourceService<Fields, Body> {
   create(tx: Tx, caller: CallerContext, fields: Fields, externalCodes?: Record<string, string>): Promise<Body>;
-  change(tx: Tx, caller: CallerContext, id: string, fields: Fields): Promise<Body>;
+  /** `externalCodes`: a system's code set (added or changed) or, with null, removed; other systems' codes are kept. */
+  change(tx: Tx, caller: CallerContext, id: string, fields: Fields, externalCodes?: Record<string, string | null>): Promise<Body>;
   upsertByCode(tx: Tx, caller: CallerContext, system: string, code: string, fields: Fields): Promise<{ created: boolean; body: Body }>;
   get(db: pg.Pool, caller: CallerContext, id: string): Promise<Body>;
   getByCode(db: pg.Pool, caller: CallerContext, system: string, code: string): Promise<Body>;
@@ -58,9 +59,11 @@ export function resourceService<Row extends BaseRow, Columns, Fields extends obj
     return definition.represent(row, codes, caller); // a new record has exactly the codes just assigned
   }
 
-  async function applyChanges(tx: Tx, caller: CallerContext, existing: Row, fields: Fields): Promise<Body> {
+  async function applyChanges(tx: Tx, caller: CallerContext, existing: Row, fields: Fields, externalCodes: Record<string, string | null> = {}): Promise<Body> {
     const columns = await definition.toColumns(tx, caller, fields);
-    if (Object.keys(columns).length === 0) return represent(tx, caller, existing); // nothing written: no event
+    const codesChanged = await changeCodes(tx, caller.organizationId, table.resource, existing.id, externalCodes);
+    if (Object.keys(columns).length === 0 && !codesChanged) return represent(tx, caller, existing); // nothing written: no event
+    // A change of codes alone still moves updatedAt (the feed shows it) and writes the event (webhooks show it).
     const row = await updateRow<Row, Columns>(tx, table, caller.organizationId, existing.id, columns);
     await recordEvent(tx, caller.organizationId, definition.events.updated, table.resource, row.id);
     return represent(tx, caller, row);
@@ -69,10 +72,10 @@ export function resourceService<Row extends BaseRow, Columns, Fields extends obj
   return {
     create,
 
-    async change(tx, caller, id, fields) {
+    async change(tx, caller, id, fields, externalCodes) {
       const existing = await findRow<Row>(tx, table, caller.organizationId, id, true);
       if (!existing) throw notFound(id);
-      return applyChanges(tx, caller, existing, fields);
+      return applyChanges(tx, caller, existing, fields, externalCodes);
     },
 
     async upsertByCode(tx, caller, system, rawCode, fields) {

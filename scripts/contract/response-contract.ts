@@ -65,10 +65,7 @@ export function responseContract(document: Json): ResponseContract {
           if (spec.required) violations.push(`${where}: required header ${name} is missing`);
           continue;
         }
-        const schema = (spec.schema ?? {}) as Json;
-        const typed = schema.type === 'integer' ? Number(value) : value;
-        if (schema.type === 'integer' && !Number.isInteger(typed)) violations.push(`${where}: header ${name}=${value} is not an integer`);
-        if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) violations.push(`${where}: header ${name}=${value} does not match ${schema.pattern}`);
+        violations.push(...headerViolations(`${where}: header ${name}=${value}`, (spec.schema ?? {}) as Json, value));
       }
 
       const content = declared.content as Json | undefined;
@@ -95,6 +92,23 @@ export function responseContract(document: Json): ResponseContract {
       return violations;
     },
   };
+}
+
+/** A header value against its declared schema: type, bounds, length, pattern and fixed values. */
+function headerViolations(what: string, schema: Json, value: string): string[] {
+  const violations: string[] = [];
+  if (schema.type === 'integer') {
+    const number = /^-?[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(number)) return [`${what} is not an integer`];
+    if (typeof schema.minimum === 'number' && number < schema.minimum) violations.push(`${what} is below the minimum ${schema.minimum}`);
+    if (typeof schema.maximum === 'number' && number > schema.maximum) violations.push(`${what} is above the maximum ${schema.maximum}`);
+    return violations;
+  }
+  if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength) violations.push(`${what} is longer than ${schema.maxLength} characters`);
+  if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) violations.push(`${what} does not match ${schema.pattern}`);
+  if ('const' in schema && value !== schema.const) violations.push(`${what} is not ${JSON.stringify(schema.const)}`);
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) violations.push(`${what} is not one of ${schema.enum.join(', ')}`);
+  return violations;
 }
 
 function escape(segment: string): string {

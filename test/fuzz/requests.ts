@@ -469,11 +469,15 @@ export function mutationsFor(op: FuzzOperation): Mutation[] {
   return MUTATIONS.filter((m) => m.applies(op));
 }
 
-/** A draft, then none (a quarter of the time), one or two mutations. */
-export function requestArbitrary(op: FuzzOperation, ctx: RequestContext): fc.Arbitrary<Draft> {
-  const applicable = mutationsFor(op);
+/**
+ * A draft, then none (a quarter of the time), one or two mutations. `only` keeps the mutations whose name
+ * contains it (FUZZ_MUTATION, to chase one class of input); undefined when it leaves none for this operation.
+ */
+export function requestArbitrary(op: FuzzOperation, ctx: RequestContext, only?: string): fc.Arbitrary<Draft> | undefined {
+  const applicable = mutationsFor(op).filter((m) => !only || m.name.includes(only));
+  if (applicable.length === 0) return undefined;
   const choice = fc.record({ mutation: fc.constantFrom(...applicable), a: fc.nat(), b: fc.nat() });
-  const count = fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: fc.constant(1), weight: 2 }, { arbitrary: fc.constant(2), weight: 1 });
+  const count = only ? fc.constant(1) : fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: fc.constant(1), weight: 2 }, { arbitrary: fc.constant(2), weight: 1 });
   return fc.tuple(draftArbitrary(op, ctx), count, fc.array(choice, { minLength: 2, maxLength: 2 }))
     .map(([draft, n, choices]) => choices.slice(0, n).reduce((d, c) => c.mutation.apply(d, op, ctx, c.a, c.b), draft));
 }

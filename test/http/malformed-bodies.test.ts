@@ -163,3 +163,19 @@ test('a body nested deeper than 32 levels is 400 invalid_json before anything wa
   t.is(atLimit.status, 200);
   t.is(await countCustomers(caller.organizationId), 0);
 });
+
+test('a wrong method or unknown path is 404 not_found before its body is read, whatever the body', async (t) => {
+  const bodies: Array<[Record<string, string>, string | Buffer]> = [
+    [{ 'Content-Type': 'application/json' }, 'null'],
+    [{ 'Content-Type': 'application/json', 'Content-Encoding': 'x-gzip' }, '{"a":1}'],
+    [{ 'Content-Type': 'text/plain' }, 'hello'],
+    [{ 'Content-Type': 'application/json' }, Buffer.alloc(1_100_000, 0x20)],
+  ];
+  for (const [method, path] of [['POST', '/health'], ['DELETE', '/customers'], ['PUT', '/nowhere']]) {
+    for (const [headers, body] of bodies) {
+      const res = await rawRequest(method!, path!, headers, body);
+      t.is(res.status, 404, `${method} ${path} ${JSON.stringify(headers)}`);
+      t.is(res.body.code, 'not_found');
+    }
+  }
+});

@@ -10,6 +10,7 @@ import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
+import { knownOperation } from './known-operation.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
 import { requestId } from './request-id.js';
@@ -42,6 +43,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(requestId);
   app.use(apiLogMiddleware(options.apiLog, options.environment));
+  app.use(knownOperation(options.document));
   app.use(jsonBody());
 
   const api = apiRouter();

@@ -1,0 +1,27 @@
+// A request for a path or method the spec does not have is 404 not_found before anything else reads it: its body is
+// never parsed, so a wrong method that carries a body gets the same 404 as one without (not a 400, 413 or 415 that
+// the spec could not declare for an operation that does not exist). Matching is case-sensitive, like the routers.
+import type { RequestHandler } from 'express';
+import { ApiError } from '../errors/api-error.js';
+import { API_BASE_PATH, type ApiDocument } from '../spec.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export function knownOperation(document: ApiDocument): RequestHandler {
+  const operations = Object.entries(document.paths).map(([path, item]) => ({
+    // `{id}` matches one non-empty path segment, as the validator and express match it.
+    pattern: new RegExp(`^${API_BASE_PATH}${path.split(/\{[^}]+\}/).map(escape).join('[^/]+')}$`),
+    methods: new Set(Object.keys(item).filter((key) => METHODS.includes(key)).map((m) => m.toUpperCase())),
+  }));
+  return (req, _res, next) => {
+    const path = req.path;
+    if (path !== API_BASE_PATH && !path.startsWith(`${API_BASE_PATH}/`)) { next(); return; }
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (operations.some((operation) => operation.methods.has(method) && operation.pattern.test(path))) { next(); return; }
+    next(new ApiError('not_found', `${req.method} ${path} is not an operation of this API. See GET /api/v1/openapi.json.`));
+  };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -151,3 +151,17 @@ test.serial('the bucket refills at perMinute/60 tokens a second: with 600 a minu
   t.is(refilled.status, 200);
   t.is(refilled.headers.get('ratelimit-remaining'), '0');
 });
+
+test('the value of Retry-After: the whole seconds until the bucket holds a token again (1 a minute, just emptied: 60 less the seconds since), the same as RateLimit-Reset', async (t) => {
+  const caller = await createCaller(pool(), { rateLimits: { read: { perMinute: 1, burst: 1 } } });
+  const started = Date.now();
+  t.is((await api().request('GET', '/customers', { headers: caller.auth })).status, 200);
+  const limited = await api().request('GET', '/customers', { headers: caller.auth });
+  const elapsedSeconds = (Date.now() - started) / 1000;
+  t.is(limited.status, 429);
+  t.is(limited.body.code, 'rate_limited');
+  const retryAfter = Number(limited.headers.get('retry-after'));
+  t.true(retryAfter <= 60 && retryAfter >= 60 - Math.ceil(elapsedSeconds), `Retry-After ${retryAfter} after ${elapsedSeconds} s`);
+  t.is(limited.headers.get('ratelimit-reset'), String(retryAfter), 'a burst of 1: full again when one token is back');
+  t.is(limited.body.detail, `The read budget of this key (1 per minute, burst 1) is spent. Retry after ${retryAfter} s.`);
+});

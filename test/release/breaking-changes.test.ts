@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findBreakingChanges } from '../../scripts/release/breaking-changes.js';
+import { judge, readAcceptedChanges, unannounced } from '../../scripts/release/accepted-changes.js';
+import { findBreakingChanges, patternMaxLength } from '../../scripts/release/breaking-changes.js';
+import { unreleasedNotes } from '../../scripts/release/changelog.js';
 import { latestRelease } from '../../scripts/release/releases.js';
 import { apiDocument } from '../../server/platform/spec.js';
 
@@ -14,8 +16,72 @@ const released = latestRelease(root);
 const scratch = (): Json => structuredClone(released.document);
 const whatChanged = (current: Json) => findBreakingChanges(released.document, current).map((c) => `${c.where}: ${c.what}`);
 
-test('the working spec has no breaking change against the newest released description', (t) => {
-  t.deepEqual(findBreakingChanges(released.document, apiDocument as Json), []);
+test('the working spec has no breaking change against the newest released description but those accepted, and every accepted one still happens', (t) => {
+  const accepted = readAcceptedChanges(root);
+  t.is(accepted.since, released.version, 'the accepted list is measured against the newest release');
+  const verdict = judge(findBreakingChanges(released.document, apiDocument as Json), accepted.changes);
+  t.deepEqual(verdict.refused, []);
+  t.deepEqual(verdict.unused, []);
+});
+
+test('every accepted breaking change is announced in the Unreleased section of CHANGELOG.md (a release requires it)', (t) => {
+  const accepted = readAcceptedChanges(root).changes;
+  t.deepEqual(unannounced(accepted, unreleasedNotes(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'))).map((e) => e.changelog), []);
+});
+
+test('a bound the old schema already held is no narrowing: a maxLength a pattern or a date implies, bounds an enum meets, an int32 format on a bounded integer', (t) => {
+  const spec = scratch();
+  const fields = spec.components.schemas.CustomerFields.properties;
+  fields.outletCode.maxLength = 9; // ^UG[0-9]{7}$
+  fields.phone.maxLength = 21; // ^\+?[0-9 ()-]{6,20}$
+  fields.paymentTermsDays.format = 'int32'; // 0..365
+  spec.components.schemas.Date.maxLength = 10; // format date
+  spec.components.schemas.JourneyPlanVisitInput.properties.weekParity = { ...spec.components.schemas.JourneyPlanVisitInput.properties.weekParity, minimum: 0, maximum: 1, format: 'int32' }; // enum [0, 1, null]
+  t.deepEqual(whatChanged(spec), []);
+});
+
+test('a bound shorter than the pattern allowed, a bound on an unbounded value and an int32 format on an unbounded integer are narrowings', (t) => {
+  const spec = scratch();
+  const fields = spec.components.schemas.CustomerFields.properties;
+  fields.outletCode.maxLength = 8;
+  fields.phone.maxLength = 20;
+  spec.components.schemas.ProductFields.properties.packSize = { type: 'integer', minimum: 1, maximum: 10000, format: 'int32' };
+  const changes = whatChanged(spec);
+  t.true(changes.includes('POST /customers request application/json: outletCode: narrowed range: maxLength none -> 8'), changes.join('\n'));
+  t.true(changes.includes('POST /customers request application/json: phone: narrowed range: maxLength none -> 20'), changes.join('\n'));
+  t.false(changes.some((c) => c.includes('packSize')), 'the old 1..10000 already fitted int32');
+
+  // An integer the old description left unbounded: int32 now refuses what it accepted.
+  const unbounded = scratch();
+  delete unbounded.components.parameters.Limit.schema.maximum;
+  const formatted = structuredClone(unbounded);
+  formatted.components.parameters.Limit.schema.format = 'int32';
+  const formatChanges = findBreakingChanges(unbounded, formatted).map((c) => `${c.where}: ${c.what}`);
+  t.true(formatChanges.includes('GET /customers query parameter limit: changed format: none -> int32'), formatChanges.join('\n'));
+});
+
+test('the pattern reader gives the longest match of simple anchored patterns, and nothing for what it cannot bound', (t) => {
+  t.is(patternMaxLength('^UG[0-9]{7}$'), 9);
+  t.is(patternMaxLength('^-?(0|[1-9][0-9]{0,13})(\\.[0-9]{1,4})?$'), 20);
+  t.is(patternMaxLength('^(M[A-Z0-9]{1,9}|D[A-Z0-9]{1,9}|V_[A-Z0-9]{1,10}-[GB])$'), 14);
+  t.is(patternMaxLength('^[\\]a-]{2}x$'), 3, 'a class holding ] and an escape');
+  for (const unbounded of ['^[a-z]+$', '^a{2,}$', '^a*$', 'abc', '^abc', '^(?=a)a$', '^(a)\\1$', '^a|b$x']) t.is(patternMaxLength(unbounded), undefined, unbounded);
+});
+
+test('an accepted entry lets exactly its change through (where with *, what exact), and one that matches nothing is reported unused', (t) => {
+  const changes = [
+    { where: 'GET /customers query parameter updatedSince', what: 'narrowed range: maxLength none -> 40' },
+    { where: 'GET /products query parameter updatedSince', what: 'narrowed range: maxLength none -> 40' },
+    { where: 'GET /products query parameter updatedSince', what: 'narrowed range: maxLength none -> 30' },
+    { where: 'GET /products query parameter cursor', what: 'narrowed range: maxLength none -> 40' },
+  ];
+  const entry = { where: '* query parameter updatedSince', what: 'narrowed range: maxLength none -> 40', reason: 'r', changelog: 'updatedSince is bounded' };
+  const stale = { where: 'PUT /prices request application/json: items', what: 'narrowed range: maxItems none -> 500', reason: 'r', changelog: 'prices are bounded' };
+  const verdict = judge(changes, [entry, stale]);
+  t.deepEqual(verdict.accepted.map((a) => a.change), changes.slice(0, 2));
+  t.deepEqual(verdict.refused, changes.slice(2));
+  t.deepEqual(verdict.unused, [stale]);
+  t.deepEqual(unannounced([entry, stale], '### Changed\n- updatedSince is bounded, and more').map((e) => e.changelog), ['prices are bounded']);
 });
 
 test('a removed response field is breaking, wherever the schema is used', (t) => {
@@ -125,6 +191,20 @@ test('npm run check:breaking fails on a scratch spec with a removed response fie
   const accepted = await checkBreaking(added);
   t.is(accepted.code, 0, accepted.output);
   t.regex(accepted.output, /^No breaking change against 1\.\d+\.\d+/);
+
+  // The working spec: its accepted narrowings are listed with their changelog line, and nothing else breaks.
+  const working = await checkBreaking(apiDocument as Json);
+  t.is(working.code, 0, working.output);
+  t.regex(working.output, /accepted in spec\/releases\/accepted-changes\.yaml/);
+  t.regex(working.output, /GET \/customers query parameter updatedSince: narrowed range: maxLength none -> 40  \[`updatedSince` is at most 40 characters\]/);
+  t.regex(working.output, /No other breaking change against/);
+
+  // An accepted narrowing does not cover another one next to it.
+  const more = structuredClone(apiDocument as Json);
+  more.components.schemas.CustomerFields.properties.name.maxLength = 150;
+  const refusedToo = await checkBreaking(more);
+  t.is(refusedToo.code, 1, refusedToo.output);
+  t.regex(refusedToo.output, /\n3 breaking change\(s\) against [^\n]*\n  POST \/customers request application\/json: name: narrowed range: maxLength 200 -> 150\n/);
   t.is(JSON.parse(readFileSync(join(root, released.file), 'utf8')).info.version, released.version);
 });
 

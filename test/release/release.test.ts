@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { readAcceptedChanges } from '../../scripts/release/accepted-changes.js';
 import { bump, readVersions } from '../../scripts/release/versions.js';
 import { apiVersion } from '../../server/platform/spec.js';
 import { createTestDatabase } from '../support/database.js';
@@ -49,6 +50,8 @@ test('npm run release -- minor moves Unreleased into the next minor version ever
   t.true(changelog.includes(`## Unreleased\n\n## ${next} - 2026-11-22\n\n${unreleased}\n\n## ${apiVersion}\n`), changelog.slice(0, 600));
   t.is(JSON.parse(readFileSync(join(scratch, 'spec', 'releases', `${next}.json`), 'utf8')).info.version, next);
   t.is(JSON.parse(readFileSync(join(scratch, 'generated', 'openapi.json'), 'utf8')).info.version, next);
+  // The snapshot now holds the accepted narrowings; nothing is accepted against it yet.
+  t.deepEqual(readAcceptedChanges(scratch), { since: next, changes: [] });
 
   // Nothing left to release: a second run refuses and changes nothing.
   const again = await runRelease(scratch, 'minor', '--date', '2026-11-23');
@@ -91,6 +94,22 @@ test('release refuses when the spec breaks v1 clients of the last release', asyn
   for (const reading of readVersions(scratch)) t.is(reading.version, apiVersion);
 });
 
+test('release refuses while an accepted breaking change is not announced in the Unreleased notes, changing nothing', async (t) => {
+  const scratch = scratchCopy();
+  const { writeFileSync } = await import('node:fs');
+  const accepted = readAcceptedChanges(scratch).changes;
+  t.true(accepted.length > 0, 'the working spec has accepted narrowings (issue 18)');
+  let changelog = readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8');
+  for (const entry of accepted) changelog = changelog.replaceAll(entry.changelog, 'something else');
+  writeFileSync(join(scratch, 'CHANGELOG.md'), changelog.replace(/^## Unreleased\s*$/m, '## Unreleased\n\n### Added\n- A note that announces nothing accepted.\n'));
+  const refused = await runRelease(scratch, 'minor', '--date', '2026-11-22');
+  t.is(refused.code, 1, refused.output);
+  t.regex(refused.output, /must announce each accepted breaking change/);
+  for (const entry of accepted) t.true(refused.output.includes(`  ${entry.changelog}`), refused.output);
+  for (const reading of readVersions(scratch)) t.is(reading.version, apiVersion);
+  t.is(readAcceptedChanges(scratch).since, apiVersion);
+});
+
 test('a release that fails after its first write puts every file back, generated/ included', async (t) => {
   const scratch = scratchCopy();
   const { appendFileSync } = await import('node:fs');
@@ -100,6 +119,7 @@ test('a release that fails after its first write puts every file back, generated
   for (const reading of readVersions(scratch)) t.is(reading.version, apiVersion, `${reading.file} (${reading.role})`);
   t.is(JSON.parse(readFileSync(join(scratch, 'generated', 'openapi.json'), 'utf8')).info.version, apiVersion);
   t.false(existsSync(join(scratch, 'spec', 'releases', `${bump(apiVersion, 'minor')}.json`)));
+  t.is(readAcceptedChanges(scratch).since, apiVersion, 'the accepted list is put back too');
 });
 
 test('release refuses a date that is not on the calendar', async (t) => {

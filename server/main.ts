@@ -1,7 +1,10 @@
 // Entry point: `node --import tsx server/main.ts [--role all|api|worker]` (npm start / npm run api / npm run worker).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Role } from './platform/config.js';
+import { ConfigError, loadConfig, readEnvFile, type Config, type Role } from './platform/config.js';
 import { createLogger } from './platform/logger.js';
+import { checkStart, explainStartFailure, StartProblem } from './platform/start-checks.js';
 import { startService } from './service.js';
 
 const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
@@ -11,8 +14,9 @@ if (!['all', 'api', 'worker'].includes(role)) {
   process.exit(2);
 }
 
-let config;
+let config: Config;
 try {
+  readEnvFile(); // the same optional .env the operator CLI reads; the environment wins over it
   config = loadConfig();
 } catch (error) {
   if (error instanceof ConfigError) {
@@ -22,16 +26,45 @@ try {
   throw error;
 }
 
+// A problem a developer can fix (port taken, database unreachable, data directory unusable) is one line on stderr
+// saying what to do, and exit 1; anything else is a bug and keeps its stack in the fatal log.
+try {
+  await checkStart(config, role);
+} catch (error) {
+  if (!(error instanceof StartProblem)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
 const logger = createLogger(config.logLevel);
 const service = await startService(config, logger, { role }).catch((error: unknown) => {
-  logger.fatal({ err: error }, 'failed to start');
+  const problem = explainStartFailure(error, config);
+  if (problem) console.error(problem);
+  else logger.fatal({ err: error }, 'failed to start');
   process.exit(1);
 });
 logger.info({ role, environment: config.environment, url: service.url }, 'service started');
+const keyFile = join(config.dataDir, 'sandbox-key.txt');
 if (service.sandboxKey) {
-  console.log(`\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${config.dataDir}/sandbox-key.txt):\n\n  ${service.sandboxKey}\n`);
+  console.log(`\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${keyFile}):\n\n  ${service.sandboxKey}\n`);
 }
-if (service.url) console.log(`API listening on ${service.url}/api/v1 (try: curl ${service.url}/api/v1/health)`);
+if (service.url) console.log(startedLines(service.url, config.sandboxBootstrap && existsSync(keyFile) ? keyFile : null).join('\n'));
+
+/**
+ * Where the API is, and the two variables the README's and the SDK's examples use, so that they work whatever PORT
+ * and HOST are (a developer pastes the exports instead of editing every example).
+ */
+function startedLines(url: string, sandboxKeyFile: string | null): string[] {
+  const shell = (value: string) => (/^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const local = url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:'); // a wildcard listen is reached on loopback
+  return [
+    `API listening on ${local}/api/v1 (reference: ${local}/docs)`,
+    'For the examples in README.md:',
+    `  export ERP_BASE_URL=${local}/api/v1`,
+    ...(sandboxKeyFile ? [`  export ERP_API_KEY=$(cat ${shell(sandboxKeyFile)})`] : []),
+    `  curl -s "$ERP_BASE_URL/health"`,
+  ];
+}
 
 let signalled = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

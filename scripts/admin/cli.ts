@@ -1,7 +1,7 @@
 // Entry of the operator CLI: `npm run --silent admin -- <command>`. Exit codes: 0 done, 1 failed (the message is on
 // stderr), 2 usage error (bad or missing option, unknown command). With --json, stdout holds only the JSON.
 import { CommanderError } from 'commander';
-import { ConfigError } from '../../server/platform/config.js';
+import { ConfigError, readEnvFile } from '../../server/platform/config.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors.js';
 import { buildProgram } from './program.js';
@@ -28,6 +28,7 @@ function exitCodeFor(error: unknown): number {
 }
 
 try {
+  readEnvFile(); // the same optional .env that `npm start` reads, so both see one WEBHOOK_ALLOW_LOOPBACK, DATA_DIR, ...
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
   process.exitCode = exitCodeFor(error);

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../server/platform/config.js';
 import { openDatabase } from '../../server/platform/database/database.js';
+import { checkDatabase } from '../../server/platform/start-checks.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { startJobs } from '../../server/platform/jobs/jobs.js';
 import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/webhooks/deliver.js';
@@ -11,6 +12,7 @@ import { webhookJob } from '../../server/jobs.js';
 
 export async function withDatabase<T>(use: (pool: pg.Pool, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  await checkDatabase(config); // an unreachable DATABASE_URL or an unusable DATA_DIR: one line saying what to do, exit 1
   // Errors only, to stderr: stdout carries the command's output alone (--json is parsed by scripts).
   const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
   const database = await openDatabase(config, logger);

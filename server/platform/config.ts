@@ -1,5 +1,7 @@
-// Configuration comes from environment variables only, checked once at start. Every bad value is reported
-// with the variable's name and what it accepts, all of them at once, before anything starts.
+// Configuration comes from environment variables, checked once at start, and from an optional `.env` file in the
+// working directory that the server and the operator CLI both read (readEnvFile), so one file sets both. Every bad
+// value is reported with the variable's name and what it accepts, all of them at once, before anything starts.
+import { existsSync } from 'node:fs';
 
 export type Environment = 'sandbox' | 'production';
 export type Role = 'all' | 'api' | 'worker';
@@ -43,6 +45,21 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Loads `.env` (KEY=value lines) from the working directory into process.env when the file exists. A variable
+ * already in the environment wins over the file, even when empty, so a command line can always override it.
+ * Returns the file read, or null.
+ */
+export function readEnvFile(path = '.env'): string | null {
+  if (!existsSync(path)) return null;
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    throw new ConfigError([`${path} could not be read (${(error as Error).message}); it holds KEY=value lines`]);
+  }
+  return path;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];

@@ -22,6 +22,8 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
   try {
     first = await startServerProcess(env);
     t.true(first.output().includes('API listening'), first.output());
+    // The README's examples use these two variables, so they work on whatever port the service listens on.
+    t.true(first.output().includes(`\n  export ERP_BASE_URL=${base}\n  export ERP_API_KEY=$(cat ${dataDir}/sandbox-key.txt)\n`), first.output());
     const health = await fetch(`${base}/health`).then((r) => r.json());
     t.like(health, { status: 'ok', version: apiVersion, environment: 'sandbox' });
 

@@ -14,6 +14,7 @@ import { knownOperation } from './known-operation.js';
 import { notFound } from './not-found.js';
 import { openApiValidator } from './openapi-validator.js';
 import { requestId } from './request-id.js';
+import { rootLinks } from './root-links.js';
 import { requiredBody } from './required-body.js';
 import { apiRouter } from './router.js';
 import { refuseNulCharacters } from './refuse-nul.js';
@@ -57,6 +58,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(API_BASE_PATH, api);
   // People type /docs at the root; the reference lives under the API base like every other path. 308 keeps the method.
   app.get('/docs', (_req, res) => res.redirect(308, `${API_BASE_PATH}/docs`));
+  app.get('/', rootLinks); // links to /docs, /openapi.json, /health; not in the spec (see root-links.ts)
 
   app.use(notFound);
   app.use(errorHandler(options.logger, options.document));

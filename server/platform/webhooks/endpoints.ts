@@ -7,7 +7,7 @@ import { getOrganization } from '../access/organizations.js';
 import { inTransaction } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
-import { resolveDestination, type DestinationPolicy } from './destination.js';
+import { addressRefusal, DestinationRefused, resolveDestination, type Destination, type DestinationPolicy } from './destination.js';
 import { newSigningSecret, seal } from './secret-box.js';
 import type { EnqueueDeliveries } from './deliver.js';
 
@@ -76,7 +76,7 @@ export async function addEndpoint(pool: pg.Pool, settings: EndpointSettings, inp
   const unknown = events.filter((type) => type !== ALL_EVENTS && !settings.eventTypes.includes(type));
   if (unknown.length > 0) throw new ApiError('invalid_field', `Unknown event type ${unknown.join(', ')}; the types are ${settings.eventTypes.join(', ')} (or * for all).`);
   await getOrganization(pool, input.organizationId);
-  const destination = await resolveDestination(input.url, settings.policy);
+  const destination = await checkedDestination(input.url, settings.policy);
   const id = newId('we');
   const secret = newSigningSecret();
   await pool.query(
@@ -84,6 +84,28 @@ export async function addEndpoint(pool: pg.Pool, settings: EndpointSettings, inp
     [input.organizationId, id, destination.url.toString(), events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events, seal(secret, settings.secretKey)],
   );
   return { id, secret };
+}
+
+/** The setting that lets webhooks go to loopback addresses over plain http; the refusal names it. */
+export const LOOPBACK_SETTING = 'WEBHOOK_ALLOW_LOOPBACK';
+
+/**
+ * resolveDestination, with a refusal that only loopback stood in the way of completed by how to allow it: a
+ * developer trying a receiver on this machine otherwise cannot tell that a setting exists, nor that the worker
+ * (which checks again at every send) needs it as well as the CLI.
+ */
+async function checkedDestination(url: string, policy: DestinationPolicy): Promise<Destination> {
+  try {
+    return await resolveDestination(url, policy);
+  } catch (error) {
+    if (!(error instanceof DestinationRefused) || policy.allowLoopback) throw error;
+    const local = await resolveDestination(url, { ...policy, allowLoopback: true }).catch(() => null);
+    // Allowing loopback also allows plain http to any host; the hint is only for a destination on loopback.
+    const onLoopback = local !== null && (local.url.protocol === 'https:' || addressRefusal(local.address, policy) !== null);
+    if (!onLoopback) throw error;
+    throw new DestinationRefused(`${error.message}. For a receiver on this machine (tests, local trials), set ${LOOPBACK_SETTING}=true `
+      + 'in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it');
+  }
 }
 
 export async function listEndpoints(db: pg.Pool, organizationId: string): Promise<EndpointSummary[]> {

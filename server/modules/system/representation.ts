@@ -2,7 +2,6 @@ import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, catalogueEntry, type ErrorCode
 import type { components } from '../../../generated/api-types.js';
 
 import type { CallerContext } from '../../platform/access/context.js';
-import { environmentMarker } from '../../platform/access/api-key-secret.js';
 
 type KeyIntrospection = components['schemas']['KeyIntrospection'];
 type ErrorCodeBody = components['schemas']['ErrorCode'];
@@ -24,7 +23,7 @@ export function keyIntrospection(caller: CallerContext): KeyIntrospection {
   return {
     name: caller.keyName,
     prefix: caller.keyPrefix,
-    environment: environmentMarker(caller.environment),
+    environment: caller.environment, // the words of /health, the CLI and the SDK; the key's _test_/_live_ marker is its format
     organization: { id: caller.organizationId, name: caller.organizationName },
     scopes: [...caller.scopes].sort(),
     rateLimits: caller.rateLimits,

@@ -36,6 +36,13 @@ try {
   process.exit(1);
 }
 
+// The first start creates the embedded cluster, the schema, pg-boss's tables and the sandbox: 10 to 30 s measured,
+// of which the sandbox's data takes about 0.5 s (too short for a progress bar). On a terminal, say what the wait is,
+// so that it does not look like a hang; never in logs or pipes, where the JSON log lines tell it.
+if (process.stderr.isTTY && config.databaseUrl === null && !existsSync(join(config.dataDir, 'postgres', 'PG_VERSION'))) {
+  process.stderr.write(`First start: creating the embedded PostgreSQL in ${join(config.dataDir, 'postgres')}${config.sandboxBootstrap && role !== 'worker' ? ' and the sandbox' : ''}; this takes 10 to 30 seconds...\n`);
+}
+
 const logger = createLogger(config.logLevel);
 const service = await startService(config, logger, { role }).catch((error: unknown) => {
   const problem = explainStartFailure(error, config);

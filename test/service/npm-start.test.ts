@@ -23,6 +23,7 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
     first = await startServerProcess(env);
     t.true(first.output().includes('API listening'), first.output());
     // The README's examples use these two variables, so they work on whatever port the service listens on.
+    t.false(first.output().includes('First start'), 'the first-start notice is for a terminal only, not for pipes and logs');
     t.true(first.output().includes(`\n  export ERP_BASE_URL=${base}\n  export ERP_API_KEY=$(cat ${dataDir}/sandbox-key.txt)\n`), first.output());
     const health = await fetch(`${base}/health`).then((r) => r.json());
     t.like(health, { status: 'ok', version: apiVersion, environment: 'sandbox' });

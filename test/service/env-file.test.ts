@@ -54,13 +54,13 @@ function run(script: string, args: string[], cwd: string, env: Record<string, st
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     child.on('error', fail);
     child.on('close', (code) => { clearTimeout(timer); done({ code, output }); });
   });
 }
 
-test('npm start reads PORT and DATABASE_URL from .env in its working directory; a variable of the environment wins over the file', async (t) => {
+test.serial('npm start reads PORT and DATABASE_URL from .env in its working directory; a variable of the environment wins over the file', async (t) => {
   const [filePort, envPort, pgPort] = [await freePort(), await freePort(), await freePort()];
   const dir = withEnvFile([`PORT=${filePort}`, `DATABASE_URL="${database.url}"`, 'SANDBOX_BOOTSTRAP=false', 'LOG_LEVEL=warn']);
   // EMBEDDED_POSTGRES_PORT only keeps a start that ignored the file off the default port.
@@ -70,7 +70,7 @@ test('npm start reads PORT and DATABASE_URL from .env in its working directory; 
   t.true(overridden.output.includes(`API listening on http://127.0.0.1:${envPort}/api/v1`), overridden.output);
 });
 
-test('the operator CLI reads WEBHOOK_ALLOW_LOOPBACK from the same .env: with it a receiver on 127.0.0.1 is added', async (t) => {
+test.serial('the operator CLI reads WEBHOOK_ALLOW_LOOPBACK from the same .env: with it a receiver on 127.0.0.1 is added', async (t) => {
   const org = (await createOrganization(pool, { name: 'Env File Distributor' })).id;
   const dir = withEnvFile([`DATABASE_URL=${database.url}`, 'WEBHOOK_ALLOW_LOOPBACK=true']);
   const added = await run('scripts/admin/cli.ts', ['webhook', 'add', '--org', org, '--url', 'http://127.0.0.1:9/hook', '--events', '*', '--json'], dir, {});
@@ -78,7 +78,7 @@ test('the operator CLI reads WEBHOOK_ALLOW_LOOPBACK from the same .env: with it 
   t.regex(JSON.parse(added.output).id, /^we_/);
 });
 
-test('without WEBHOOK_ALLOW_LOOPBACK a receiver on this machine is refused (exit 1, nothing stored) and the refusal names the setting and where to set it', async (t) => {
+test.serial('without WEBHOOK_ALLOW_LOOPBACK a receiver on this machine is refused (exit 1, nothing stored) and the refusal names the setting and where to set it', async (t) => {
   const org = (await createOrganization(pool, { name: 'Env File Distributor' })).id;
   const dir = withEnvFile([`DATABASE_URL=${database.url}`]);
   const hint = 'For a receiver on this machine (tests, local trials), set WEBHOOK_ALLOW_LOOPBACK=true in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it';

@@ -13,6 +13,7 @@ import { serverUrl } from '../support/database.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
+// Serial, with a generous kill timer: seven Node processes at once on a loaded two-core machine took over a minute.
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
 const scratch = mkdtempSync(join(tmpdir(), 'erp-start-problems-'));
@@ -29,7 +30,7 @@ function start(env: Record<string, string>): Promise<Run> {
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c; });
     child.stderr.on('data', (c: Buffer) => { stderr += c; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000); // a start that did not fail would listen forever
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000); // a start that did not fail would listen forever
     child.on('error', reject);
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
@@ -48,7 +49,7 @@ function listen(port: number, host = '127.0.0.1'): Promise<Server> {
   return new Promise((resolve) => { const server = createServer().listen(port, host, () => resolve(server)); });
 }
 
-test('a port in use: says which port is taken and to stop that program or set PORT (before the database is touched)', async (t) => {
+test.serial('a port in use: says which port is taken and to stop that program or set PORT (before the database is touched)', async (t) => {
   const port = await freePort();
   const taken = await listen(port);
   try {
@@ -59,7 +60,7 @@ test('a port in use: says which port is taken and to stop that program or set PO
   }
 });
 
-test('a DATABASE_URL where nothing listens: names the address, hides the password, says to start that server or correct DATABASE_URL', async (t) => {
+test.serial('a DATABASE_URL where nothing listens: names the address, hides the password, says to start that server or correct DATABASE_URL', async (t) => {
   const dead = await freePort();
   const run = await start({ PORT: '0', DATABASE_URL: `postgresql://erp:s3cret@127.0.0.1:${dead}/erp` });
   assertOneLine(t, run,
@@ -68,7 +69,7 @@ test('a DATABASE_URL where nothing listens: names the address, hides the passwor
   t.false(run.stderr.includes('s3cret'));
 });
 
-test('a DATABASE_URL naming a database that does not exist, or with a wrong password: says which', async (t) => {
+test.serial('a DATABASE_URL naming a database that does not exist, or with a wrong password: says which', async (t) => {
   const missing = await start({ PORT: '0', DATABASE_URL: serverUrl('erp_no_such_database') });
   assertOneLine(t, missing, /^Cannot connect to DATABASE_URL \(.*\): the database "erp_no_such_database" does not exist \(create it: createdb erp_no_such_database\)\./);
   const wrong = Object.assign(new URL(serverUrl('postgres')), { password: 'not-the-password' }).toString();
@@ -77,14 +78,14 @@ test('a DATABASE_URL naming a database that does not exist, or with a wrong pass
   t.false(refused.stderr.includes('not-the-password'));
 });
 
-test('a DATA_DIR below a file: names the file and says to move it or choose another DATA_DIR', async (t) => {
+test.serial('a DATA_DIR below a file: names the file and says to move it or choose another DATA_DIR', async (t) => {
   const file = join(scratch, 'a-file');
   writeFileSync(file, 'not a directory');
   const run = await start({ PORT: '0', DATA_DIR: join(file, 'data'), EMBEDDED_POSTGRES_PORT: String(await freePort()) });
   assertOneLine(t, run, new RegExp(`^DATA_DIR=${file}/data cannot be used: ${file} is a file, not a directory\\. Move that file away, or set DATA_DIR to a directory of your own`));
 });
 
-(isRoot ? test : test.skip)('a DATA_DIR inside a directory of another user that the postgres user cannot enter (as root): names the directory, its owner and mode, and what to do', async (t) => {
+(isRoot ? test.serial : test.skip)('a DATA_DIR inside a directory of another user that the postgres user cannot enter (as root): names the directory, its owner and mode, and what to do', async (t) => {
   const closed = join(scratch, 'closed');
   mkdirSync(closed, { mode: 0o700 });
   chownSync(closed, NOBODY, NOBODY);
@@ -94,7 +95,7 @@ test('a DATA_DIR below a file: names the file and says to move it or choose anot
     new RegExp(`Let it through \\(chmod o\\+x ${closed}\\), or set DATA_DIR to a directory of your own`));
 });
 
-(isRoot ? test : test.skip)('a DATA_DIR whose database belongs to another user: names the owner, the user PostgreSQL runs as, and the chown that fixes it', async (t) => {
+(isRoot ? test.serial : test.skip)('a DATA_DIR whose database belongs to another user: names the owner, the user PostgreSQL runs as, and the chown that fixes it', async (t) => {
   const dataDir = join(scratch, 'foreign');
   mkdirSync(join(dataDir, 'postgres'), { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '18\n');
@@ -105,7 +106,7 @@ test('a DATA_DIR below a file: names the file and says to move it or choose anot
     new RegExp(`give the directory over \\(chown -R postgres:postgres ${dataDir}/postgres\\)`));
 });
 
-test('an EMBEDDED_POSTGRES_PORT taken by another program: says so and to set EMBEDDED_POSTGRES_PORT', async (t) => {
+test.serial('an EMBEDDED_POSTGRES_PORT taken by another program: says so and to set EMBEDDED_POSTGRES_PORT', async (t) => {
   const pgPort = await freePort();
   const taken = await listen(pgPort);
   try {

@@ -98,14 +98,22 @@ async function checkedDestination(url: string, policy: DestinationPolicy): Promi
   try {
     return await resolveDestination(url, policy);
   } catch (error) {
-    if (!(error instanceof DestinationRefused) || policy.allowLoopback) throw error;
-    const local = await resolveDestination(url, { ...policy, allowLoopback: true }).catch(() => null);
-    // Allowing loopback also allows plain http to any host; the hint is only for a destination on loopback.
-    const onLoopback = local !== null && (local.url.protocol === 'https:' || addressRefusal(local.address, policy) !== null);
-    if (!onLoopback) throw error;
-    throw new DestinationRefused(`${error.message}. For a receiver on this machine (tests, local trials), set ${LOOPBACK_SETTING}=true `
-      + 'in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it');
+    throw error instanceof DestinationRefused ? await withLoopbackHint(error, url, policy) : error;
   }
+}
+
+/**
+ * The refusal of `url`, completed by how to allow it when loopback alone stood in the way (the delivery attempt can
+ * use it too, for the worker's own refusal at send time).
+ */
+export async function withLoopbackHint(refusal: DestinationRefused, url: string, policy: DestinationPolicy): Promise<DestinationRefused> {
+  if (policy.allowLoopback) return refusal;
+  const local = await resolveDestination(url, { ...policy, allowLoopback: true }).catch(() => null);
+  // Allowing loopback also allows plain http to any host; the hint is only for a destination on loopback.
+  const onLoopback = local !== null && (local.url.protocol === 'https:' || addressRefusal(local.address, policy) !== null);
+  if (!onLoopback) return refusal;
+  return new DestinationRefused(`${refusal.message}. For a receiver on this machine (tests, local trials), set ${LOOPBACK_SETTING}=true `
+    + 'in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it');
 }
 
 export async function listEndpoints(db: pg.Pool, organizationId: string): Promise<EndpointSummary[]> {

@@ -3,6 +3,8 @@
 // create carries are made new for each run: every top-level field named `code` or `…Code`, and every value of
 // `externalCodes`. The form of the code is kept, so it still matches the field's pattern: its last digits (up to
 // six) are replaced by as many digits of the run's number; a code without final digits gets the number appended.
+// A PATCH is treated the same way: it changes a record this run created, and a code it gives that record
+// (`externalCodes` linking an existing customer) is held after the first run by the previous run's record.
 // Upserts by code and replacements are not changed: they are meant to be repeated and answer 200 the second time.
 
 export interface FreshCodes {

@@ -108,7 +108,7 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     let result: Awaited<ReturnType<typeof send>>;
     try {
       let body = bound.value.body;
-      let fresh = isCreate ? freshenCodes(body, runNumber) : undefined;
+      let fresh = isCreate || request.method === 'PATCH' ? freshenCodes(body, runNumber) : undefined;
       if (fresh && fresh.fields.length > 0) body = fresh.body;
       result = await send(body);
       // Six digits can still meet a code an earlier run made: one more try with other digits.

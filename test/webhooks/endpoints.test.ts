@@ -68,7 +68,8 @@ test('the operator CLI refuses https://[::127.0.0.1]/hook (IPv4-compatible loopb
     DATABASE_URL: database.url, WEBHOOK_ALLOW_LOOPBACK: 'false',
   });
   t.is(run.code, 1);
-  t.is(run.stderr.trim(), 'error: ::7f00:1 resolves to ::7f00:1, which carries the IPv4 address 127.0.0.1, a loopback address, which webhooks may not reach');
+  t.is(run.stderr.trim(), 'error: ::7f00:1 resolves to ::7f00:1, which carries the IPv4 address 127.0.0.1, a loopback address, which webhooks may not reach'
+    + '. For a receiver on this machine (tests, local trials), set WEBHOOK_ALLOW_LOOPBACK=true in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it');
   t.is(run.stdout, '');
   t.is(await endpointCount(organizationId), 0);
 });

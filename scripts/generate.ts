@@ -1,5 +1,6 @@
 // Rebuilds everything under generated/ from spec/ and prisma/ (never edit generated/ by hand):
-//   generated/openapi.json   the spec bundled into one file (served at /openapi.json, used by the validator)
+//   generated/openapi.json   the spec bundled into one file (served at /openapi.json, used by the validator), each
+//                            operation with request samples for curl and the SDK (x-codeSamples, scripts/lib/code-samples.ts)
 //   generated/api-types.ts   openapi-typescript types (`paths`, `components`) for the server and the SDK
 //   generated/prisma/        the Prisma client
 //   client-sdk/src/generated/api-types.ts   the SDK's copy of the types
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { addCodeSamples } from './lib/code-samples.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_TYPES_DIR = join(root, 'client-sdk', 'src', 'generated');
@@ -22,11 +24,15 @@ export async function generate(outDir: string): Promise<void> {
   generatePrismaClient(outDir);
 }
 
-/** Bundles spec/ into `<outDir>/openapi.json` (or `target`), stably serialised, and returns the document. */
+/**
+ * Bundles spec/ into `<outDir>/openapi.json` (or `target`), stably serialised, and returns the document. The request
+ * samples are added here, from the spec's own examples, so that every bundle (the served one, a release's
+ * snapshot) carries them and spec/ never holds them by hand.
+ */
 export function bundleSpec(outDir: string, target = join(outDir, 'openapi.json')): Record<string, unknown> {
   run(bin('redocly'), ['bundle', 'spec/openapi.yaml', '--config', 'redocly.yaml', '--output', target]);
   // Re-serialise with a stable layout so that the file is byte-identical for the same spec.
-  const document = JSON.parse(readFileSync(target, 'utf8')) as Record<string, unknown>;
+  const document = addCodeSamples(JSON.parse(readFileSync(target, 'utf8')) as Record<string, unknown>);
   writeFileSync(target, JSON.stringify(document, null, 2) + '\n');
   return document;
 }

@@ -106,3 +106,31 @@ test('in headless Chromium the page lists every operation of the description and
     await browser.close();
   }
 });
+
+// Serial: ava runs serial tests first, so this browser does not compete with the other test's for the CPU.
+test.serial('in headless Chromium an operation\'s request panel offers only the description\'s samples, curl and the SDK, and shows the SDK call', async (t) => {
+  const executablePath = findChromium();
+  if (!executablePath) return t.fail(CHROMIUM_MISSING);
+  const samples = (apiDocument.paths['/customers'] as Json).post['x-codeSamples'] as { label: string; source: string }[];
+  const sdk = samples.find((sample) => sample.label === 'SDK')!.source;
+  t.true(sdk.includes('createErpClient('), 'npm run generate wrote the SDK sample');
+  const browser = await launchChromium(executablePath);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${api().baseUrl}${API_BASE_PATH}/docs#tag/customers/POST/customers`, { timeout: 60_000 });
+    const section = page.locator('section[id$="/tag/customers/POST/customers"]');
+    const code = section.locator('pre code').first();
+    // curl comes first and is what the panel shows at once.
+    await code.waitFor({ timeout: 15_000 });
+    t.is((await code.innerText()).trimEnd(), samples.find((sample) => sample.label === 'curl')!.source);
+    await section.locator('[data-testid="client-picker"]').click();
+    const options = page.getByRole('option');
+    await options.first().waitFor({ timeout: 5_000 });
+    t.deepEqual(await options.allInnerTexts(), ['curl', 'SDK'], 'no generic client of Scalar\'s (fetch, Python, ...) besides ours');
+    await page.getByRole('option', { name: 'SDK' }).click();
+    await section.locator('pre code', { hasText: 'createErpClient' }).first().waitFor({ timeout: 5_000 });
+    t.is((await code.innerText()).trimEnd(), sdk);
+  } finally {
+    await browser.close();
+  }
+});

@@ -24,6 +24,8 @@ export const apiReferenceScriptPath = `${API_BASE_PATH}/docs/scalar/${scalarBund
  *   policy lets it reach; the document's other servers are other deployments with other keys.
  * - no proxyUrl: requests go straight to the origin, never through proxy.scalar.com; telemetry off.
  * - persistAuth false: a key typed into the page is not kept in the browser's storage.
+ * - hiddenClients true: Scalar's generic clients (fetch, axios, Python, ...) are hidden; each operation shows the
+ *   samples the description carries (x-codeSamples: curl and the SDK, scripts/lib/code-samples.ts) instead.
  */
 const scalarConfiguration = {
   withDefaultFonts: false,
@@ -33,6 +35,7 @@ const scalarConfiguration = {
   showDeveloperTools: 'never',
   servers: [{ url: API_BASE_PATH, description: 'This deployment' }],
   persistAuth: false,
+  hiddenClients: true,
 };
 
 /**

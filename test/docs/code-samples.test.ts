@@ -1,0 +1,189 @@
+// The request samples of the reference page (x-codeSamples, written by npm run generate through
+// scripts/lib/code-samples.ts): every SDK sample compiles against the SDK's types, and every curl sample of a read
+// runs against the service and gets the answer the spec documents.
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { sampleRequest } from '../../scripts/lib/code-samples.js';
+import { writeDistributor } from '../../server/modules/sandbox/sandbox-writer.js';
+import { sandboxDistributor } from '../../server/modules/sandbox/synthetic-distributor.js';
+import { inTransaction } from '../../server/platform/database/transaction.js';
+import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
+import { createCaller, type TestCaller } from '../support/callers.js';
+import { useTestService } from '../support/service.js';
+
+type Json = Record<string, any>;
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..', '..');
+const api = useTestService(test, 'code_samples');
+const document = apiDocument as unknown as Json;
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+const operations = Object.entries(document.paths as Record<string, Json>).flatMap(([template, item]) =>
+  METHODS.filter((method) => item[method]).map((method) => {
+    const operation = item[method] as Json;
+    const samples = (operation['x-codeSamples'] ?? []) as { lang: string; label: string; source: string }[];
+    return {
+      name: `${method.toUpperCase()} ${template}`,
+      method: method.toUpperCase(),
+      template,
+      operation,
+      request: sampleRequest(document, template, method, item, operation),
+      curl: samples.find((s) => s.label === 'curl')?.source ?? '',
+      sdk: samples.find((s) => s.label === 'SDK')?.source ?? '',
+      samples,
+    };
+  }));
+const reads = operations.filter((o) => o.method === 'GET');
+
+test('every operation carries two samples, curl then the SDK, with the key only where the operation takes one', (t) => {
+  t.true(operations.length >= 30);
+  for (const { name, operation, samples, curl, sdk, method, template } of operations) {
+    t.deepEqual(samples.map(({ lang, label }) => [lang, label]), [['Shell', 'curl'], ['TypeScript', 'SDK']], name);
+    const keyed = (operation.security ?? document.security).length > 0;
+    t.is(curl.includes('-H "Authorization: Bearer $ERP_API_KEY"'), keyed, `${name}: Authorization in curl`);
+    t.is(sdk.includes('apiKey: process.env.ERP_API_KEY'), keyed, `${name}: apiKey in the SDK sample`);
+    t.true(curl.startsWith(`curl -sS${method === 'GET' ? '' : ` -X ${method}`} "$ERP_BASE_URL/`), name);
+    t.true(sdk.includes(`const { data } = await erp.${method}('${template}'`), name);
+    const create = (operation.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKeyRequired');
+    t.is(/-H 'Idempotency-Key: [0-9a-f-]{36}'/.test(curl), create, `${name}: Idempotency-Key in curl only on a create`);
+    if (operation.requestBody) t.regex(curl, /-H 'Content-Type: application\/json' \\\n {2}--data '\{/, name);
+  }
+  // A create's sample sends the spec's own body example, byte for byte the same JSON in both samples.
+  const create = operations.find((o) => o.name === 'POST /customers')!;
+  const example = create.operation.requestBody.content['application/json'].examples.outlet.value;
+  t.true(create.curl.includes(`--data '${JSON.stringify(example, null, 2)}'`));
+  t.true(create.sdk.includes(`outletCode: '${example.outletCode}'`));
+});
+
+test('every SDK sample compiles against the SDK\'s types (one tsc run), and a wrong one does not', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'erp-sdk-samples-'));
+  try {
+    mkdirSync(join(dir, 'samples'));
+    const files = operations.map((o, index) => {
+      const file = `samples/${String(index).padStart(2, '0')}-${o.method}${o.template.replace(/[^A-Za-z0-9]+/g, '-')}.ts`;
+      writeFileSync(join(dir, file), o.sdk + '\n');
+      return file;
+    });
+    // The harness must be able to fail: the create sample with a channel the schema does not know.
+    const create = operations.find((o) => o.name === 'POST /customers')!;
+    t.true(create.sdk.includes(`channel: 'retail'`));
+    writeFileSync(join(dir, 'samples', 'wrong.ts'), create.sdk.replace(`channel: 'retail'`, `channel: 'nightclub'`) + '\n');
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        skipLibCheck: true,
+        isolatedModules: true,
+        // The samples import the package by its published name; here it is the SDK's source.
+        paths: { '@distributor-erp/sdk': [join(root, 'client-sdk', 'src', 'index.ts')] },
+        typeRoots: [join(root, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      include: ['samples/*.ts'],
+    }));
+    const result = await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir })
+      .then(({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
+    const errorLines = result.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+    const failing = [...new Set(errorLines.map((line) => line.slice(0, line.indexOf('('))))];
+    t.deepEqual(failing, ['samples/wrong.ts'], `only the wrong sample fails to compile:\n${result.stdout}`);
+    t.regex(errorLines.join('\n'), /"nightclub"/);
+    t.is(result.code, 2);
+    t.is(files.length, operations.length);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs a curl sample as written, with `$ERP_BASE_URL` and `$ERP_API_KEY` set, and returns its answer. */
+async function runCurl(source: string, key: string): Promise<{ status: number; body: any; text: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'erp-curl-sample-'));
+  try {
+    const out = join(dir, 'body');
+    // curl itself is wrapped so the sample's own text runs unchanged while the status and body are captured.
+    const script = `curl() { command curl -o ${JSON.stringify(out)} -w '%{http_code}' "$@"; }\n${source}\n`;
+    const { stdout } = await run('bash', ['-c', script], {
+      env: { PATH: process.env.PATH, ERP_BASE_URL: `${api().baseUrl}${API_BASE_PATH}`, ERP_API_KEY: key },
+    });
+    const text = readFileSync(out, 'utf8');
+    let body: unknown;
+    try { body = JSON.parse(text); } catch { body = undefined; }
+    return { status: Number(stdout), body, text };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether an operation reads one record (by id or by code): on an organization without records, 404. */
+function readsOneRecord(template: string): boolean {
+  return /\/\{id\}$|\/by-code\//.test(template);
+}
+
+/** Two organizations, made once the service runs: one without records, one with a small sandbox distributor. */
+let organizations: Promise<{ empty: TestCaller; seeded: TestCaller }> | undefined;
+function callers() {
+  organizations ??= (async () => {
+    const pool = api().service.database.pool;
+    const empty = await createCaller(pool);
+    const seeded = await createCaller(pool);
+    await inTransaction(pool, (tx) => writeDistributor(tx, seeded.organizationId, 'UGX', sandboxDistributor(30)));
+    return { empty, seeded };
+  })();
+  return organizations;
+}
+
+test('every read\'s curl sample, run as written, answers 200, or 404 not_found for a record the organization does not have', async (t) => {
+  t.true(reads.length >= 20);
+  const { empty } = await callers();
+  for (const { name, template, curl, operation, request } of reads) {
+    const answer = await runCurl(curl, empty.secret);
+    const expected = readsOneRecord(template) ? 404 : 200;
+    t.is(answer.status, expected, `${name}: ${answer.text.slice(0, 300)}`);
+    t.truthy(operation.responses[String(answer.status)], `${name}: ${answer.status} is documented`);
+    if (expected === 404) t.is(answer.body?.code, 'not_found', name);
+    if (expected === 200 && operation.responses['200'].content['application/json']) t.not(answer.body, undefined, `${name}: JSON`);
+    if (request.query.some(([parameter]) => parameter === 'limit')) t.true(Array.isArray(answer.body?.data), `${name}: a page`);
+  }
+  const html = await runCurl(reads.find((o) => o.template === '/docs')!.curl, empty.secret);
+  t.regex(html.text, /^<!doctype html>/);
+});
+
+test('every read\'s curl sample, with the example ids and codes of a live record in their place, answers 200 with that record', async (t) => {
+  const { seeded } = await callers();
+  const firstOf = new Map<string, Json>();
+  const liveRecord = async (list: string): Promise<Json> => {
+    if (!firstOf.has(list)) {
+      const answer = await runCurl(`curl -sS "$ERP_BASE_URL${list}?limit=1" -H "Authorization: Bearer $ERP_API_KEY"`, seeded.secret);
+      t.is(answer.status, 200, list);
+      t.truthy(answer.body.data[0], `${list} has a record`);
+      firstOf.set(list, answer.body.data[0]);
+    }
+    return firstOf.get(list)!;
+  };
+  const records = reads.filter((o) => readsOneRecord(o.template));
+  t.true(records.length >= 12);
+  for (const { name, template, curl, request } of records) {
+    const record = await liveRecord(`/${template.split('/')[1]}`);
+    let source = curl;
+    const replace = (example: string, live: string) => {
+      t.true(source.includes(`/${encodeURIComponent(example)}`), `${name}: the sample names ${example}`);
+      source = source.replace(`/${encodeURIComponent(example)}`, `/${encodeURIComponent(live)}`);
+    };
+    if (request.path.id) replace(request.path.id, record.id);
+    if (request.path.code) {
+      t.is(request.path.system, 'dms', name);
+      replace(request.path.code, record.externalCodes.dms);
+    }
+    const answer = await runCurl(source, seeded.secret);
+    t.is(answer.status, 200, `${name}: ${answer.text.slice(0, 300)}`);
+    t.is(answer.body.id, record.id, name);
+  }
+});

@@ -85,7 +85,7 @@ export function sampleRequest(document: Json, template: string, method: string, 
   const [firstType] = Object.entries((requestBody?.content ?? {}) as Record<string, Json>);
   if (firstType) {
     contentType = firstType[0];
-    body = mediaExample(document, firstType[1], `${method.toUpperCase()} ${template}: request body`);
+    body = exampleOf(document, firstType[1], `${method.toUpperCase()} ${template}: request body`);
   }
 
   const security = (operation.security ?? document.security ?? []) as unknown[];
@@ -116,10 +116,6 @@ function exampleOf(document: Json, node: Json, where: string): unknown {
   const [first] = Object.values((node.examples ?? {}) as Record<string, Json>);
   if (first) return resolveRef(document, first).value;
   throw new Error(`${where} has no example to build the request samples from; add one in spec/.`);
-}
-
-function mediaExample(document: Json, media: Json, where: string): unknown {
-  return exampleOf(document, media, where);
 }
 
 /** The request as the README's curl calls make it: `$ERP_BASE_URL` and `$ERP_API_KEY` from the environment. */

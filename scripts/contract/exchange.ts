@@ -1,6 +1,8 @@
 // One HTTP exchange with the deployment. A 429 is not the deployment breaking its contract but the key's rate
 // limit doing its job, so it is waited out (Retry-After, at most 60 s) and the request sent again, at most twice;
-// the answer after that is the one judged.
+// the answer after that is the one judged. A connection that the deployment closed while it sat idle in the pool
+// (its keep-alive timeout and the client's crossing, which a loaded machine makes likely) is not an answer either:
+// the request is sent once more on a new connection. That is safe: every write carries an Idempotency-Key.
 export interface OutgoingRequest {
   method: string;
   url: string;
@@ -24,6 +26,7 @@ const MAX_WAIT_SECONDS = 60;
 /** Throws when there is no answer (connection refused, DNS, timeout), with the cause in the message. */
 export async function exchange(request: OutgoingRequest, timeoutMs: number): Promise<Answer> {
   let waitedSeconds = 0;
+  let staleConnectionRetried = false;
   for (let attempt = 0; ; attempt += 1) {
     const started = performance.now();
     let response: Response;
@@ -32,6 +35,11 @@ export async function exchange(request: OutgoingRequest, timeoutMs: number): Pro
       response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       bodyText = await response.text();
     } catch (error) {
+      if (!staleConnectionRetried && isStaleConnection(error)) {
+        staleConnectionRetried = true;
+        attempt -= 1;
+        continue;
+      }
       throw new Error(describeFetchError(error, timeoutMs));
     }
     const ms = Math.round(performance.now() - started);
@@ -40,6 +48,12 @@ export async function exchange(request: OutgoingRequest, timeoutMs: number): Pro
     waitedSeconds += seconds;
     await new Promise((done) => setTimeout(done, seconds * 1000));
   }
+}
+
+/** A reused pooled connection the other side had already closed: reset, or closed before any answer. */
+function isStaleConnection(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
 }
 
 export function describeFetchError(error: unknown, timeoutMs: number): string {

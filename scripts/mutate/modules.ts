@@ -20,6 +20,8 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'destination', file: 'server/platform/webhooks/destination.ts', tests: ['test/unit/destination.test.ts'] },
   { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts'], database: true },
   { name: 'sdk-webhooks', file: 'client-sdk/src/webhooks.ts', tests: ['test/unit/sdk-webhooks.test.ts'] },
+  { name: 'sdk-retry', file: 'client-sdk/src/retry.ts', tests: ['test/unit/sdk-retry.test.ts'] },
+  { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

@@ -1,0 +1,191 @@
+// Keyset pages (server/platform/lists/page.ts), pure: the database is a stand-in for pg that records each statement
+// and answers with the rows Postgres would return for it. Two halves are held here: the statement (its keyset
+// condition, order, limit and parameter numbering, pinned exactly, since a `<` turned `>` or `t.id` turned `DESC`
+// skips or repeats rows without any error) and what is made of the rows (the page, hasMore, the position the next
+// cursor resumes after, the read budget of filtered pages, the cursor bound to its list, organisation and filters).
+// What the statements mean against real rows is held against Postgres by test/http/lists.test.ts.
+import test, { type ExecutionContext } from 'ava';
+import type pg from 'pg';
+import { ApiError } from '../../server/platform/errors/api-error.js';
+import { decodeCursor, encodeCursor } from '../../server/platform/lists/cursor.js';
+import { readPage, type Filter, type ListDefinition, type ListRequest } from '../../server/platform/lists/page.js';
+
+const ORG = 'org_01J000000000000000000000AA';
+const OTHER_ORG = 'org_01J000000000000000000000BB';
+const LIST: ListDefinition = { name: 'customers', table: 'customers', columns: 't.id, t.name, t.updated_at' };
+const SINCE = '2025-06-01T00:00:00.000Z';
+
+interface Row { id: string; name: string; updated_at: Date; matches?: boolean }
+const row = (n: number, matches?: boolean): Row => ({
+  id: `cus_${String(n).padStart(6, '0')}`, name: `Shop ${n}`, updated_at: new Date(Date.UTC(2025, 5, 1, 0, 0, n)), ...(matches === undefined ? {} : { matches }),
+});
+const rows = (count: number, matches?: (n: number) => boolean) => Array.from({ length: count }, (_, i) => row(i + 1, matches?.(i + 1)));
+
+interface Statement { sql: string; params: unknown[] }
+/** A stand-in for pg that answers every statement with `answer` (copies: the page may strip a column). */
+function database(answer: Row[]): { db: pg.Pool; statements: Statement[] } {
+  const statements: Statement[] = [];
+  const db = { query: async (sql: string, params: unknown[]) => {
+    statements.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: [...params] });
+    return { rows: answer.map((r) => ({ ...r })) };
+  } };
+  return { db: db as unknown as pg.Pool, statements };
+}
+const page = (answer: Row[], request: ListRequest = {}, filters: Record<string, Filter | undefined> = {}, organizationId = ORG) => {
+  const { db, statements } = database(answer);
+  return readPage<Row>(db, LIST, organizationId, request, filters).then((result) => ({ ...result, statements }));
+};
+const strip = (r: Row) => ({ id: r.id, name: r.name, updated_at: r.updated_at });
+/** The position a cursor carries, read with the fingerprint it must have been issued for. */
+const positionIn = (cursor: string | null, fingerprint: Record<string, unknown>) => decodeCursor(cursor ?? '', 'customers', fingerprint);
+const plain = { updatedSince: null, organizationId: ORG };
+
+// ---- The default order: newest first, by id.
+
+test('a first page reads limit + 1 rows of the organisation, newest id first (25 when no limit is given)', async (t) => {
+  const result = await page(rows(3));
+  t.deepEqual(result.statements, [{ sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 ORDER BY t.id DESC LIMIT 26', params: [ORG] }]);
+  t.deepEqual(result.rows, rows(3));
+  t.false(result.hasMore);
+  t.is(result.nextCursor, null);
+  t.is((await page(rows(1), { limit: 3 })).statements[0]!.sql.slice(-8), ' LIMIT 4');
+});
+
+test('one row more than the limit means more: the page is the first `limit` rows and the cursor resumes after the last of them', async (t) => {
+  const result = await page(rows(4), { limit: 3 });
+  t.deepEqual(result.rows, rows(3));
+  t.true(result.hasMore);
+  t.deepEqual(positionIn(result.nextCursor, plain), { id: 'cus_000003' });
+});
+
+test('exactly `limit` rows is the last page: hasMore false, no cursor', async (t) => {
+  const result = await page(rows(3), { limit: 3 });
+  t.deepEqual(result.rows, rows(3));
+  t.false(result.hasMore);
+  t.is(result.nextCursor, null);
+});
+
+test('a next page reads the ids below the cursor\'s, in the same order', async (t) => {
+  const cursor = encodeCursor('customers', plain, { id: 'cus_000003' });
+  const result = await page(rows(2), { limit: 3, cursor });
+  t.deepEqual(result.statements, [{
+    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND t.id < $2 ORDER BY t.id DESC LIMIT 4',
+    params: [ORG, 'cus_000003'],
+  }]);
+  t.false(result.hasMore);
+});
+
+test('an empty cursor is no cursor: the first page', async (t) => {
+  const result = await page(rows(1), { cursor: '' });
+  t.deepEqual(result.statements[0]!.params, [ORG]);
+});
+
+// ---- The change feed: oldest change first, by (updatedAt, id).
+
+test('with updatedSince, a first page reads the changes at or after it, oldest first, and its cursor carries updatedAt and id', async (t) => {
+  const result = await page(rows(3), { limit: 2, updatedSince: SINCE });
+  t.deepEqual(result.statements, [{
+    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND t.updated_at >= $2::timestamptz ORDER BY t.updated_at, t.id LIMIT 3',
+    params: [ORG, SINCE],
+  }]);
+  t.deepEqual(result.rows, rows(2));
+  t.true(result.hasMore);
+  t.deepEqual(positionIn(result.nextCursor, { updatedSince: SINCE, organizationId: ORG }), { t: '2025-06-01T00:00:02.000Z', id: 'cus_000002' });
+});
+
+test('a next page of the feed reads after the cursor\'s (updatedAt, id), so rows changed in the same instant are neither skipped nor repeated', async (t) => {
+  const cursor = encodeCursor('customers', { updatedSince: SINCE, organizationId: ORG }, { t: '2025-06-01T00:00:02.000Z', id: 'cus_000002' });
+  const result = await page(rows(1), { limit: 2, updatedSince: SINCE, cursor });
+  t.deepEqual(result.statements, [{
+    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND (t.updated_at, t.id) > ($2::timestamptz, $3) ORDER BY t.updated_at, t.id LIMIT 3',
+    params: [ORG, '2025-06-01T00:00:02.000Z', 'cus_000002'],
+  }]);
+  t.false(result.hasMore);
+  t.is(result.nextCursor, null);
+});
+
+// ---- A cursor belongs to its list, organisation and filters.
+
+async function refused(t: ExecutionContext, request: ListRequest, filters: Record<string, Filter | undefined>, organizationId: string, why: string): Promise<void> {
+  const { db, statements } = database(rows(1));
+  const error = await t.throwsAsync(readPage<Row>(db, LIST, organizationId, request, filters), { instanceOf: ApiError }, why);
+  t.deepEqual(error?.errors?.map((e) => [e.field, e.message]), [['/query/cursor', why]], why);
+  t.is(statements.length, 0, `${why}: nothing is read`);
+}
+
+test('a cursor is refused, before anything is read, by another organisation, with other filters, with another updatedSince, or by another list', async (t) => {
+  const retail: Record<string, Filter> = { channel: { sql: 't.channel = $?', value: 'retail' } };
+  const cursor = encodeCursor('customers', { channel: 'retail', updatedSince: null, organizationId: ORG }, { id: 'cus_000003' });
+  await refused(t, { cursor }, retail, OTHER_ORG, 'issued for other filters');
+  await refused(t, { cursor }, { channel: { sql: 't.channel = $?', value: 'wholesale' } }, ORG, 'issued for other filters');
+  await refused(t, { cursor }, {}, ORG, 'issued for other filters');
+  await refused(t, { cursor, updatedSince: SINCE }, retail, ORG, 'issued for other filters');
+  await refused(t, { cursor: encodeCursor('products', { channel: 'retail', updatedSince: null, organizationId: ORG }, { id: 'x' }) }, retail, ORG, 'issued by another list');
+  // The same cursor with its own filters, organisation and no updatedSince is accepted.
+  t.is((await page(rows(1), { cursor }, retail)).statements.length, 1);
+});
+
+// ---- Filtered pages: a bounded read.
+
+const channel: Filter = { sql: 't.channel = $?', value: 'retail' };
+const route: Filter = { sql: 't.route_id = $?', value: 'rte_1' };
+
+test('a filtered page reads at most 1000 rows in key order, marking which match; filters given as undefined are not applied', async (t) => {
+  const result = await page(rows(2, () => true), { limit: 5 }, { channel, route, status: undefined });
+  t.deepEqual(result.statements, [{
+    sql: 'SELECT t.id, t.name, t.updated_at, (t.channel = $2 AND t.route_id = $3) AS matches FROM customers t WHERE t.organization_id = $1 ORDER BY t.id DESC LIMIT 1000',
+    params: [ORG, 'retail', 'rte_1'],
+  }]);
+  t.deepEqual(result.rows, rows(2), 'the matches column is not handed on');
+  t.false(result.hasMore);
+  t.is(result.nextCursor, null);
+});
+
+test('a filtered next page numbers its parameters after the cursor\'s', async (t) => {
+  const cursor = encodeCursor('customers', { channel: 'retail', updatedSince: SINCE, organizationId: ORG }, { t: '2025-06-01T00:00:02.000Z', id: 'cus_000002' });
+  const result = await page([], { updatedSince: SINCE, cursor }, { channel });
+  t.deepEqual(result.statements, [{
+    sql: 'SELECT t.id, t.name, t.updated_at, (t.channel = $4) AS matches FROM customers t WHERE t.organization_id = $1 AND (t.updated_at, t.id) > ($2::timestamptz, $3) ORDER BY t.updated_at, t.id LIMIT 1000',
+    params: [ORG, '2025-06-01T00:00:02.000Z', 'cus_000002', 'retail'],
+  }]);
+});
+
+test('a filtered page keeps the matching rows; one match more than the limit means more, and the cursor resumes after the last row of the page', async (t) => {
+  const read = rows(8, (n) => n % 2 === 1); // 1, 3, 5, 7 match
+  const result = await page(read, { limit: 2 }, { channel });
+  t.deepEqual(result.rows, [row(1), row(3)]);
+  t.true(result.hasMore);
+  t.deepEqual(positionIn(result.nextCursor, { channel: 'retail', ...plain }), { id: 'cus_000003' });
+});
+
+test('a filtered read that ends before the budget with at most `limit` matches is the last page', async (t) => {
+  const result = await page(rows(999, (n) => n === 500 || n === 999), { limit: 2 }, { channel });
+  t.deepEqual(result.rows, [row(500), row(999)]);
+  t.false(result.hasMore);
+  t.is(result.nextCursor, null);
+});
+
+test('a filtered read that spends the whole budget stops early with hasMore true, resuming after the last row read even when none matched', async (t) => {
+  const none = await page(rows(1000, () => false), { limit: 2 }, { channel });
+  t.deepEqual(none.rows, []);
+  t.true(none.hasMore);
+  t.deepEqual(positionIn(none.nextCursor, { channel: 'retail', ...plain }), { id: 'cus_001000' });
+
+  const full = await page(rows(1000, (n) => n === 10 || n === 20), { limit: 2, updatedSince: SINCE }, { channel });
+  t.deepEqual(full.rows, [row(10), row(20)], 'exactly `limit` matches: the budget still decides');
+  t.true(full.hasMore);
+  t.deepEqual(positionIn(full.nextCursor, { channel: 'retail', updatedSince: SINCE, organizationId: ORG }), { t: row(1000).updated_at.toISOString(), id: 'cus_001000' });
+});
+
+test('a filtered read of the whole budget that finds more than `limit` matches resumes after the page, not after the last row read', async (t) => {
+  const result = await page(rows(1000, (n) => n <= 3), { limit: 2 }, { channel });
+  t.deepEqual(result.rows, [row(1), row(2)]);
+  t.true(result.hasMore);
+  t.deepEqual(positionIn(result.nextCursor, { channel: 'retail', ...plain }), { id: 'cus_000002' });
+});
+
+test('rows handed on carry only the list\'s columns', async (t) => {
+  const result = await page(rows(3, () => true), { limit: 2 }, { channel });
+  t.deepEqual(result.rows.map((r) => Object.keys(r)), [['id', 'name', 'updated_at'], ['id', 'name', 'updated_at']]);
+  t.deepEqual(result.rows, rows(2).map(strip));
+});

@@ -387,10 +387,12 @@ test.serial('the caller\'s abort during the last attempt rejects with its own re
   leftNothing(t, call);
 });
 
-test.serial('the caller\'s abort while the body is being read ends the call at once with its reason', async (t) => {
+test.serial('the caller\'s abort while the body is being read ends the call at once with its reason, and the body is cancelled', async (t) => {
   const caller = new AbortController();
   const reason = new Error('abort while reading');
-  const body = new ReadableStream<Uint8Array>(); // no byte comes: only the signal can end the read
+  let cancelledWith: unknown;
+  // No byte comes: only the signal can end the read, and the body is then cancelled (fetch closes its connection).
+  const body = new ReadableStream<Uint8Array>({ cancel(why) { cancelledWith = why; } });
   const { send, sent } = fakeFetch(async () => {
     const response = new Response(body);
     // The abort lands just as the wrapper takes the body, before it reads a byte.
@@ -402,6 +404,7 @@ test.serial('the caller\'s abort while the body is being read ends the call at o
   const error = await t.throwsAsync(retryingFetch(send, policy())(call));
   t.is(error, reason);
   t.is(sent.length, 1);
+  t.is(cancelledWith, reason, 'the body is cancelled with the caller\'s reason');
   leftNothing(t, call);
 });
 

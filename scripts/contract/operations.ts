@@ -1,6 +1,6 @@
 // The operations of an OpenAPI 3.1 document as the contract command walks them: every method of every path,
 // with the path item's parameters merged under the operation's own, and `$ref`s resolved within the document.
-import { resolveRef } from '../lib/openapi-ref.js';
+import { resolveRef } from '../../server/platform/openapi-ref.js';
 
 export type Json = Record<string, unknown>;
 
@@ -16,7 +16,7 @@ export interface Operation {
   parameters: Json[];
 }
 
-/** Follows a local `$ref`, repeatedly (see scripts/lib/openapi-ref.ts). */
+/** Follows a local `$ref`, repeatedly (see server/platform/openapi-ref.ts). */
 export const resolve = resolveRef;
 
 export function operationsOf(document: Json): Operation[] {

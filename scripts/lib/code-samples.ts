@@ -3,7 +3,7 @@
 // from the operation's own examples, so that they change with the spec and are never written by hand. The
 // reference page hides Scalar's generic clients (server/modules/system/api-reference.ts), so these are the ones
 // a reader sees. test/docs/code-samples.test.ts type-checks every SDK sample against the SDK and runs the reads.
-import { resolveRef } from './openapi-ref.js';
+import { resolveRef } from '../../server/platform/openapi-ref.js';
 
 type Json = Record<string, unknown>;
 

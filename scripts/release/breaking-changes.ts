@@ -7,7 +7,7 @@
 //   allowed, as 1.13.0 did for empties movement types: clients must tolerate them.
 // Operations, parameters, media types and documented statuses may be added, never removed.
 
-import { resolveRef } from '../lib/openapi-ref.js';
+import { resolveRef } from '../../server/platform/openapi-ref.js';
 
 type Json = Record<string, any>;
 

@@ -5,7 +5,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { resolveRef } from '../../scripts/lib/openapi-ref.js';
+import { resolveRef } from '../../server/platform/openapi-ref.js';
 import type { Json } from '../../scripts/contract/operations.js';
 import type { FuzzOperation } from './operations.js';
 import type { Draft } from './requests.js';

@@ -5,7 +5,7 @@
 // ignores if/then/else, so a generated value may still be refused, which the pass allows (the answer must only
 // be documented). Sizes are kept small so that a run stays within its time budget.
 import fc from 'fast-check';
-import { resolveRef } from '../../scripts/lib/openapi-ref.js';
+import { resolveRef } from '../../server/platform/openapi-ref.js';
 
 export type Json = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
 // The scopes and each operation's required scopes come from the spec, never from a second list in code.
+import { operationIndex } from '../operations.js';
 import { apiDocument, type ApiDocument } from '../spec.js';
 
 type Json = Record<string, any>;
@@ -19,26 +20,13 @@ export interface OperationSecurity {
   pathTemplate: string;
 }
 
-const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
-
-/** Finds an operation's security by method and path (relative to /api/v1), built once from the spec. */
+/** Finds an operation's security by method and path (relative to /api/v1), from the spec's one operation index. */
 export function operationSecurityIndex(document: ApiDocument = apiDocument): (method: string, path: string) => OperationSecurity | null {
-  const routes = Object.entries(document.paths).map(([template, item]) => ({
-    template,
-    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    operations: new Map(METHODS.filter((m) => (item as Json)[m]).map((m) => [m.toUpperCase(), (item as Json)[m] as Json])),
-  }));
-  const globalSecurity = (document as Json).security as Json[] | undefined;
+  const operations = operationIndex(document);
   return (method, path) => {
-    for (const route of routes) {
-      if (!route.pattern.test(path)) continue;
-      const operation = route.operations.get(method.toUpperCase());
-      if (!operation) return null;
-      const security = (operation.security ?? globalSecurity ?? []) as Json[];
-      const scopes = security.length === 0 ? null : ((security[0]!.bearerAuth ?? []) as string[]);
-      const rateClass = method.toUpperCase() === 'GET' ? 'read' : route.template.startsWith('/dms/') ? 'ingest' : 'write';
-      return { scopes, rateClass, pathTemplate: route.template };
-    }
-    return null;
+    const operation = operations.find(method, path);
+    if (!operation) return null;
+    const rateClass = operation.method === 'GET' ? 'read' : operation.pathTemplate.startsWith('/dms/') ? 'ingest' : 'write';
+    return { scopes: operation.scopes, rateClass, pathTemplate: operation.pathTemplate };
   };
 }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { authenticate, refuseKeyInQuery } from '../access/authenticate.js';
 import type { Environment } from '../config.js';
+import { operationIndex } from '../operations.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
@@ -44,15 +45,15 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(requestId);
   app.use(apiLogMiddleware(options.apiLog, options.environment));
-  app.use(knownOperation(options.document));
+  app.use(knownOperation(operationIndex(options.document)));
   app.use(jsonBody());
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
   api.use(authenticate({ bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
-  api.use(requiredBody(options.document));
-  api.use(strictParameters(options.document));
+  api.use(requiredBody);
+  api.use(strictParameters);
   api.use(refuseNulCharacters);
   for (const router of options.routers) api.use(router);
   app.use(API_BASE_PATH, api);

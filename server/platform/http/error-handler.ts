@@ -4,8 +4,9 @@ import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, type FieldError } from '../errors/api-error.js';
 import { sendProblem } from '../errors/problem.js';
-import { API_BASE_PATH, type ApiDocument } from '../spec.js';
-import { closestName, fieldHints, type FieldHints } from './field-hints.js';
+import type { ApiDocument } from '../spec.js';
+import { closestName, fieldHints } from './field-hints.js';
+import { operationOf } from './known-operation.js';
 import { JSON_BODY_LIMIT_BYTES, NOT_UTF8 } from './json-body.js';
 
 interface ValidatorErrorItem {
@@ -30,9 +31,9 @@ const UNKNOWN_PROPERTY_ERRORS = ['additionalProperties.openapi.validation', 'une
 const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null|match "(then|else)" schema)$/;
 
 export function errorHandler(logger: Logger, document: ApiDocument): ErrorRequestHandler {
-  const hints = fieldHints(document, API_BASE_PATH);
+  const hints = fieldHints(document);
   return (error: unknown, req, res, _next) => {
-    const apiError = toApiError(error, req, hints);
+    const apiError = toApiError(error, req, (pointer) => hints.allowedAt(operationOf(res), pointer));
     if (apiError.status >= 500) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.originalUrl }, 'request failed');
     }
@@ -44,7 +45,7 @@ export function errorHandler(logger: Logger, document: ApiDocument): ErrorReques
   };
 }
 
-function toApiError(error: unknown, req: Request, hints: FieldHints): ApiError {
+function toApiError(error: unknown, req: Request, allowedAt: (pointer: string) => string[]): ApiError {
   if (error instanceof ApiError) return error;
   const e = (error ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
@@ -63,7 +64,7 @@ function toApiError(error: unknown, req: Request, hints: FieldHints): ApiError {
 
   if (Array.isArray(e.errors) && typeof status === 'number') {
     // express-openapi-validator
-    if (status === 400) return validationProblem(e.errors, (pointer) => hints.allowedAt(req.method, (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? req.path, pointer));
+    if (status === 400) return validationProblem(e.errors, allowedAt);
     if (status === 404 || status === 405) {
       return new ApiError('not_found', `${req.method} ${req.path} is not an operation of this API. See GET /api/v1/openapi.json.`);
     }

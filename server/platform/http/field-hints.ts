@@ -1,23 +1,19 @@
 // What a field problem should teach: the fields that are allowed where an unknown one was sent, and the likely
 // intended one when the name is a near miss ("did you mean `name`?"). Read from the bundled spec, so the hint
 // is always the contract's own list.
+import { resolveRef } from '../openapi-ref.js';
+import type { Operation } from '../operations.js';
 import type { ApiDocument } from '../spec.js';
 
 type Schema = Record<string, unknown>;
 
 export interface FieldHints {
-  /** The property names the body schema accepts at a JSON pointer's parent, or the operation's query parameters. */
-  allowedAt(method: string, route: string, pointer: string): string[];
+  /** The property names the operation's body schema accepts at a JSON pointer's parent, or its query parameters. */
+  allowedAt(operation: Operation | undefined, pointer: string): string[];
 }
 
-export function fieldHints(document: ApiDocument, basePath: string): FieldHints {
-  const resolve = (node: unknown): Schema => {
-    let at = node as Schema | undefined;
-    for (let hops = 0; at && typeof at.$ref === 'string' && hops < 32; hops += 1) {
-      at = (at.$ref as string).slice(2).split('/').reduce<any>((parent, key) => parent?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-    }
-    return at ?? {};
-  };
+export function fieldHints(document: ApiDocument): FieldHints {
+  const resolve = (node: unknown): Schema => resolveRef(document as Schema, node) ?? {};
   /** Every branch a value at this schema may be described by (allOf, oneOf, anyOf flattened). */
   const branches = (node: unknown): Schema[] => {
     const schema = resolve(node);
@@ -34,15 +30,10 @@ export function fieldHints(document: ApiDocument, basePath: string): FieldHints 
   });
 
   return {
-    allowedAt(method, route, pointer) {
-      const path = route.startsWith(basePath) ? route.slice(basePath.length) : route;
-      const operation = (document.paths[path]?.[method.toLowerCase()] ?? {}) as { parameters?: unknown[]; requestBody?: unknown };
-      if (pointer.startsWith('/query/')) {
-        const shared = (document.paths[path]?.parameters as unknown[] | undefined) ?? [];
-        return [...shared, ...(operation.parameters ?? [])].map(resolve).filter((p) => p.in === 'query').map((p) => String(p.name));
-      }
-      const content = (resolve(operation.requestBody).content ?? {}) as Record<string, { schema?: unknown }>;
-      let nodes: Schema[] = Object.values(content).slice(0, 1).map((media) => (media.schema ?? {}) as Schema);
+    allowedAt(operation, pointer) {
+      if (!operation) return [];
+      if (pointer.startsWith('/query/')) return operation.parameters.filter((p) => p.in === 'query').map((p) => String(p.name));
+      let nodes: Schema[] = operation.bodySchema ? [operation.bodySchema] : [];
       const segments = pointer.split('/').slice(1, -1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
       for (const segment of segments) nodes = nodes.flatMap((node) => child(node, segment));
       const names = new Set<string>();

@@ -6,6 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../errors/api-error.js';
+import { firstStringMatching } from './first-string.js';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
@@ -40,7 +41,7 @@ export function jsonBody(): RequestHandler[] {
       next(new ApiError('invalid_json', `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`));
       return;
     }
-    const field = firstIllFormedString(req.body, '');
+    const field = firstStringMatching(req.body, '', LONE_SURROGATE);
     if (field !== null) {
       next(new ApiError('invalid_json', `${field === '' ? 'The body' : `The body at ${field}`} holds an escaped lone UTF-16 surrogate (such as "\\ud800"), which is not a character and cannot be stored. Send valid Unicode text.`));
       return;
@@ -97,16 +98,3 @@ function nestingDepth(value: unknown): number {
 
 /** With the u flag a surrogate pair reads as one code point, so only a lone surrogate matches. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
-
-/** The JSON pointer of the first string (value or key) that is not well-formed UTF-16, or null. */
-function firstIllFormedString(value: unknown, pointer: string): string | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? pointer : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const child = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (LONE_SURROGATE.test(key)) return child;
-    const found = firstIllFormedString(item, child);
-    if (found !== null) return found;
-  }
-  return null;
-}

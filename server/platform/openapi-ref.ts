@@ -1,5 +1,5 @@
 // Following `$ref`s inside one bundled OpenAPI document (generated/openapi.json, spec/releases/*.json), shared by
-// the contract command and the breaking-change check.
+// the request pipeline (operation index, field hints), the contract command and the breaking-change check.
 type Json = Record<string, unknown>;
 
 /** Follows a local `$ref` (`#/components/...`), repeatedly; anything else (undefined included) is returned as it is. */

@@ -2,7 +2,7 @@
 //   generated/openapi.json   the spec bundled into one file (served at /openapi.json, used by the validator), each
 //                            operation with request samples for curl and the SDK (x-codeSamples, scripts/lib/code-samples.ts)
 //   generated/api-types.ts   openapi-typescript types (`paths`, `components`) for the server and the SDK
-//   generated/prisma/        the Prisma client
+//   generated/kysely/types.ts the Kysely row types (`DB`) from prisma/schema.prisma, by prisma-kysely
 //   client-sdk/src/generated/api-types.ts   the SDK's copy of the types
 // `--out DIR` writes the same files under DIR instead; the staleness test compares such a copy with generated/.
 import { execFileSync } from 'node:child_process';
@@ -51,7 +51,7 @@ async function writeApiTypes(document: Record<string, unknown>, outDir: string):
 
 function generatePrismaClient(outDir: string): void {
   const schemaPath = join(root, 'prisma', 'schema.prisma');
-  const target = join(outDir, 'prisma');
+  const target = join(outDir, 'kysely');
   rmSync(target, { recursive: true, force: true });
   // The generated client embeds the schema text, output path included; to generate elsewhere byte for byte,
   // run on an identical copy at prisma/schema.prisma inside a staging root and move its output into place.
@@ -68,7 +68,7 @@ function generatePrismaClient(outDir: string): void {
     CHECKPOINT_DISABLE: '1',
   });
   if (stage !== root) {
-    cpSync(join(stage, 'generated', 'prisma'), target, { recursive: true }); // not rename: /tmp may be another filesystem
+    cpSync(join(stage, 'generated', 'kysely'), target, { recursive: true }); // not rename: /tmp may be another filesystem
     rmSync(stage, { recursive: true, force: true });
   }
 }

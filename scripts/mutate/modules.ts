@@ -15,7 +15,7 @@ export interface MutationModule {
 }
 
 export const MUTATION_MODULES: MutationModule[] = [
-  { name: 'money', file: 'server/platform/money.ts', tests: ['test/unit/money.test.ts'] },
+  { name: 'money', file: 'server/domain/money.ts', tests: ['test/unit/money.test.ts'] },
   { name: 'cursor', file: 'server/platform/lists/cursor.ts', tests: ['test/unit/cursor.test.ts'] },
   { name: 'destination', file: 'server/platform/webhooks/destination.ts', tests: ['test/unit/destination.test.ts'] },
   { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts'], database: true },

@@ -4,7 +4,7 @@
 // Each case changes one thing; each refusal is checked for its code, status and the field and reason it names.
 import test, { type ExecutionContext } from 'ava';
 import { ApiError } from '../../server/platform/errors/api-error.js';
-import { acceptAmount, formatAmount, MAX_AMOUNT, minorUnits } from '../../server/platform/money.js';
+import { acceptAmount, formatAmount, MAX_AMOUNT, minorUnits } from '../../server/domain/money.js';
 
 function refusal(t: ExecutionContext, fn: () => unknown): ApiError {
   const error = t.throws(fn, { instanceOf: ApiError });

@@ -1,6 +1,6 @@
 // The exact JSON of a customer (spec: components/schemas/Customer). Personal fields only with customers:pii.
 import type { components } from '../../../generated/api-types.js';
-import { formatAmount } from '../../platform/money.js';
+import { formatAmount } from '../../domain/money.js';
 import type { CustomerRow } from './repository.js';
 
 export type Customer = components['schemas']['Customer'];

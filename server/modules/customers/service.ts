@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import type { CallerContext } from '../../platform/access/context.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
-import { acceptAmount } from '../../platform/money.js';
+import { acceptAmount } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ROUTES, referencedRow } from '../../platform/resources/references.js';
 import { resourceService } from '../../platform/resources/service.js';

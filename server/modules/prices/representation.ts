@@ -1,6 +1,6 @@
 // The exact JSON of a price (spec: components/schemas/Price).
 import type { components } from '../../../generated/api-types.js';
-import { formatAmount } from '../../platform/money.js';
+import { formatAmount } from '../../domain/money.js';
 import type { PriceRow } from './repository.js';
 
 export type Price = components['schemas']['Price'];

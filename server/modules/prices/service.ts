@@ -9,7 +9,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import type { ErrorCode } from '../../platform/errors/catalogue.js';
 import type { ListRequest, Page } from '../../platform/lists/page.js';
 import type { Filter } from '../../platform/lists/page.js';
-import { acceptAmount } from '../../platform/money.js';
+import { acceptAmount } from '../../domain/money.js';
 import { findRow, listRows } from '../../platform/resources/table.js';
 import { findProductsByCode } from '../products/repository.js';
 import { toPrice, type Price } from './representation.js';

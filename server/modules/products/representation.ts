@@ -1,6 +1,6 @@
 // The exact JSON of a product (spec: components/schemas/Product).
 import type { components } from '../../../generated/api-types.js';
-import { formatAmount } from '../../platform/money.js';
+import { formatAmount } from '../../domain/money.js';
 import type { ProductRow } from './repository.js';
 
 export type Product = components['schemas']['Product'];

@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api-types.js';
 import type { CallerContext } from '../../platform/access/context.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
-import { acceptAmount } from '../../platform/money.js';
+import { acceptAmount } from '../../domain/money.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
 import { toProduct, type Product } from './representation.js';
 import { findProductsByCode, productsCarrying, productTable, type ProductColumns, type ProductRow, type StoredEmpty } from './repository.js';

@@ -1,6 +1,6 @@
 // Money is a decimal string on the wire, NUMERIC in Postgres and Decimal in code: never a float.
 import { Decimal } from 'decimal.js';
-import { ApiError } from './errors/api-error.js';
+import { ApiError } from '../platform/errors/api-error.js';
 
 export interface Money {
   amount: string;

@@ -3,21 +3,24 @@
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
-import type { CallerContext } from '../../platform/access/context.js';
+import type { Actor } from '../../domain/actor.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
-import { ROUTES, referencedRow } from '../../platform/resources/references.js';
+import { ROUTES, requireReference } from '../../platform/resources/references.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { priceGroupsWithPrices } from '../prices/repository.js';
 import { toCustomer, type Customer } from './representation.js';
-import { customerTable, type CustomerColumns, type CustomerRow } from './repository.js';
+import { customerTable } from './repository.js';
 
 type CustomerFields = components['schemas']['CustomerFields'];
 
 const PERSONAL_FIELDS = ['phone', 'taxId', 'location', 'contact'] as const;
 
-export const customers = resourceService<CustomerRow, CustomerColumns, CustomerFields, Customer>({
+type CustomerColumns = ColumnsOf<'customers'>;
+
+export const customers = resourceService({
   table: customerTable,
   idPrefix: 'cus',
   events: { created: 'customer.created', updated: 'customer.updated' },
@@ -27,7 +30,7 @@ export const customers = resourceService<CustomerRow, CustomerColumns, CustomerF
   },
   requiredOnCreate: ['outletCode', 'name', 'channel'],
   toColumns,
-  represent: (row, codes, caller) => toCustomer(row, codes, caller.scopes.has(PII_SCOPE)),
+  represent: (row, codes, actor) => toCustomer(row, codes, actor.scopes.has(PII_SCOPE)),
 });
 
 /** A customer's price group must be one that has prices, else nothing could be priced for it (issue found by partners: typos were stored silently). */
@@ -41,9 +44,9 @@ async function refuseUnknownPriceGroup(tx: Tx, organizationId: string, priceGrou
 }
 
 /** The columns a set of fields writes; refuses personal fields without customers:pii and a route that does not exist. */
-async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields): Promise<Partial<CustomerColumns>> {
+async function toColumns(tx: Tx, actor: Actor, fields: CustomerFields): Promise<Partial<CustomerColumns>> {
   const personal = PERSONAL_FIELDS.filter((field) => field in fields);
-  if (personal.length > 0 && !caller.scopes.has(PII_SCOPE)) {
+  if (personal.length > 0 && !actor.scopes.has(PII_SCOPE)) {
     throw new ApiError('insufficient_scope', `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
       personal.map((field): FieldError => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })));
   }
@@ -53,19 +56,19 @@ async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields):
   if (fields.status !== undefined) columns.status = fields.status;
   if (fields.channel !== undefined) columns.channel = fields.channel;
   if (fields.priceGroup !== undefined) {
-    if (fields.priceGroup !== null) await refuseUnknownPriceGroup(tx, caller.organizationId, fields.priceGroup);
+    if (fields.priceGroup !== null) await refuseUnknownPriceGroup(tx, actor.organization.id, fields.priceGroup);
     columns.price_group = fields.priceGroup;
   }
   if (fields.routeId !== undefined) {
-    await referencedRow(tx, caller.organizationId, ROUTES, fields.routeId, '/routeId');
+    await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
     columns.route_id = fields.routeId;
   }
   if (fields.creditLimit !== undefined) {
-    columns.credit_limit_amount = fields.creditLimit === null ? null : acceptAmount(fields.creditLimit, '/creditLimit', caller.baseCurrency).toString();
+    columns.credit_limit_amount = fields.creditLimit === null ? null : acceptAmount(fields.creditLimit, '/creditLimit', actor.organization.baseCurrency).toString();
     columns.credit_limit_currency = fields.creditLimit === null ? null : fields.creditLimit.currency;
   }
   if (fields.paymentTermsDays !== undefined) columns.payment_terms_days = fields.paymentTermsDays;
-  if (fields.address !== undefined) columns.address = fields.address as Record<string, unknown> | null;
+  if (fields.address !== undefined) columns.address = fields.address;
   if (fields.region !== undefined) columns.region = fields.region;
   if (fields.phone !== undefined) columns.phone = fields.phone;
   if (fields.taxId !== undefined) columns.tax_id = fields.taxId;
@@ -73,6 +76,6 @@ async function toColumns(tx: Tx, caller: CallerContext, fields: CustomerFields):
     columns.gps_latitude = fields.location.gps === null ? null : String(fields.location.gps.latitude);
     columns.gps_longitude = fields.location.gps === null ? null : String(fields.location.gps.longitude);
   }
-  if (fields.contact !== undefined) columns.contact = fields.contact as Record<string, unknown> | null;
+  if (fields.contact !== undefined) columns.contact = fields.contact;
   return columns;
 }

@@ -101,17 +101,24 @@ export function authenticate(options: { bucketPool: pg.Pool; environment: Enviro
 }
 
 function toCaller(key: KeyRow): CallerContext {
-  return {
-    organizationId: key.organization_id,
-    organizationName: key.organization_name,
+  const scopes: ReadonlySet<string> = new Set(key.scopes);
+  const organization = {
+    id: key.organization_id,
+    name: key.organization_name,
     baseCurrency: key.base_currency,
     deliveryModuleEnabled: key.delivery_module_enabled,
     fieldSalesModuleEnabled: key.field_sales_module_enabled,
+  };
+  return {
+    actor: { kind: 'api_key', organization, scopes, apiKeyId: key.id, environment: key.environment },
+    organizationId: key.organization_id,
+    organizationName: key.organization_name,
+    baseCurrency: key.base_currency,
     apiKeyId: key.id,
     keyName: key.name,
     keyPrefix: key.prefix,
     environment: key.environment,
-    scopes: new Set(key.scopes),
+    scopes,
     rateLimits: key.rate_limits,
   };
 }

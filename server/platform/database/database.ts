@@ -1,21 +1,27 @@
-// Where the data lives: the server named by DATABASE_URL, or else an embedded PostgreSQL under DATA_DIR.
+// Where the data lives: the server named by DATABASE_URL, or else an embedded PostgreSQL under DATA_DIR. Every
+// query of the service goes through one Kysely<DB> over the pool (see transaction.ts); `pg` is used only here.
 import { join } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { DB } from '../../../generated/kysely/types.js';
 import type { Config } from '../config.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import type { Db } from './transaction.js';
 
 export const EMBEDDED_DATABASE_NAME = 'erp';
 
 export interface Database {
   url: string;
-  pool: pg.Pool;
+  db: Db;
   /**
    * Connections with synchronous_commit off, for bookkeeping whose last few writes may be lost in a database crash
    * without harm (rate-limit buckets, API log batches). Waiting for the WAL flush there would serialise every
    * request of a key behind the bucket row's lock for the length of an fsync.
    */
-  relaxedPool: pg.Pool;
+  relaxed: Db;
+  /** The pool under `db`, for tests that look at the database from outside the service. */
+  pool: pg.Pool;
   /** Closes the pools, then stops the embedded server when this process started it. */
   close(): Promise<void>;
 }
@@ -37,15 +43,35 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     // crash the process: pg emits 'error' on the client, and without a listener that is an uncaught exception.
     p.on('connect', (client) => client.on('error', (error) => logger.warn({ err: error }, 'database connection lost')));
   }
+  const db = kyselyOver(pool);
+  const relaxed = kyselyOver(relaxedPool);
   return {
     url,
+    db,
+    relaxed,
     pool,
-    relaxedPool,
     async close() {
-      await Promise.all([pool.end(), relaxedPool.end()]);
+      await Promise.all([db.destroy(), relaxed.destroy()]); // ends the pools
       await embedded?.stop();
     },
   };
+}
+
+/** The Kysely of a pool (one per pool: operator commands and tests that hold a pool of their own). */
+export function kyselyOver(pool: pg.Pool): Db {
+  let db = kyselies.get(pool);
+  if (!db) {
+    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    kyselies.set(pool, db);
+  }
+  return db;
+}
+const kyselies = new WeakMap<pg.Pool, Db>();
+
+/** A pool of `max` connections to url, with the Kysely over it (operator commands, benches). */
+export function openPool(url: string, max = 5): { db: Db; close(): Promise<void> } {
+  const db = kyselyOver(new pg.Pool({ connectionString: url, max }));
+  return { db, close: () => db.destroy() };
 }
 
 async function ensureDatabase(maintenanceUrl: string, name: string): Promise<void> {
@@ -53,6 +79,7 @@ async function ensureDatabase(maintenanceUrl: string, name: string): Promise<voi
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    // An identifier cannot be a bound parameter; the name is this module's constant, quoted.
     if (rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
   } finally {
     await client.end();

@@ -19,9 +19,8 @@ export async function recordEvent(tx: Tx, organizationId: string, type: EventTyp
 /** One event of the same type for each record, in one statement. */
 export async function recordEvents(tx: Tx, organizationId: string, type: EventType, resource: string, recordIds: readonly string[]): Promise<void> {
   if (recordIds.length === 0) return;
-  await tx.query(
-    `INSERT INTO events (organization_id, id, type, resource, record_id)
-     SELECT $1, e.id, $2, $3, e.record_id FROM unnest($4::text[], $5::text[]) AS e(id, record_id)`,
-    [organizationId, type, resource, recordIds.map(() => newId('evt')), recordIds],
-  );
+  // One multi-row VALUES statement, however many records.
+  await tx.insertInto('events')
+    .values(recordIds.map((recordId) => ({ organization_id: organizationId, id: newId('evt'), type, resource, record_id: recordId })))
+    .execute();
 }

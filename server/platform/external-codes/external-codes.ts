@@ -1,13 +1,12 @@
 // External codes: a record's codes in the caller's code systems (`dms` or a registered partner system), one
 // mechanism for every resource. A code is trimmed, case-sensitive, at most 64 characters, and unique per
 // organisation, resource and code system.
-import type pg from 'pg';
-import type { Tx } from '../database/transaction.js';
+import type { Db, Tx } from '../database/transaction.js';
+import { isUniqueViolation } from '../database/unique-violation.js';
 import { ApiError } from '../errors/api-error.js';
 
 export const BUILT_IN_CODE_SYSTEMS = ['dms'];
 export const MAX_CODE_LENGTH = 64;
-type Queryable = pg.Pool | Tx;
 
 /** Trims a code and checks its length; `field` names it in the problem (`/path/code`, `/externalCodes/dms`). */
 export function normaliseCode(code: string, field: string): string {
@@ -20,18 +19,17 @@ export function normaliseCode(code: string, field: string): string {
   return trimmed;
 }
 
-export async function isCodeSystem(db: Queryable, organizationId: string, system: string): Promise<boolean> {
+export async function isCodeSystem(db: Db, organizationId: string, system: string): Promise<boolean> {
   if (BUILT_IN_CODE_SYSTEMS.includes(system)) return true;
-  const { rowCount } = await db.query('SELECT 1 FROM code_systems WHERE organization_id = $1 AND name = $2', [organizationId, system]);
-  return rowCount === 1;
+  const row = await db.selectFrom('code_systems').select('name').where('organization_id', '=', organizationId).where('name', '=', system).executeTakeFirst();
+  return row !== undefined;
 }
 
-export async function findRecordIdByCode(db: Queryable, organizationId: string, resource: string, system: string, code: string): Promise<string | null> {
-  const { rows } = await db.query<{ record_id: string }>(
-    'SELECT record_id FROM external_codes WHERE organization_id = $1 AND resource = $2 AND code_system = $3 AND code = $4',
-    [organizationId, resource, system, code],
-  );
-  return rows[0]?.record_id ?? null;
+export async function findRecordIdByCode(db: Db, organizationId: string, resource: string, system: string, code: string): Promise<string | null> {
+  const row = await db.selectFrom('external_codes').select('record_id')
+    .where('organization_id', '=', organizationId).where('resource', '=', resource).where('code_system', '=', system).where('code', '=', code)
+    .executeTakeFirst();
+  return row?.record_id ?? null;
 }
 
 /**
@@ -50,16 +48,16 @@ export async function assignCodes(tx: Tx, organizationId: string, resource: stri
     // after a unique violation the transaction could not read it). A concurrent insert still ends in 23505 below.
     const holder = await findRecordIdByCode(tx, organizationId, resource, system, code);
     if (holder !== null && holder !== recordId) throw duplicateCode(resource, system, code, field, holder);
-    const { rows } = await tx.query<{ record_id: string }>(
-      `INSERT INTO external_codes (organization_id, resource, code_system, code, record_id) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (organization_id, resource, record_id, code_system) DO UPDATE SET code = EXCLUDED.code
-       RETURNING record_id`,
-      [organizationId, resource, system, code, recordId],
-    ).catch((error: { code?: string; constraint?: string }) => {
-      if (error.code === '23505') throw duplicateCode(resource, system, code, field, null);
-      throw error;
-    });
-    if (rows[0]?.record_id !== recordId) throw new Error('external code assignment returned another record');
+    const written = await tx.insertInto('external_codes')
+      .values({ organization_id: organizationId, resource, code_system: system, code, record_id: recordId })
+      .onConflict((conflict) => conflict.columns(['organization_id', 'resource', 'record_id', 'code_system']).doUpdateSet((eb) => ({ code: eb.ref('excluded.code') })))
+      .returning('record_id')
+      .executeTakeFirst()
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error)) throw duplicateCode(resource, system, code, field, null);
+        throw error;
+      });
+    if (written?.record_id !== recordId) throw new Error('external code assignment returned another record');
     assigned[system] = code;
   }
   return assigned;
@@ -84,20 +82,21 @@ export async function changeCodes(tx: Tx, organizationId: string, resource: stri
     if (current[system] !== code.trim()) toSet[system] = code;
   }
   if (toRemove.length > 0) {
-    await tx.query('DELETE FROM external_codes WHERE organization_id = $1 AND resource = $2 AND record_id = $3 AND code_system = ANY($4)', [organizationId, resource, recordId, toRemove]);
+    await tx.deleteFrom('external_codes')
+      .where('organization_id', '=', organizationId).where('resource', '=', resource).where('record_id', '=', recordId).where('code_system', 'in', toRemove)
+      .execute();
   }
   await assignCodes(tx, organizationId, resource, recordId, toSet);
   return toRemove.length > 0 || Object.keys(toSet).length > 0;
 }
 
 /** The codes of each record, as the `externalCodes` map of its representation. */
-export async function codesOf(db: Queryable, organizationId: string, resource: string, recordIds: string[]): Promise<Map<string, Record<string, string>>> {
+export async function codesOf(db: Db, organizationId: string, resource: string, recordIds: string[]): Promise<Map<string, Record<string, string>>> {
   const codes = new Map<string, Record<string, string>>(recordIds.map((id) => [id, {}]));
   if (recordIds.length === 0) return codes;
-  const { rows } = await db.query<{ record_id: string; code_system: string; code: string }>(
-    'SELECT record_id, code_system, code FROM external_codes WHERE organization_id = $1 AND resource = $2 AND record_id = ANY($3)',
-    [organizationId, resource, recordIds],
-  );
+  const rows = await db.selectFrom('external_codes').select(['record_id', 'code_system', 'code'])
+    .where('organization_id', '=', organizationId).where('resource', '=', resource).where('record_id', 'in', recordIds)
+    .execute();
   for (const row of rows) codes.get(row.record_id)![row.code_system] = row.code;
   return codes;
 }

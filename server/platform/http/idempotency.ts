@@ -4,10 +4,10 @@
 // instead of making it wait on the first request's row lock.
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type pg from 'pg';
+import { sql } from 'kysely';
 import type { CallerContext } from '../access/context.js';
 import { canonicalJson } from '../canonical-json.js';
-import { inTransaction, type Tx } from '../database/transaction.js';
+import { inTransaction, type Db, type Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
@@ -17,20 +17,12 @@ export interface WriteResult {
   body: unknown;
 }
 
-interface StoredResult {
-  method: string;
-  path: string;
-  request_hash: string;
-  response_status: number;
-  response_body: string;
-}
-
 /**
  * Runs `work` in one transaction and answers with its result. With an Idempotency-Key header the result is
  * stored with the record and replayed byte for byte to a retry with the same key and body.
  */
 export async function respondIdempotently(
-  pool: pg.Pool,
+  db: Db,
   caller: CallerContext,
   req: Request,
   res: Response,
@@ -38,29 +30,26 @@ export async function respondIdempotently(
 ): Promise<void> {
   const key = req.header('idempotency-key');
   if (key === undefined) {
-    const result = await inTransaction(pool, work);
+    const result = await inTransaction(db, work);
     send(res, result.status, JSON.stringify(result.body), false);
     return;
   }
   const path = req.originalUrl.split('?')[0]!;
   const requestHash = createHash('sha256').update(canonicalJson(req.body)).digest('hex');
 
-  const outcome = await inTransaction(pool, async (tx) => {
-    const { rows: locked } = await tx.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-      [`${caller.organizationId}:${caller.apiKeyId}:${key}`],
-    );
-    if (!locked[0]!.locked) {
+  const outcome = await inTransaction(db, async (tx) => {
+    // An advisory lock is not something Kysely's builder can say; the key is a bound parameter.
+    const { rows: [lock] } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${caller.organizationId}:${caller.apiKeyId}:${key}`}, 0)) AS locked`.execute(tx);
+    if (!lock!.locked) {
       throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry after 1 second with the same key.', undefined, { 'Retry-After': '1' });
     }
     // A separate statement, so that its snapshot is taken after the lock: a result committed by the request
     // that held the lock until a moment ago is seen (one combined statement would have missed it).
-    const { rows } = await tx.query<StoredResult>(
-      `SELECT method, path, request_hash, response_status, response_body FROM idempotency_keys
-        WHERE organization_id = $1 AND api_key_id = $2 AND key = $3 AND created_at > now() - make_interval(hours => $4)`,
-      [caller.organizationId, caller.apiKeyId, key, IDEMPOTENCY_RETENTION_HOURS],
-    );
-    const stored = rows[0];
+    const stored = await tx.selectFrom('idempotency_keys')
+      .select(['method', 'path', 'request_hash', 'response_status', 'response_body'])
+      .where('organization_id', '=', caller.organizationId).where('api_key_id', '=', caller.apiKeyId).where('key', '=', key)
+      .where('created_at', '>', retentionStart())
+      .executeTakeFirst();
     if (stored) {
       if (stored.method !== req.method || stored.path !== path || stored.request_hash !== requestHash) {
         throw new ApiError('idempotency_key_reused', `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`);
@@ -69,14 +58,17 @@ export async function respondIdempotently(
     }
     const result = await work(tx);
     const text = JSON.stringify(result.body);
-    await tx.query(
-      `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
-       ON CONFLICT (organization_id, api_key_id, key) DO UPDATE
-         SET method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
-             response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at`,
-      [caller.organizationId, caller.apiKeyId, key, req.method, path, requestHash, result.status, text],
-    );
+    await tx.insertInto('idempotency_keys')
+      .values({
+        organization_id: caller.organizationId, api_key_id: caller.apiKeyId, key, method: req.method, path,
+        request_hash: requestHash, response_status: result.status, response_body: text, created_at: sql`now()`,
+      })
+      // An expired result of the same key (not yet purged) is replaced.
+      .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'key']).doUpdateSet((eb) => ({
+        method: eb.ref('excluded.method'), path: eb.ref('excluded.path'), request_hash: eb.ref('excluded.request_hash'),
+        response_status: eb.ref('excluded.response_status'), response_body: eb.ref('excluded.response_body'), created_at: eb.ref('excluded.created_at'),
+      })))
+      .execute();
     return { status: result.status, text, replayed: false };
   });
   send(res, outcome.status, outcome.text, outcome.replayed);
@@ -88,7 +80,12 @@ function send(res: Response, status: number, text: string, replayed: boolean): v
 }
 
 /** Deletes stored results older than the retention; run by a pg-boss cron job. */
-export async function purgeExpiredIdempotencyKeys(pool: pg.Pool): Promise<number> {
-  const { rowCount } = await pool.query('DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)', [IDEMPOTENCY_RETENTION_HOURS]);
-  return rowCount ?? 0;
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
+  const { numDeletedRows } = await db.deleteFrom('idempotency_keys').where('created_at', '<', retentionStart()).executeTakeFirst();
+  return Number(numDeletedRows);
+}
+
+/** The oldest creation time of a result still replayed: the database's clock, as every process shares it. */
+function retentionStart() {
+  return sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_RETENTION_HOURS})`;
 }

@@ -1,7 +1,7 @@
 // One mechanism for every list: keyset pages in the default order (newest first, by id: ids are ULIDs) or, with
 // updatedSince, as a change feed ordered by (updatedAt, id), oldest change first. Filtered pages read at most
 // READ_BUDGET rows and may stop early with hasMore true, so a rare filter never turns into a long scan.
-import type pg from 'pg';
+import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 
 export const DEFAULT_LIMIT = 25;
@@ -14,17 +14,10 @@ export interface ListRequest {
   updatedSince?: string;
 }
 
-export interface ListDefinition {
-  /** Names the list inside its cursors. */
-  name: string;
-  table: string;
-  /** The select list (columns of `table`, which the query aliases as `t`). */
-  columns: string;
-}
-
-/** A condition on `t`, with `$?` where its single value goes. */
+/** A condition on the list's table (aliased `t`), built by its module with Kysely's typed expression builder. */
 export interface Filter {
-  sql: string;
+  condition: Expression<SqlBool>;
+  /** The caller's value, which binds the list's cursors to the filter. */
   value: unknown;
 }
 
@@ -39,9 +32,17 @@ interface KeyedRow {
   updated_at: Date;
 }
 
+/**
+ * The rows of a list: a select over its table aliased `t`, already limited to one organisation, typed by the
+ * module that built it. The page machinery adds only conditions on `t.id` and `t.updated_at`, which every listed
+ * table has, so it takes the query with its row type and leaves the table's own type to the module.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ListQuery<Row> = SelectQueryBuilder<any, 't', Row>;
+
 export async function readPage<Row extends KeyedRow>(
-  db: pg.Pool | pg.PoolClient,
-  definition: ListDefinition,
+  name: string,
+  query: ListQuery<Row>,
   organizationId: string,
   request: ListRequest,
   filters: Record<string, Filter | undefined>,
@@ -50,34 +51,30 @@ export async function readPage<Row extends KeyedRow>(
   const feed = request.updatedSince !== undefined;
   const active = Object.entries(filters).filter((entry): entry is [string, Filter] => entry[1] !== undefined);
   // A cursor is bound to its organisation too: handed to another one, it is refused rather than reinterpreted.
-  const fingerprint = { ...Object.fromEntries(active.map(([name, f]) => [name, f.value])), updatedSince: request.updatedSince ?? null, organizationId };
-  const position = request.cursor ? decodeCursor(request.cursor, definition.name, fingerprint) : null;
+  const fingerprint = { ...Object.fromEntries(active.map(([key, f]) => [key, f.value])), updatedSince: request.updatedSince ?? null, organizationId };
+  const position = request.cursor ? decodeCursor(request.cursor, name, fingerprint) : null;
 
-  const params: unknown[] = [organizationId];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const where = ['t.organization_id = $1'];
+  let keyed = query;
   if (feed) {
-    if (position) where.push(`(t.updated_at, t.id) > (${param(position.t)}::timestamptz, ${param(position.id)})`);
-    else where.push(`t.updated_at >= ${param(request.updatedSince)}::timestamptz`);
-  } else if (position) {
-    where.push(`t.id < ${param(position.id)}`);
+    // The row comparison, not `a > x OR (a = x AND b > y)`: it stays inside the (organization_id, updated_at, id) index.
+    keyed = position
+      ? keyed.where((eb) => eb(eb.refTuple('t.updated_at', 't.id'), '>', eb.tuple(new Date(position.t!), position.id)))
+      : keyed.where('t.updated_at', '>=', new Date(request.updatedSince!));
+    keyed = keyed.orderBy('t.updated_at').orderBy('t.id');
+  } else {
+    if (position) keyed = keyed.where('t.id', '<', position.id);
+    keyed = keyed.orderBy('t.id', 'desc');
   }
-  const order = feed ? 't.updated_at, t.id' : 't.id DESC';
-  const conditions = active.map(([, f]) => f.sql.replace('$?', param(f.value)));
 
   let rows: Row[];
   let budgetSpent = false;
   let lastRead: Row | undefined;
-  if (conditions.length === 0) {
-    ({ rows } = await db.query<Row>(`SELECT ${definition.columns} FROM ${definition.table} t WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit + 1}`, params));
+  if (active.length === 0) {
+    rows = await keyed.limit(limit + 1).execute();
   } else {
     // Read at most READ_BUDGET rows in key order; keep the matching ones, and remember the last row read so
     // that the next page resumes after it even when none matched.
-    const { rows: read } = await db.query<Row & { matches: boolean }>(
-      `SELECT ${definition.columns}, (${conditions.join(' AND ')}) AS matches FROM ${definition.table} t
-        WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${READ_BUDGET}`,
-      params,
-    );
+    const read = await keyed.select((eb) => eb.and(active.map(([, f]) => f.condition)).as('matches')).limit(READ_BUDGET).execute() as (Row & { matches: boolean })[];
     rows = [];
     for (const row of read) {
       lastRead = row;
@@ -91,7 +88,7 @@ export async function readPage<Row extends KeyedRow>(
   const hasMore = rows.length > limit || budgetSpent;
   const page = rows.slice(0, limit);
   const resumeAfter = rows.length > limit ? page[page.length - 1] : budgetSpent ? lastRead : undefined;
-  const nextCursor = hasMore && resumeAfter ? encodeCursor(definition.name, fingerprint, positionOf(resumeAfter, feed)) : null;
+  const nextCursor = hasMore && resumeAfter ? encodeCursor(name, fingerprint, positionOf(resumeAfter, feed)) : null;
   return { rows: page, nextCursor, hasMore };
 }
 

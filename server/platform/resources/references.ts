@@ -1,12 +1,13 @@
 // References between master data records (a location's route, a route's salesperson and van, a salesperson's
 // route): the referenced record must exist in the caller's organisation, else 422 business_rule naming the
-// field. One helper for every such check, so that the rule and its problem read the same everywhere.
+// field. One helper for every such check, so that the rule and its problem read the same everywhere. The
+// composite foreign keys refuse a dangling reference too; this check comes first so the caller learns which field.
 import type { Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 
 export interface ReferencedTable {
   /** The table (`routes`). */
-  table: string;
+  table: 'routes' | 'salespeople' | 'locations';
   /** The resource's name in problems (`route`). */
   resource: string;
 }
@@ -21,14 +22,11 @@ export function referenceProblem(field: string, detail: string): ApiError {
 }
 
 /**
- * Reads the referenced record's `columns` (null when the body clears the reference or leaves it out), and
- * refuses an id that is not a record of the organisation. The row is locked against a concurrent change.
+ * Refuses an id that is not a record of the organisation (nothing to check when the body clears the reference
+ * or leaves it out). The row is locked against a concurrent change.
  */
-export async function referencedRow<Row extends object = { id: string }>(
-  tx: Tx, organizationId: string, target: ReferencedTable, id: string | null | undefined, field: string, columns = 'id',
-): Promise<Row | null> {
-  if (id === null || id === undefined) return null;
-  const { rows } = await tx.query<Row>(`SELECT ${columns} FROM ${target.table} WHERE organization_id = $1 AND id = $2 FOR SHARE`, [organizationId, id]);
-  if (!rows[0]) throw referenceProblem(field, `There is no ${target.resource} ${id} in this organisation.`);
-  return rows[0];
+export async function requireReference(tx: Tx, organizationId: string, target: ReferencedTable, id: string | null | undefined, field: string): Promise<void> {
+  if (id === null || id === undefined) return;
+  const row = await tx.selectFrom(target.table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).forShare().executeTakeFirst();
+  if (!row) throw referenceProblem(field, `There is no ${target.resource} ${id} in this organisation.`);
 }

@@ -1,8 +1,8 @@
 // The HTTP of every resource: list, read by id, read and upsert by external code, and (where the resource has
 // them) create and update. A resource names its path and how its query becomes filters; nothing else.
 import type { Router, Request } from 'express';
-import type pg from 'pg';
-import { callerOf } from '../access/context.js';
+import { actorOf, callerOf } from '../access/context.js';
+import type { Db } from '../database/transaction.js';
 import { respondIdempotently } from '../http/idempotency.js';
 import { listRequestOf, sendPage } from '../lists/http.js';
 import type { Filter } from '../lists/page.js';
@@ -20,43 +20,43 @@ export interface ResourceRoutesOptions {
   update?: boolean;
 }
 
-export function resourceRoutes<Fields extends object, Body>(pool: pg.Pool, service: ResourceService<Fields, Body>, options: ResourceRoutesOptions): Router {
+export function resourceRoutes<Fields extends object, Body>(db: Db, service: ResourceService<Fields, Body>, options: ResourceRoutesOptions): Router {
   const router = apiRouter();
   const { path } = options;
 
   router.get(path, async (req, res) => {
-    sendPage(res, await service.list(pool, callerOf(res), listRequestOf(req), options.filters(req.query as Record<string, string | undefined>)));
+    sendPage(res, await service.list(db, actorOf(res), listRequestOf(req), options.filters(req.query as Record<string, string | undefined>)));
   });
 
   if (options.create) {
     router.post(path, async (req, res) => {
       const caller = callerOf(res);
       const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string> };
-      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 201, body: await service.create(tx, caller, fields as Fields, externalCodes) }));
+      await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 201, body: await service.create(tx, caller.actor, fields as Fields, externalCodes) }));
     });
   }
 
   router.get(`${path}/by-code/:system/:code`, async (req, res) => {
-    res.json(await service.getByCode(pool, callerOf(res), param(req, 'system'), param(req, 'code')));
+    res.json(await service.getByCode(db, actorOf(res), param(req, 'system'), param(req, 'code')));
   });
 
   router.put(`${path}/by-code/:system/:code`, async (req, res) => {
     const caller = callerOf(res);
-    await respondIdempotently(pool, caller, req, res, async (tx) => {
-      const { created, body } = await service.upsertByCode(tx, caller, param(req, 'system'), param(req, 'code'), req.body as Fields);
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      const { created, body } = await service.upsertByCode(tx, caller.actor, param(req, 'system'), param(req, 'code'), req.body as Fields);
       return { status: created ? 201 : 200, body };
     });
   });
 
   router.get(`${path}/:id`, async (req, res) => {
-    res.json(await service.get(pool, callerOf(res), param(req, 'id')));
+    res.json(await service.get(db, actorOf(res), param(req, 'id')));
   });
 
   if (options.update) {
     router.patch(`${path}/:id`, async (req, res) => {
       const caller = callerOf(res);
       const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string | null> };
-      await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller, param(req, 'id'), fields as Fields, externalCodes) }));
+      await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller.actor, param(req, 'id'), fields as Fields, externalCodes) }));
     });
   }
 

@@ -1,9 +1,22 @@
-// The SQL every resource shares: read by id, insert, update and list pages of one organisation's rows. A
-// resource describes its table once (columns, which are written, which hold JSON) and gets these for free.
-import type pg from 'pg';
-import type { Tx } from '../database/transaction.js';
+// The statements every resource shares: read by id, insert, update and list pages of one organisation's rows. A
+// resource describes its table once (its name, the select list of its representation, its unique constraints)
+// and gets these for free; its own columns and results are typed by Kysely against the Prisma schema.
+import type { Insertable, Kysely, SelectQueryBuilder, Updateable } from 'kysely';
+import { sql } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+import type { Db, Tx } from '../database/transaction.js';
+import { uniqueViolation } from '../database/unique-violation.js';
 import { ApiError } from '../errors/api-error.js';
 import { readPage, type Filter, type ListRequest, type Page } from '../lists/page.js';
+
+/** The tables of master data resources: each has organization_id, id, created_at and updated_at. */
+export type ResourceTableName = 'customers' | 'products' | 'prices' | 'locations' | 'salespeople' | 'routes' | 'journey_plans';
+
+/** A query over the resource's table aliased `t`. */
+export type TableQuery<TB extends ResourceTableName, Row = object> = SelectQueryBuilder<DB & { t: DB[TB] }, 't', Row>;
+
+/** The columns a resource writes (the keys and timestamps are the base's). */
+export type ColumnsOf<TB extends ResourceTableName> = Omit<Insertable<DB[TB]>, 'organization_id' | 'id' | 'created_at' | 'updated_at'>;
 
 export interface BaseRow {
   organization_id: string;
@@ -12,93 +25,84 @@ export interface BaseRow {
   updated_at: Date;
 }
 
-export interface TableDefinition<Columns> {
+export interface TableDefinition<TB extends ResourceTableName, Row extends BaseRow> {
   /** The resource's name in external codes and events (`customer`). */
   resource: string;
-  table: string;
+  table: TB;
   /** Names the list inside its cursors. */
   listName: string;
-  /** The select list over the table aliased `t` (cast NUMERIC to text so money stays exact). */
-  selectColumns: string;
-  writable: readonly (keyof Columns & string)[];
-  jsonColumns?: readonly (keyof Columns & string)[];
-  /** Unique constraints that a caller can violate, with the field they concern. */
-  uniqueFields?: Record<string, keyof Columns & string>;
+  /** The select list of the representation, over the table (or a just-written row of it) aliased `t`. */
+  select(query: TableQuery<TB>): TableQuery<TB, Row>;
+  /** JSONB columns that may hold an array (pg would send a JS array as a Postgres array, not as JSON). */
+  jsonColumns?: readonly (keyof ColumnsOf<TB> & string)[];
+  /** Unique constraints that a caller can violate, with the column they concern. */
+  uniqueFields?: Record<string, keyof ColumnsOf<TB> & string>;
   /** False for records that carry no external codes (prices, journey plans): their lists skip the lookup. */
   externalCodes?: boolean;
   /** The body field (JSON pointer) of a column, for problems. */
-  fieldOf?: Partial<Record<keyof Columns & string, string>>;
+  fieldOf?: Partial<Record<keyof ColumnsOf<TB> & string, string>>;
 }
 
-type Db = pg.Pool | Tx;
+/**
+ * Kysely cannot type one statement over a table named by a type parameter (its conditional types stay unresolved
+ * inside a generic function). The statements below touch only the columns every resource table has, take the
+ * resource's typed columns in and give its typed rows back, so the untyped view is confined to this file.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const untyped = (db: Db) => db as unknown as Kysely<any>;
 
-export async function findRow<Row extends BaseRow>(db: Db, table: TableDefinition<any>, organizationId: string, id: string, forUpdate = false): Promise<Row | null> {
-  const { rows } = await db.query<Row>(
-    `SELECT ${table.selectColumns} FROM ${table.table} t WHERE t.organization_id = $1 AND t.id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [organizationId, id],
-  );
-  return rows[0] ?? null;
+function selectFrom<TB extends ResourceTableName, Row extends BaseRow>(db: Db, table: TableDefinition<TB, Row>): TableQuery<TB, Row> {
+  return table.select(untyped(db).selectFrom(`${table.table} as t`) as unknown as TableQuery<TB>);
 }
 
-export async function insertRow<Row extends BaseRow, Columns>(tx: Tx, table: TableDefinition<Columns>, organizationId: string, id: string, values: Columns): Promise<Row> {
-  const columns = table.writable;
-  const { rows } = await tx.query<Row>(
-    `WITH t AS (INSERT INTO ${table.table} (organization_id, id, ${columns.join(', ')}, created_at, updated_at)
-       VALUES ($1, $2, ${columns.map((_, i) => `$${i + 3}`).join(', ')}, now(), now()) RETURNING *)
-     SELECT ${table.selectColumns} FROM t`,
-    [organizationId, id, ...columns.map((column) => encode(table, column, values[column as keyof Columns]))],
-  ).catch(uniqueViolation(table, values));
-  return rows[0]!;
+export async function findRow<TB extends ResourceTableName, Row extends BaseRow>(db: Db, table: TableDefinition<TB, Row>, organizationId: string, id: string, forUpdate = false): Promise<Row | null> {
+  const query = selectFrom(db, table).where('t.organization_id', '=', organizationId as never).where('t.id', '=', id as never);
+  return (await (forUpdate ? query.forUpdate() : query).executeTakeFirst() as Row | undefined) ?? null;
 }
 
-export async function updateRow<Row extends BaseRow, Columns>(tx: Tx, table: TableDefinition<Columns>, organizationId: string, id: string, values: Partial<Columns>): Promise<Row> {
-  const columns = table.writable.filter((column) => column in values);
-  const { rows } = await tx.query<Row>(
-    `WITH t AS (UPDATE ${table.table} SET ${[...columns.map((column, i) => `${column} = $${i + 3}`), 'updated_at = now()'].join(', ')}
-       WHERE organization_id = $1 AND id = $2 RETURNING *)
-     SELECT ${table.selectColumns} FROM t`,
-    [organizationId, id, ...columns.map((column) => encode(table, column, values[column as keyof Columns]))],
-  ).catch(uniqueViolation(table, values));
-  return rows[0]!;
+export async function insertRow<TB extends ResourceTableName, Row extends BaseRow>(tx: Tx, table: TableDefinition<TB, Row>, organizationId: string, id: string, columns: ColumnsOf<TB>): Promise<Row> {
+  const values = { organization_id: organizationId, id, ...encode(table, columns), created_at: sql`now()`, updated_at: sql`now()` };
+  const written = untyped(tx).with('t', (q) => q.insertInto(table.table as string).values(values).returningAll()).selectFrom('t');
+  return await table.select(written as unknown as TableQuery<TB>).executeTakeFirstOrThrow().catch(duplicate(table, columns)) as Row;
+}
+
+export async function updateRow<TB extends ResourceTableName, Row extends BaseRow>(tx: Tx, table: TableDefinition<TB, Row>, organizationId: string, id: string, columns: Updateable<DB[TB]>): Promise<Row> {
+  const values = { ...encode(table, columns), updated_at: sql`now()` };
+  const written = untyped(tx).with('t', (q) => q.updateTable(table.table as string).set(values).where('organization_id', '=', organizationId).where('id', '=', id).returningAll()).selectFrom('t');
+  return await table.select(written as unknown as TableQuery<TB>).executeTakeFirstOrThrow().catch(duplicate(table, columns)) as Row;
 }
 
 /** A listed row also carries its external codes, read in the same query (one round trip per page). */
 export type WithExternalCodes<Row> = Row & { external_codes: Record<string, string> };
 
-export function listRows<Row extends BaseRow>(db: Db, table: TableDefinition<any>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<WithExternalCodes<Row>>> {
-  const codes = table.externalCodes === false ? `'{}'::jsonb` : `COALESCE((SELECT jsonb_object_agg(e.code_system, e.code) FROM external_codes e
-      WHERE e.organization_id = t.organization_id AND e.resource = '${table.resource}' AND e.record_id = t.id), '{}'::jsonb)`;
-  const columns = `${table.selectColumns}, ${codes} AS external_codes`;
-  return readPage<WithExternalCodes<Row>>(db, { name: table.listName, table: table.table, columns }, organizationId, request, filters);
+export function listRows<TB extends ResourceTableName, Row extends BaseRow>(db: Db, table: TableDefinition<TB, Row>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<WithExternalCodes<Row>>> {
+  const rows = selectFrom(db, table).where('t.organization_id', '=', organizationId as never);
+  const withCodes = table.externalCodes === false
+    ? rows.select(sql<Record<string, string>>`'{}'::jsonb`.as('external_codes'))
+    : rows.select((eb) => eb.fn.coalesce(
+      eb.selectFrom('external_codes as e')
+        .select((codes) => codes.fn<Record<string, string>>('jsonb_object_agg', ['e.code_system', 'e.code']).as('codes'))
+        .whereRef('e.organization_id', '=', 't.organization_id').where('e.resource', '=', table.resource).whereRef('e.record_id', '=', 't.id'),
+      sql<Record<string, string>>`'{}'::jsonb`,
+    ).as('external_codes'));
+  return readPage(table.listName, withCodes as never, organizationId, request, filters) as Promise<Page<WithExternalCodes<Row>>>;
 }
 
-/** A filter on one column when the caller gave a value. */
-export function equals(column: string, value: string | undefined): Filter | undefined {
-  return value === undefined ? undefined : { sql: `t.${column} = $?`, value };
+function encode<TB extends ResourceTableName>(table: TableDefinition<TB, BaseRow>, columns: object): Record<string, unknown> {
+  const encoded: Record<string, unknown> = { ...columns };
+  for (const column of table.jsonColumns ?? []) {
+    const value = encoded[column];
+    if (value !== null && value !== undefined) encoded[column] = JSON.stringify(value);
+  }
+  return encoded;
 }
 
-/** Filters rows that carry this code in any of the caller's code systems. */
-export function hasExternalCode(resource: string, code: string | undefined): Filter | undefined {
-  return code === undefined ? undefined : {
-    sql: `t.id IN (SELECT e.record_id FROM external_codes e WHERE e.organization_id = t.organization_id AND e.resource = '${resource}' AND e.code = $?)`,
-    value: code.trim(),
-  };
-}
-
-function encode<Columns>(table: TableDefinition<Columns>, column: string, value: unknown): unknown {
-  return table.jsonColumns?.includes(column as never) && value !== null && value !== undefined ? JSON.stringify(value) : value;
-}
-
-function uniqueViolation<Columns>(table: TableDefinition<Columns>, values: Partial<Columns>) {
-  return (error: { code?: string; constraint?: string }): never => {
-    const column = error.code === '23505' && error.constraint ? table.uniqueFields?.[error.constraint] : undefined;
-    if (column) {
-      const value = String(values[column as keyof Columns]);
-      const field = table.fieldOf?.[column] ?? `/${column}`;
-      throw new ApiError('business_rule', `Another ${table.resource} already has ${field.slice(1)} ${value}.`, [
-        { field, code: 'duplicate_code', message: `${value} is already used by another ${table.resource}` },
-      ]);
-    }
-    throw error;
-  };
+function duplicate<TB extends ResourceTableName>(table: TableDefinition<TB, BaseRow>, values: object) {
+  return uniqueViolation(Object.fromEntries(Object.entries(table.uniqueFields ?? {}).map(([constraint, column]) => [constraint, () => {
+    const value = String((values as Record<string, unknown>)[column]);
+    const field = table.fieldOf?.[column as keyof ColumnsOf<TB> & string] ?? `/${column}`;
+    return new ApiError('business_rule', `Another ${table.resource} already has ${field.slice(1)} ${value}.`, [
+      { field, code: 'duplicate_code', message: `${value} is already used by another ${table.resource}` },
+    ]);
+  }])));
 }

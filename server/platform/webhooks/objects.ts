@@ -1,14 +1,18 @@
 // What a delivery carries as data.object. The platform does not know the resources: the composition level
-// (server/webhook-objects.ts) gives a registry, one entry per event type, that reads the record as the API's
+// (the modules' manifests, composed in server/composition/) gives a registry, one entry per event type, that reads the record as the API's
 // GET returns it without personal fields. Here the special objects of the spec are made: a record deleted since
 // the event becomes the deleted-record object, one over the size limit the truncated-record object.
-import type pg from 'pg';
+import type { Actor } from '../../domain/actor.js';
+import type { Db } from '../database/transaction.js';
 
 export type WebhookObject = Record<string, unknown>;
 
 export interface WebhookObjectSource {
-  /** The record as the API returns it, without customers:pii fields; null when it no longer exists. */
-  read(pool: pg.Pool, organizationId: string, recordId: string): Promise<WebhookObject | null>;
+  /**
+   * The record as the API returns it to `actor` (the delivery job, which holds no scopes: so without customers:pii
+   * fields); null when it no longer exists.
+   */
+  read(db: Db, actor: Actor, recordId: string): Promise<WebhookObject | null>;
   /** The GET path (under the API base) that reads the record in full, for the truncated-record object. */
   fetchPath(recordId: string): string;
 }
@@ -22,8 +26,8 @@ export const OBJECT_LIMIT_BYTES = 256 * 1024;
 export const SUMMARY_STRING_BYTES = 1024;
 const ELLIPSIS = '\u2026';
 
-export async function webhookObject(source: WebhookObjectSource, pool: pg.Pool, organizationId: string, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
-  const record = await source.read(pool, organizationId, recordId);
+export async function webhookObject(source: WebhookObjectSource, db: Db, actor: Actor, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
+  const record = await source.read(db, actor, recordId);
   if (record === null) return deletedRecord(recordId, now);
   if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
   return truncatedRecord(record, recordId, source.fetchPath(recordId), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);

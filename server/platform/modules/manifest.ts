@@ -1,0 +1,27 @@
+// What a module declares about itself. server/composition/modules.ts lists the modules; everything a module adds to
+// the service (its routes, the events it writes, how a webhook reads the record an event names, its background
+// jobs) comes from its manifest, so adding a module is one line there and nothing else changes.
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../database/transaction.js';
+import type { JobDefinition } from '../jobs/jobs.js';
+import type { WebhookObjectSource } from '../webhooks/objects.js';
+
+/** What a module is given when the service composes it. */
+export interface ModuleContext {
+  db: Db;
+  logger: Logger;
+  config: Config;
+}
+
+export interface ModuleManifest {
+  /** The module's name (its folder under server/modules). */
+  name: string;
+  /** Its HTTP operations (a router mounted under the API base path). */
+  routes?(context: ModuleContext): Router;
+  /** The event types it writes, each readable as a webhook object (event type -> the record's reader). */
+  webhookObjects?: Readonly<Record<string, WebhookObjectSource>>;
+  /** Its background jobs (run by the worker role; sent by any). */
+  jobs?(context: ModuleContext): JobDefinition<never>[];
+}

@@ -1,0 +1,30 @@
+// List filters of resource tables, built with Kysely's typed expression builder over the table aliased `t`: a
+// column name that the table does not have, or a value of the wrong type, does not compile.
+import { expressionBuilder } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+import type { Filter } from '../lists/page.js';
+import type { ResourceTableName } from './table.js';
+
+/** The expression builder of a resource table aliased `t` (and every other table, for subqueries). */
+export function tableExpressions<TB extends ResourceTableName>() {
+  return expressionBuilder<DB & { t: DB[TB] }, 't'>();
+}
+
+/** t.column = value, when the caller gave a value. */
+export function equals<TB extends ResourceTableName>(_table: TB, column: keyof DB[TB] & string, value: string | boolean | undefined): Filter | undefined {
+  if (value === undefined) return undefined;
+  const eb = tableExpressions<TB>();
+  // The column is checked against the table by the signature; the builder's own overloads cannot see through TB.
+  return { condition: eb(eb.ref(`t.${column}` as never), '=', value as never), value };
+}
+
+/** Rows that carry this code in any of the caller's code systems (starting from the external_codes index). */
+export function hasExternalCode<TB extends ResourceTableName>(_table: TB, resource: string, code: string | undefined): Filter | undefined {
+  if (code === undefined) return undefined;
+  const value = code.trim();
+  const eb = tableExpressions<TB>();
+  const holders = eb.selectFrom('external_codes as e').select('e.record_id')
+    .whereRef('e.organization_id', '=', eb.ref('t.organization_id' as never))
+    .where('e.resource', '=', resource).where('e.code', '=', value);
+  return { condition: eb(eb.ref('t.id' as never), 'in', holders as never), value };
+}

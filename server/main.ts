@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, readEnvFile, type Config, type Role } from './platform/config.js';
 import { createLogger } from './platform/logger.js';
 import { checkStart, explainStartFailure, StartProblem } from './platform/start-checks.js';
-import { startService } from './service.js';
+import { startService } from './composition/service.js';
 
 const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
 const role = values.role as Role;

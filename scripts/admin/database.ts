@@ -8,7 +8,7 @@ import { checkDatabase } from '../../server/platform/start-checks.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { startJobs } from '../../server/platform/jobs/jobs.js';
 import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/webhooks/deliver.js';
-import { webhookJob } from '../../server/jobs.js';
+import { webhookJob } from '../../server/composition/jobs.js';
 
 export async function withDatabase<T>(use: (pool: pg.Pool, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();

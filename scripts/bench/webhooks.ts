@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import pg from 'pg';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
-import { webhookEventTypes } from '../../server/webhook-objects.js';
+import { webhookEventTypes } from '../../server/composition/modules.js';
 import { freePort } from '../lib/free-port.js';
 
 export interface WebhookFigures {

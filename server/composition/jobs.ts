@@ -1,33 +1,36 @@
-// Every background job of the service, one entry per job. The worker role runs them; the API role only sends.
-// Webhook delivery is the queue webhooks.deliver (one job per attempt, grouped by endpoint); the fan-out from event
-// rows to deliveries and their first jobs is a short loop in the worker role, started here beside the jobs.
-import type pg from 'pg';
+// Every background job of the service: the platform's own, then each module's (from its manifest). The worker role
+// runs them; the API role only sends. Webhook delivery is the queue webhooks.deliver (one job per attempt, grouped by
+// endpoint); the fan-out from event rows to deliveries and their first jobs is a short loop in the worker role,
+// started here beside the jobs.
 import type { Logger } from 'pino';
-import type { Config } from './platform/config.js';
-import { purgeExpiredIdempotencyKeys } from './platform/http/idempotency.js';
-import type { JobDefinition, Jobs } from './platform/jobs/jobs.js';
-import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from './platform/webhooks/deliver.js';
-import { webhookEventTypes, webhookObjects } from './webhook-objects.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/database/transaction.js';
+import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
+import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
+import type { ModuleManifest } from '../platform/modules/manifest.js';
+import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
+import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 
-export function jobDefinitions(pool: pg.Pool, logger: Logger): JobDefinition<never>[] {
+export function jobDefinitions(db: Db, logger: Logger, config: Config, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
   return [
     {
       queue: 'idempotency.purge',
       cron: '*/15 * * * *', // stored results live 24 hours; lookups ignore older ones, this reclaims the rows
       async handle() {
-        const purged = await purgeExpiredIdempotencyKeys(pool);
+        const purged = await purgeExpiredIdempotencyKeys(db);
         if (purged > 0) logger.info({ purged }, 'expired idempotency keys purged');
       },
     },
+    ...modules.flatMap((module) => module.jobs?.({ db, logger, config }) ?? []),
   ];
 }
 
 /** One attempt of one webhook delivery. Always defined, beside jobDefinitions (or a test's): the fan-out sends it; so does the CLI. */
-export function webhookJob(pool: pg.Pool, logger: Logger, config: Config): JobDefinition<never> {
+export function webhookJob(db: Db, logger: Logger, config: Config): JobDefinition<never> {
   return webhookDeliveryJob({
-    pool,
+    db,
     logger,
-    objects: webhookObjects,
+    objects: webhookObjects(),
     policy: { allowLoopback: config.webhookAllowLoopback },
     secretKey: config.webhookSecretKey,
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
@@ -35,6 +38,6 @@ export function webhookJob(pool: pg.Pool, logger: Logger, config: Config): JobDe
 }
 
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */
-export function startWebhookDelivery(pool: pg.Pool, logger: Logger, jobs: Jobs): WebhookDispatcher {
-  return startWebhookDispatcher({ pool, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany), wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries) });
+export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs): WebhookDispatcher {
+  return startWebhookDispatcher({ db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany), wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries) });
 }

@@ -1,28 +1,21 @@
-// Composes the service from its parts: database (with migrations), jobs, HTTP. Both `npm start` (role `all`)
+// Composes the service from its parts: database (with migrations), jobs, HTTP, and the modules (./modules.ts). Both `npm start` (role `all`)
 // and the split roles (`api`, `worker`) come through here; so do the tests.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Config, Role } from './platform/config.js';
-import { openDatabase, type Database } from './platform/database/database.js';
-import { applyMigrations } from './platform/database/migrations.js';
-import { createApp } from './platform/http/app.js';
-import { startJobs, type JobDefinition, type Jobs } from './platform/jobs/jobs.js';
-import { systemRoutes } from './modules/system/routes.js';
-import { customerRoutes } from './modules/customers/routes.js';
-import { productRoutes } from './modules/products/routes.js';
-import { priceRoutes } from './modules/prices/routes.js';
-import { locationRoutes } from './modules/locations/routes.js';
-import { salespersonRoutes } from './modules/salespeople/routes.js';
-import { routeRoutes } from './modules/routes/routes.js';
-import { journeyPlanRoutes } from './modules/journey-plans/routes.js';
-import { bootstrapSandbox } from './modules/sandbox/bootstrap.js';
-import { ApiLogWriter } from './platform/http/api-log.js';
-import { setCursorSigningKey } from './platform/lists/cursor.js';
-import { apiDocument, type ApiDocument } from './platform/spec.js';
+import type { Config, Role } from '../platform/config.js';
+import { openDatabase, type Database } from '../platform/database/database.js';
+import { applyMigrations } from '../platform/database/migrations.js';
+import { createApp } from '../platform/http/app.js';
+import { startJobs, type JobDefinition, type Jobs } from '../platform/jobs/jobs.js';
+import { bootstrapSandbox } from '../modules/sandbox/bootstrap.js';
+import { ApiLogWriter } from '../platform/http/api-log.js';
+import { setCursorSigningKey } from '../platform/lists/cursor.js';
+import { apiDocument, type ApiDocument } from '../platform/spec.js';
+import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { jobDefinitions, startWebhookDelivery, webhookJob } from './jobs.js';
-import type { WebhookDispatcher } from './platform/webhooks/deliver.js';
+import { MODULES } from './modules.js';
 
 export interface RunningService {
   /** Base URL of the HTTP API (`http://host:port`), or null for the worker role. */
@@ -50,7 +43,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const role = options.role ?? 'all';
   setCursorSigningKey(config.cursorSecret);
   const database = await openDatabase(config, logger);
-  const apiLog = new ApiLogWriter(database.relaxedPool, logger);
+  const apiLog = new ApiLogWriter(database.relaxed, logger);
   let jobs: Jobs | null = null;
   let webhooks: WebhookDispatcher | null = null;
   let server: Server | null = null;
@@ -59,16 +52,16 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     if (config.sandboxBootstrap && role !== 'worker') {
-      sandboxKey = (await bootstrapSandbox(database.pool, config.dataDir, logger))?.secret ?? null;
+      sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
 
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: [...(options.jobs ?? jobDefinitions(database.pool, logger)), webhookJob(database.pool, logger, config)],
+      definitions: [...(options.jobs ?? jobDefinitions(database.db, logger, config)), webhookJob(database.db, logger, config)],
       logger,
     });
-    if (role !== 'api') webhooks = startWebhookDelivery(database.pool, logger, jobs);
+    if (role !== 'api') webhooks = startWebhookDelivery(database.db, logger, jobs);
 
     if (role !== 'worker') {
       apiLog.start();
@@ -76,19 +69,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
         logger,
         validateResponses: config.validateResponses,
         document: options.document ?? apiDocument,
-        relaxedPool: database.relaxedPool,
+        relaxed: database.relaxed,
         environment: config.environment,
         apiLog,
         trustProxy: config.trustProxy,
         routers: [
-          systemRoutes({ environment: config.environment }),
-          customerRoutes(database.pool),
-          productRoutes(database.pool),
-          priceRoutes(database.pool),
-          locationRoutes(database.pool),
-          salespersonRoutes(database.pool),
-          routeRoutes(database.pool),
-          journeyPlanRoutes(database.pool),
+          ...MODULES.flatMap((module) => module.routes?.({ db: database.db, logger, config }) ?? []),
           ...(options.extraRouters ?? []),
         ],
       });

@@ -4,7 +4,7 @@ import test from 'ava';
 import { pino } from 'pino';
 import { responseContract } from '../../scripts/contract/response-contract.js';
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
-import { startService } from '../../server/service.js';
+import { startService } from '../../server/composition/service.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService, type ApiResponse } from '../support/service.js';
 

@@ -12,7 +12,7 @@ import {
   type ErpClient, type EventClaim, type EventGateStore, type EventOutcome, type WebhookEvent, type WebhookVerificationFailure,
 } from '../../client-sdk/src/index.js';
 import { addEndpoint, rotateSecret, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
-import { webhookEventTypes } from '../../server/webhook-objects.js';
+import { webhookEventTypes } from '../../server/composition/modules.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { startReceiver, type Received, type Receiver } from '../webhooks/receiver.js';

@@ -64,7 +64,7 @@ test('the api role serves HTTP without running jobs; the worker role runs jobs w
     await new Promise((r) => setTimeout(r, 1_500));
     t.is(handled, 0, 'the api role only sends');
 
-    const { startService } = await import('../../server/service.js');
+    const { startService } = await import('../../server/composition/service.js');
     const { pino } = await import('pino');
     const worker = await startService(api.config, pino({ level: 'silent' }), { role: 'worker', jobs: [counter as JobDefinition<never>] });
     try {

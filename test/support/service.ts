@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { responseContract, type ResponseContract } from '../../scripts/contract/response-contract.js';
 import { loadConfig, type Config } from '../../server/platform/config.js';
 import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
-import { startService, type RunningService, type ServiceOptions } from '../../server/service.js';
+import { startService, type RunningService, type ServiceOptions } from '../../server/composition/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface ApiResponse {

@@ -1,18 +1,19 @@
-// Keyset pages (server/platform/lists/page.ts), pure: the database is a stand-in for pg that records each statement
-// and answers with the rows Postgres would return for it. Two halves are held here: the statement (its keyset
+// Keyset pages (server/platform/lists/page.ts), pure: the database is Kysely over a stand-in driver that records each
+// compiled statement and answers with the rows Postgres would return for it. Two halves are held here: the statement (its keyset
 // condition, order, limit and parameter numbering, pinned exactly, since a `<` turned `>` or `t.id` turned `DESC`
 // skips or repeats rows without any error) and what is made of the rows (the page, hasMore, the position the next
 // cursor resumes after, the read budget of filtered pages, the cursor bound to its list, organisation and filters).
 // What the statements mean against real rows is held against Postgres by test/http/lists.test.ts.
 import test, { type ExecutionContext } from 'ava';
-import type pg from 'pg';
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type DatabaseConnection, type Driver, type Expression, type SqlBool } from 'kysely';
+import type { DB } from '../../generated/kysely/types.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
 import { decodeCursor, encodeCursor } from '../../server/platform/lists/cursor.js';
-import { readPage, type Filter, type ListDefinition, type ListRequest } from '../../server/platform/lists/page.js';
+import { readPage, type Filter, type ListQuery, type ListRequest } from '../../server/platform/lists/page.js';
+import { tableExpressions } from '../../server/platform/resources/filters.js';
 
 const ORG = 'org_01J000000000000000000000AA';
 const OTHER_ORG = 'org_01J000000000000000000000BB';
-const LIST: ListDefinition = { name: 'customers', table: 'customers', columns: 't.id, t.name, t.updated_at' };
 const SINCE = '2025-06-01T00:00:00.000Z';
 
 interface Row { id: string; name: string; updated_at: Date; matches?: boolean }
@@ -22,19 +23,35 @@ const row = (n: number, matches?: boolean): Row => ({
 const rows = (count: number, matches?: (n: number) => boolean) => Array.from({ length: count }, (_, i) => row(i + 1, matches?.(i + 1)));
 
 interface Statement { sql: string; params: unknown[] }
-/** A stand-in for pg that answers every statement with `answer` (copies: the page may strip a column). */
-function database(answer: Row[]): { db: pg.Pool; statements: Statement[] } {
+/** Kysely over a stand-in driver that answers every statement with `answer` (copies: the page may strip a column). */
+function database(answer: Row[]): { db: Kysely<DB>; statements: Statement[] } {
   const statements: Statement[] = [];
-  const db = { query: async (sql: string, params: unknown[]) => {
-    statements.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: [...params] });
-    return { rows: answer.map((r) => ({ ...r })) };
-  } };
-  return { db: db as unknown as pg.Pool, statements };
+  const connection: DatabaseConnection = {
+    async executeQuery(compiled) {
+      statements.push({ sql: compiled.sql.replace(/\s+/g, ' ').trim(), params: [...compiled.parameters] });
+      return { rows: answer.map((r) => ({ ...r })) as never[] };
+    },
+    streamQuery() { throw new Error('not used'); },
+  };
+  const driver: Driver = {
+    init: async () => {}, acquireConnection: async () => connection, beginTransaction: async () => {}, commitTransaction: async () => {},
+    rollbackTransaction: async () => {}, releaseConnection: async () => {}, destroy: async () => {},
+  };
+  const db = new Kysely<DB>({ dialect: {
+    createAdapter: () => new PostgresAdapter(), createDriver: () => driver,
+    createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler(),
+  } });
+  return { db, statements };
 }
+/** The customers list's rows, as its module builds them: three columns of the organisation's customers. */
+const LIST = (db: Kysely<DB>, organizationId: string): ListQuery<Row> =>
+  db.selectFrom('customers as t').select(['t.id', 't.name', 't.updated_at']).where('t.organization_id', '=', organizationId) as unknown as ListQuery<Row>;
 const page = (answer: Row[], request: ListRequest = {}, filters: Record<string, Filter | undefined> = {}, organizationId = ORG) => {
   const { db, statements } = database(answer);
-  return readPage<Row>(db, LIST, organizationId, request, filters).then((result) => ({ ...result, statements }));
+  return readPage<Row>('customers', LIST(db, organizationId), organizationId, request, filters).then((result) => ({ ...result, statements }));
 };
+const t$ = tableExpressions<'customers'>();
+const filter = (condition: Expression<SqlBool>, value: string): Filter => ({ condition, value });
 const strip = (r: Row) => ({ id: r.id, name: r.name, updated_at: r.updated_at });
 /** The position a cursor carries, read with the fingerprint it must have been issued for. */
 const positionIn = (cursor: string | null, fingerprint: Record<string, unknown>) => decodeCursor(cursor ?? '', 'customers', fingerprint);
@@ -44,11 +61,11 @@ const plain = { updatedSince: null, organizationId: ORG };
 
 test('a first page reads limit + 1 rows of the organisation, newest id first (25 when no limit is given)', async (t) => {
   const result = await page(rows(3));
-  t.deepEqual(result.statements, [{ sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 ORDER BY t.id DESC LIMIT 26', params: [ORG] }]);
+  t.deepEqual(result.statements, [{ sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 order by "t"."id" desc limit $2', params: [ORG, 26] }]);
   t.deepEqual(result.rows, rows(3));
   t.false(result.hasMore);
   t.is(result.nextCursor, null);
-  t.is((await page(rows(1), { limit: 3 })).statements[0]!.sql.slice(-8), ' LIMIT 4');
+  t.deepEqual((await page(rows(1), { limit: 3 })).statements[0]!.params, [ORG, 4]);
 });
 
 test('one row more than the limit means more: the page is the first `limit` rows and the cursor resumes after the last of them', async (t) => {
@@ -69,15 +86,15 @@ test('a next page reads the ids below the cursor\'s, in the same order', async (
   const cursor = encodeCursor('customers', plain, { id: 'cus_000003' });
   const result = await page(rows(2), { limit: 3, cursor });
   t.deepEqual(result.statements, [{
-    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND t.id < $2 ORDER BY t.id DESC LIMIT 4',
-    params: [ORG, 'cus_000003'],
+    sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 and "t"."id" < $2 order by "t"."id" desc limit $3',
+    params: [ORG, 'cus_000003', 4],
   }]);
   t.false(result.hasMore);
 });
 
 test('an empty cursor is no cursor: the first page', async (t) => {
   const result = await page(rows(1), { cursor: '' });
-  t.deepEqual(result.statements[0]!.params, [ORG]);
+  t.deepEqual(result.statements[0]!.params, [ORG, 26]);
 });
 
 // ---- The change feed: oldest change first, by (updatedAt, id).
@@ -85,8 +102,8 @@ test('an empty cursor is no cursor: the first page', async (t) => {
 test('with updatedSince, a first page reads the changes at or after it, oldest first, and its cursor carries updatedAt and id', async (t) => {
   const result = await page(rows(3), { limit: 2, updatedSince: SINCE });
   t.deepEqual(result.statements, [{
-    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND t.updated_at >= $2::timestamptz ORDER BY t.updated_at, t.id LIMIT 3',
-    params: [ORG, SINCE],
+    sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 and "t"."updated_at" >= $2 order by "t"."updated_at", "t"."id" limit $3',
+    params: [ORG, new Date(SINCE), 3],
   }]);
   t.deepEqual(result.rows, rows(2));
   t.true(result.hasMore);
@@ -97,8 +114,8 @@ test('a next page of the feed reads after the cursor\'s (updatedAt, id), so rows
   const cursor = encodeCursor('customers', { updatedSince: SINCE, organizationId: ORG }, { t: '2025-06-01T00:00:02.000Z', id: 'cus_000002' });
   const result = await page(rows(1), { limit: 2, updatedSince: SINCE, cursor });
   t.deepEqual(result.statements, [{
-    sql: 'SELECT t.id, t.name, t.updated_at FROM customers t WHERE t.organization_id = $1 AND (t.updated_at, t.id) > ($2::timestamptz, $3) ORDER BY t.updated_at, t.id LIMIT 3',
-    params: [ORG, '2025-06-01T00:00:02.000Z', 'cus_000002'],
+    sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 and ("t"."updated_at", "t"."id") > ($2, $3) order by "t"."updated_at", "t"."id" limit $4',
+    params: [ORG, new Date('2025-06-01T00:00:02.000Z'), 'cus_000002', 3],
   }]);
   t.false(result.hasMore);
   t.is(result.nextCursor, null);
@@ -108,16 +125,16 @@ test('a next page of the feed reads after the cursor\'s (updatedAt, id), so rows
 
 async function refused(t: ExecutionContext, request: ListRequest, filters: Record<string, Filter | undefined>, organizationId: string, why: string): Promise<void> {
   const { db, statements } = database(rows(1));
-  const error = await t.throwsAsync(readPage<Row>(db, LIST, organizationId, request, filters), { instanceOf: ApiError }, why);
+  const error = await t.throwsAsync(readPage<Row>('customers', LIST(db, organizationId), organizationId, request, filters), { instanceOf: ApiError }, why);
   t.deepEqual(error?.errors?.map((e) => [e.field, e.message]), [['/query/cursor', why]], why);
   t.is(statements.length, 0, `${why}: nothing is read`);
 }
 
 test('a cursor is refused, before anything is read, by another organisation, with other filters, with another updatedSince, or by another list', async (t) => {
-  const retail: Record<string, Filter> = { channel: { sql: 't.channel = $?', value: 'retail' } };
+  const retail: Record<string, Filter> = { channel: filter(t$('t.channel', '=', 'retail'), 'retail') };
   const cursor = encodeCursor('customers', { channel: 'retail', updatedSince: null, organizationId: ORG }, { id: 'cus_000003' });
   await refused(t, { cursor }, retail, OTHER_ORG, 'issued for other filters');
-  await refused(t, { cursor }, { channel: { sql: 't.channel = $?', value: 'wholesale' } }, ORG, 'issued for other filters');
+  await refused(t, { cursor }, { channel: filter(t$('t.channel', '=', 'wholesale'), 'wholesale') }, ORG, 'issued for other filters');
   await refused(t, { cursor }, {}, ORG, 'issued for other filters');
   await refused(t, { cursor, updatedSince: SINCE }, retail, ORG, 'issued for other filters');
   await refused(t, { cursor: encodeCursor('products', { channel: 'retail', updatedSince: null, organizationId: ORG }, { id: 'x' }) }, retail, ORG, 'issued by another list');
@@ -127,26 +144,26 @@ test('a cursor is refused, before anything is read, by another organisation, wit
 
 // ---- Filtered pages: a bounded read.
 
-const channel: Filter = { sql: 't.channel = $?', value: 'retail' };
-const route: Filter = { sql: 't.route_id = $?', value: 'rte_1' };
+const channel = filter(t$('t.channel', '=', 'retail'), 'retail');
+const route = filter(t$('t.route_id', '=', 'rte_1'), 'rte_1');
 
 test('a filtered page reads at most 1000 rows in key order, marking which match; filters given as undefined are not applied', async (t) => {
   const result = await page(rows(2, () => true), { limit: 5 }, { channel, route, status: undefined });
   t.deepEqual(result.statements, [{
-    sql: 'SELECT t.id, t.name, t.updated_at, (t.channel = $2 AND t.route_id = $3) AS matches FROM customers t WHERE t.organization_id = $1 ORDER BY t.id DESC LIMIT 1000',
-    params: [ORG, 'retail', 'rte_1'],
+    sql: 'select "t"."id", "t"."name", "t"."updated_at", ("t"."channel" = $1 and "t"."route_id" = $2) as "matches" from "customers" as "t" where "t"."organization_id" = $3 order by "t"."id" desc limit $4',
+    params: ['retail', 'rte_1', ORG, 1000],
   }]);
   t.deepEqual(result.rows, rows(2), 'the matches column is not handed on');
   t.false(result.hasMore);
   t.is(result.nextCursor, null);
 });
 
-test('a filtered next page numbers its parameters after the cursor\'s', async (t) => {
+test('a filtered next page binds the filter, the organisation and the cursor\'s position each to its own parameter', async (t) => {
   const cursor = encodeCursor('customers', { channel: 'retail', updatedSince: SINCE, organizationId: ORG }, { t: '2025-06-01T00:00:02.000Z', id: 'cus_000002' });
   const result = await page([], { updatedSince: SINCE, cursor }, { channel });
   t.deepEqual(result.statements, [{
-    sql: 'SELECT t.id, t.name, t.updated_at, (t.channel = $4) AS matches FROM customers t WHERE t.organization_id = $1 AND (t.updated_at, t.id) > ($2::timestamptz, $3) ORDER BY t.updated_at, t.id LIMIT 1000',
-    params: [ORG, '2025-06-01T00:00:02.000Z', 'cus_000002', 'retail'],
+    sql: 'select "t"."id", "t"."name", "t"."updated_at", "t"."channel" = $1 as "matches" from "customers" as "t" where "t"."organization_id" = $2 and ("t"."updated_at", "t"."id") > ($3, $4) order by "t"."updated_at", "t"."id" limit $5',
+    params: ['retail', ORG, new Date('2025-06-01T00:00:02.000Z'), 'cus_000002', 1000],
   }]);
 });
 

@@ -5,7 +5,7 @@ import test from 'ava';
 import { addEndpoint, resendDelivery, testEndpoint, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
 import { attemptDelivery } from '../../server/platform/webhooks/attempt.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, withTestEvent } from '../../server/platform/webhooks/deliver.js';
-import { webhookEventTypes, webhookObjects } from '../../server/webhook-objects.js';
+import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { newId } from '../../server/platform/ids.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';

@@ -10,7 +10,7 @@ import { DestinationRefused } from '../../server/platform/webhooks/destination.j
 import { addEndpoint, listEndpoints, rotateSecret, testEndpoint, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
 import { open } from '../../server/platform/webhooks/secret-box.js';
 import { claimDelivery, withTestEvent, type DeliveryJob } from '../../server/platform/webhooks/deliver.js';
-import { webhookEventTypes, webhookObjects } from '../../server/webhook-objects.js';
+import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startReceiver, verifySignature } from './receiver.js';

@@ -8,7 +8,7 @@ import {
   ALL_EVENTS, type EndpointSettings, type EndpointSummary,
 } from '../../../server/platform/webhooks/endpoints.js';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { webhookEventTypes } from '../../../server/webhook-objects.js';
+import { webhookEventTypes } from '../../../server/composition/modules.js';
 import { withDatabase, withDeliveries } from '../database.js';
 import { commaList, integerIn, parseHours } from '../options.js';
 import { fields, printJson, printText, table } from '../output.js';

@@ -2,7 +2,7 @@
 // request id -> API log -> JSON body -> key in query? -> key, allowlist, rate limit, scope -> validator (spec)
 // -> module routes -> problem documents for every error.
 import express, { type Router } from 'express';
-import type pg from 'pg';
+import type { Db } from '../database/transaction.js';
 import type { Logger } from 'pino';
 import { authenticate, refuseKeyInQuery } from '../access/authenticate.js';
 import type { Environment } from '../config.js';
@@ -25,8 +25,8 @@ export interface AppOptions {
   logger: Logger;
   validateResponses: boolean;
   document: ApiDocument;
-  /** For rate-limit buckets: see Database.relaxedPool. */
-  relaxedPool: pg.Pool;
+  /** For rate-limit buckets: see Database.relaxed. */
+  relaxed: Db;
   environment: Environment;
   apiLog: ApiLogWriter;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the caller's address. */
@@ -50,7 +50,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
-  api.use(authenticate({ bucketPool: options.relaxedPool, environment: options.environment, document: options.document }));
+  api.use(authenticate({ bucketPool: options.relaxed, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   api.use(requiredBody);
   api.use(strictParameters);

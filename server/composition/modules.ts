@@ -1,0 +1,38 @@
+// The one list of the service's modules. Everything a module adds (routes, the events it writes and how a webhook
+// reads their records, background jobs) comes from its manifest; adding a module is one line here.
+import type { ModuleManifest } from '../platform/modules/manifest.js';
+import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
+import { systemModule } from '../modules/system/manifest.js';
+import { customersModule } from '../modules/customers/manifest.js';
+import { productsModule } from '../modules/products/manifest.js';
+import { pricesModule } from '../modules/prices/manifest.js';
+import { locationsModule } from '../modules/locations/manifest.js';
+import { salespeopleModule } from '../modules/salespeople/manifest.js';
+import { routesModule } from '../modules/routes/manifest.js';
+import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
+
+export const MODULES: readonly ModuleManifest[] = [
+  systemModule,
+  customersModule,
+  productsModule,
+  pricesModule,
+  locationsModule,
+  salespeopleModule,
+  routesModule,
+  journeyPlansModule,
+];
+
+/** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */
+export function webhookObjects(modules: readonly ModuleManifest[] = MODULES): WebhookObjectRegistry {
+  const registry: Record<string, NonNullable<ModuleManifest['webhookObjects']>[string]> = {};
+  for (const module of modules) {
+    for (const [type, source] of Object.entries(module.webhookObjects ?? {})) {
+      if (type in registry) throw new Error(`event type ${type} is declared by two modules`);
+      registry[type] = source;
+    }
+  }
+  return registry;
+}
+
+/** Every event type an endpoint can subscribe to (webhook.test is sent on request, to one endpoint). */
+export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects());

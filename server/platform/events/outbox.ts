@@ -3,14 +3,11 @@
 import type { Tx } from '../database/transaction.js';
 import { newId } from '../ids.js';
 
-export type EventType =
-  | 'customer.created' | 'customer.updated'
-  | 'product.created' | 'product.updated'
-  | 'price.created' | 'price.updated'
-  | 'location.created' | 'location.updated'
-  | 'salesperson.created' | 'salesperson.updated'
-  | 'route.created' | 'route.updated'
-  | 'journey_plan.updated';
+/**
+ * `<resource>.<change>` (`customer.created`). Each module names the events it writes; those a webhook can carry are
+ * declared with their object readers in the module's manifest, so the platform names no module's events.
+ */
+export type EventType = `${string}.${string}`;
 
 export async function recordEvent(tx: Tx, organizationId: string, type: EventType, resource: string, recordId: string): Promise<void> {
   await recordEvents(tx, organizationId, type, resource, [recordId]);

@@ -61,12 +61,14 @@ export async function findRow<TB extends ResourceTableName, Row extends BaseRow>
 }
 
 export async function insertRow<TB extends ResourceTableName, Row extends BaseRow>(tx: Tx, table: TableDefinition<TB, Row>, organizationId: string, id: string, columns: ColumnsOf<TB>): Promise<Row> {
+  // now() is the database's clock, which every process shares (Kysely has no builder for a bare function value).
   const values = { organization_id: organizationId, id, ...encode(table, columns), created_at: sql`now()`, updated_at: sql`now()` };
   const written = untyped(tx).with('t', (q) => q.insertInto(table.table as string).values(values).returningAll()).selectFrom('t');
   return await table.select(written as unknown as TableQuery<TB>).executeTakeFirstOrThrow().catch(duplicate(table, columns)) as Row;
 }
 
 export async function updateRow<TB extends ResourceTableName, Row extends BaseRow>(tx: Tx, table: TableDefinition<TB, Row>, organizationId: string, id: string, columns: Updateable<DB[TB]>): Promise<Row> {
+  // now(): the database's clock, as above.
   const values = { ...encode(table, columns), updated_at: sql`now()` };
   const written = untyped(tx).with('t', (q) => q.updateTable(table.table as string).set(values).where('organization_id', '=', organizationId).where('id', '=', id).returningAll()).selectFrom('t');
   return await table.select(written as unknown as TableQuery<TB>).executeTakeFirstOrThrow().catch(duplicate(table, columns)) as Row;
@@ -77,13 +79,14 @@ export type WithExternalCodes<Row> = Row & { external_codes: Record<string, stri
 
 export function listRows<TB extends ResourceTableName, Row extends BaseRow>(db: Db, table: TableDefinition<TB, Row>, organizationId: string, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<WithExternalCodes<Row>>> {
   const rows = selectFrom(db, table).where('t.organization_id', '=', organizationId as never);
+  // An empty JSON object literal ('{}'::jsonb) has no builder form; it is a constant, nothing is bound.
   const withCodes = table.externalCodes === false
     ? rows.select(sql<Record<string, string>>`'{}'::jsonb`.as('external_codes'))
     : rows.select((eb) => eb.fn.coalesce(
       eb.selectFrom('external_codes as e')
         .select((codes) => codes.fn<Record<string, string>>('jsonb_object_agg', ['e.code_system', 'e.code']).as('codes'))
         .whereRef('e.organization_id', '=', 't.organization_id').where('e.resource', '=', table.resource).whereRef('e.record_id', '=', 't.id'),
-      sql<Record<string, string>>`'{}'::jsonb`,
+      sql<Record<string, string>>`'{}'::jsonb`, // as above
     ).as('external_codes'));
   return readPage(table.listName, withCodes as never, organizationId, request, filters) as Promise<Page<WithExternalCodes<Row>>>;
 }

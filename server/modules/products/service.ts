@@ -2,17 +2,20 @@
 // the organisation that are empties; a deposit price is only for empties, in the base currency; a product that
 // others carry as an empty stays one. Every change writes its event in the same transaction (the shared base).
 import type { components } from '../../../generated/api-types.js';
-import type { CallerContext } from '../../platform/access/context.js';
+import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
 import { toProduct, type Product } from './representation.js';
-import { findProductsByCode, productsCarrying, productTable, type ProductColumns, type ProductRow, type StoredEmpty } from './repository.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
+import { findProductsByCode, productsCarrying, productTable, type StoredEmpty } from './repository.js';
 
 type ProductFields = components['schemas']['ProductFields'];
 
-const base = resourceService<ProductRow, ProductColumns, ProductFields, Product>({
+type ProductColumns = ColumnsOf<'products'>;
+
+const base = resourceService({
   table: productTable,
   idPrefix: 'prd',
   events: { created: 'product.created', updated: 'product.updated' },
@@ -31,19 +34,19 @@ const base = resourceService<ProductRow, ProductColumns, ProductFields, Product>
  */
 export const products: ResourceService<ProductFields, Product> = {
   ...base,
-  async create(tx, caller, fields, externalCodes) {
-    return checkResult(tx, caller, fields, await base.create(tx, caller, fields, externalCodes));
+  async create(tx, actor, fields, externalCodes) {
+    return checkResult(tx, actor, fields, await base.create(tx, actor, fields, externalCodes));
   },
-  async change(tx, caller, id, fields) {
-    return checkResult(tx, caller, fields, await base.change(tx, caller, id, fields));
+  async change(tx, actor, id, fields) {
+    return checkResult(tx, actor, fields, await base.change(tx, actor, id, fields));
   },
-  async upsertByCode(tx, caller, system, code, fields) {
-    const result = await base.upsertByCode(tx, caller, system, code, fields);
-    return { created: result.created, body: await checkResult(tx, caller, fields, result.body) };
+  async upsertByCode(tx, actor, system, code, fields) {
+    const result = await base.upsertByCode(tx, actor, system, code, fields);
+    return { created: result.created, body: await checkResult(tx, actor, fields, result.body) };
   },
 };
 
-async function checkResult(tx: Tx, caller: CallerContext, fields: ProductFields, product: Product): Promise<Product> {
+async function checkResult(tx: Tx, actor: Actor, fields: ProductFields, product: Product): Promise<Product> {
   if (!product.isEmpty && product.depositPrice !== null) {
     throw new ApiError('business_rule', `Only empties carry a deposit price; product ${product.productCode} is not an empty (isEmpty is false).`, [
       { field: '/depositPrice', code: 'business_rule', message: 'only an empty (isEmpty true) has a deposit price' },
@@ -51,7 +54,7 @@ async function checkResult(tx: Tx, caller: CallerContext, fields: ProductFields,
   }
   // Only a write that sets isEmpty false can turn an empty into a full product (a new record is carried by none).
   if (fields.isEmpty === false) {
-    const carriers = await productsCarrying(tx, caller.organizationId, product.id);
+    const carriers = await productsCarrying(tx, actor.organization.id, product.id);
     if (carriers.length > 0) {
       throw new ApiError('business_rule', `Product ${product.productCode} is carried as an empty by ${carriers.join(', ')}, so it must stay an empty.`, [
         { field: '/isEmpty', code: 'business_rule', message: `carried as an empty by ${carriers.join(', ')}` },
@@ -62,7 +65,7 @@ async function checkResult(tx: Tx, caller: CallerContext, fields: ProductFields,
 }
 
 /** The columns a set of fields writes, after checking tax rate, deposit money and the empties' references. */
-async function toColumns(tx: Tx, caller: CallerContext, fields: ProductFields): Promise<Partial<ProductColumns>> {
+async function toColumns(tx: Tx, actor: Actor, fields: ProductFields): Promise<Partial<ProductColumns>> {
   const columns: Partial<ProductColumns> = {};
   if (fields.productCode !== undefined) columns.product_code = fields.productCode;
   if (fields.name !== undefined) columns.name = fields.name;
@@ -75,10 +78,10 @@ async function toColumns(tx: Tx, caller: CallerContext, fields: ProductFields): 
   if (fields.taxRate !== undefined) columns.tax_rate = acceptTaxRate(fields.taxRate);
   if (fields.isEmpty !== undefined) columns.is_empty = fields.isEmpty;
   if (fields.depositPrice !== undefined) {
-    columns.deposit_amount = fields.depositPrice === null ? null : acceptAmount(fields.depositPrice, '/depositPrice', caller.baseCurrency).toString();
+    columns.deposit_amount = fields.depositPrice === null ? null : acceptAmount(fields.depositPrice, '/depositPrice', actor.organization.baseCurrency).toString();
     columns.deposit_currency = fields.depositPrice === null ? null : fields.depositPrice.currency;
   }
-  if (fields.empties !== undefined) columns.empties = await resolveEmpties(tx, caller, fields.empties);
+  if (fields.empties !== undefined) columns.empties = await resolveEmpties(tx, actor, fields.empties);
   return columns;
 }
 
@@ -92,9 +95,9 @@ function acceptTaxRate(rate: number): string {
 }
 
 /** The empties by product id; every code must name an empty of the organisation (all problems listed at once). */
-async function resolveEmpties(tx: Tx, caller: CallerContext, empties: NonNullable<ProductFields['empties']>): Promise<StoredEmpty[]> {
+async function resolveEmpties(tx: Tx, actor: Actor, empties: NonNullable<ProductFields['empties']>): Promise<StoredEmpty[]> {
   if (empties.length === 0) return [];
-  const found = await findProductsByCode(tx, caller.organizationId, empties.map((empty) => empty.productCode));
+  const found = await findProductsByCode(tx, actor.organization.id, empties.map((empty) => empty.productCode));
   const missing: FieldError[] = [];
   const notEmpties: FieldError[] = [];
   empties.forEach((empty, index) => {

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
-import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
-import { callerOf } from '../../platform/access/context.js';
+import { actorOf, callerOf } from '../../platform/access/context.js';
+import type { Db } from '../../platform/database/transaction.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { priceFilters } from './repository.js';
@@ -11,21 +11,21 @@ import { apiRouter } from '../../platform/http/router.js';
 type PricesUpsert = components['schemas']['PricesUpsert'];
 
 /** GET /prices, GET /prices/{id}, PUT /prices (a batch of up to 500, all or nothing). */
-export function priceRoutes(pool: pg.Pool): Router {
+export function priceRoutes(db: Db): Router {
   const router = apiRouter();
 
   router.get('/prices', async (req, res) => {
-    sendPage(res, await listPrices(pool, callerOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)));
+    sendPage(res, await listPrices(db, actorOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)));
   });
 
   router.put('/prices', async (req, res) => {
     const caller = callerOf(res);
     const { items } = req.body as PricesUpsert;
-    await respondIdempotently(pool, caller, req, res, async (tx) => ({ status: 200, body: { data: await setPrices(tx, caller, items) } }));
+    await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 200, body: { data: await setPrices(tx, caller.actor, items) } }));
   });
 
   router.get('/prices/:id', async (req, res) => {
-    res.json(await getPrice(pool, callerOf(res), req.params.id as string));
+    res.json(await getPrice(db, actorOf(res), req.params.id as string));
   });
 
   return router;

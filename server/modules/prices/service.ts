@@ -1,10 +1,9 @@
 // The rules of prices: each item names a product of the organisation by code, in one of its selling units,
 // priced in the base currency, at most once per batch. A batch is all or nothing, and every problem of every
 // item is reported at once so that a partner can fix its price list in one round.
-import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
-import type { CallerContext } from '../../platform/access/context.js';
-import type { Tx } from '../../platform/database/transaction.js';
+import type { Actor } from '../../domain/actor.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import type { ErrorCode } from '../../platform/errors/catalogue.js';
 import type { ListRequest, Page } from '../../platform/lists/page.js';
@@ -13,7 +12,7 @@ import { acceptAmount } from '../../domain/money.js';
 import { findRow, listRows } from '../../platform/resources/table.js';
 import { findProductsByCode } from '../products/repository.js';
 import { toPrice, type Price } from './representation.js';
-import { priceTable, upsertPrices, type PriceRow, type PriceToWrite } from './repository.js';
+import { priceTable, upsertPrices, type PriceToWrite } from './repository.js';
 import { dateProblem } from '../../platform/dates.js';
 
 type PriceItem = components['schemas']['PricesUpsert']['items'][number];
@@ -21,8 +20,8 @@ type PriceItem = components['schemas']['PricesUpsert']['items'][number];
 /** When items have problems of several kinds, the answer's code is the first kind present. */
 const PRECEDENCE: readonly ErrorCode[] = ['invalid_field', 'product_not_found', 'currency_not_supported', 'business_rule'];
 
-export async function setPrices(tx: Tx, caller: CallerContext, items: readonly PriceItem[]): Promise<Price[]> {
-  const products = await findProductsByCode(tx, caller.organizationId, items.map((item) => item.productCode));
+export async function setPrices(tx: Tx, actor: Actor, items: readonly PriceItem[]): Promise<Price[]> {
+  const products = await findProductsByCode(tx, actor.organization.id, items.map((item) => item.productCode));
   const problems: FieldError[] = [];
   const firstOfKey = new Map<string, number>();
   const toWrite: PriceToWrite[] = [];
@@ -37,7 +36,7 @@ export async function setPrices(tx: Tx, caller: CallerContext, items: readonly P
     }
     let amount: string | undefined;
     try {
-      amount = acceptAmount(item.unitPrice, `${at}/unitPrice`, caller.baseCurrency).toString();
+      amount = acceptAmount(item.unitPrice, `${at}/unitPrice`, actor.organization.baseCurrency).toString();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       problems.push(...(error.errors ?? []));
@@ -66,20 +65,20 @@ export async function setPrices(tx: Tx, caller: CallerContext, items: readonly P
     const rows = new Set(problems.map((p) => p.field.split('/')[2]));
     throw new ApiError(code, `${rows.size} of ${items.length} items cannot be set, so none was: see errors[].`, problems);
   }
-  return (await upsertPrices(tx, caller.organizationId, caller.baseCurrency, toWrite)).map(toPrice);
+  return (await upsertPrices(tx, actor.organization.id, actor.organization.baseCurrency, toWrite)).map(toPrice);
 }
 
 function itemIndex(problem: FieldError): number {
   return Number(problem.field.split('/')[2]);
 }
 
-export async function getPrice(db: pg.Pool, caller: CallerContext, id: string): Promise<Price> {
-  const row = await findRow<PriceRow>(db, priceTable, caller.organizationId, id);
+export async function getPrice(db: Db, actor: Actor, id: string): Promise<Price> {
+  const row = await findRow(db, priceTable, actor.organization.id, id);
   if (!row) throw new ApiError('not_found', `No price ${id} in this organisation.`);
   return toPrice(row);
 }
 
-export async function listPrices(db: pg.Pool, caller: CallerContext, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<Price>> {
-  const page = await listRows<PriceRow>(db, priceTable, caller.organizationId, request, filters);
+export async function listPrices(db: Db, actor: Actor, request: ListRequest, filters: Record<string, Filter | undefined>): Promise<Page<Price>> {
+  const page = await listRows(db, priceTable, actor.organization.id, request, filters);
   return { ...page, rows: page.rows.map(toPrice) };
 }

@@ -2,18 +2,21 @@
 // a route reference must be a route of the organisation and belongs on vans only, and every change writes its
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
-import type { CallerContext } from '../../platform/access/context.js';
+import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
 import { columnsOf } from '../routes/master-data.js';
-import { ROUTES, referencedRow, referenceProblem } from '../../platform/resources/references.js';
+import { ROUTES, requireReference, referenceProblem } from '../../platform/resources/references.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
 import { meaningOfCode } from './codes.js';
 import { toLocation, type Location } from './representation.js';
-import { LOCATION_FIELDS, locationTable, type LocationColumns, type LocationRow } from './repository.js';
+import { LOCATION_FIELDS, locationTable } from './repository.js';
 
 type LocationUpsert = components['schemas']['LocationUpsert'];
 
-const base = resourceService<LocationRow, LocationColumns, LocationUpsert, Location>({
+type LocationColumns = ColumnsOf<'locations'>;
+
+const base = resourceService({
   table: locationTable,
   idPrefix: 'loc',
   events: { created: 'location.created', updated: 'location.updated' },
@@ -38,17 +41,17 @@ function refuseRouteOffVan(location: Location, fields: LocationUpsert): Location
 
 export const locations: ResourceService<LocationUpsert, Location> = {
   ...base,
-  create: async (tx, caller, fields, externalCodes) => refuseRouteOffVan(await base.create(tx, caller, fields, externalCodes), fields),
-  change: async (tx, caller, id, fields) => refuseRouteOffVan(await base.change(tx, caller, id, fields), fields),
-  async upsertByCode(tx, caller, system, code, fields) {
-    const result = await base.upsertByCode(tx, caller, system, code, fields);
+  create: async (tx, actor, fields, externalCodes) => refuseRouteOffVan(await base.create(tx, actor, fields, externalCodes), fields),
+  change: async (tx, actor, id, fields) => refuseRouteOffVan(await base.change(tx, actor, id, fields), fields),
+  async upsertByCode(tx, actor, system, code, fields) {
+    const result = await base.upsertByCode(tx, actor, system, code, fields);
     refuseRouteOffVan(result.body, fields);
     return result;
   },
 };
 
-async function toColumns(tx: Tx, caller: CallerContext, fields: LocationUpsert): Promise<Partial<LocationColumns>> {
-  await referencedRow(tx, caller.organizationId, ROUTES, fields.routeId, '/routeId');
+async function toColumns(tx: Tx, actor: Actor, fields: LocationUpsert): Promise<Partial<LocationColumns>> {
+  await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
   const columns = columnsOf<LocationColumns, typeof LOCATION_FIELDS>(fields, LOCATION_FIELDS);
   if (fields.code === undefined) return columns;
   const { kind, stockCondition } = meaningOfCode(fields.code);

@@ -1,30 +1,34 @@
 // What locations, salespeople and routes share beyond the resource base: each stores its body fields one
 // column each, so one table per resource (`{ routeId: 'route_id', ... }`) says which column holds which field,
 // for writing and for reading back, and the table definition and list filters follow from a few names.
+import type { Selectable } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
 import type { Filter } from '../../platform/lists/page.js';
-import { equals, hasExternalCode, type BaseRow, type TableDefinition } from '../../platform/resources/table.js';
+import { equals, hasExternalCode } from '../../platform/resources/filters.js';
+import type { BaseRow, ColumnsOf, TableDefinition } from '../../platform/resources/table.js';
+
+type MasterDataTableName = 'locations' | 'salespeople' | 'routes';
 
 /** The table of a master data resource whose one caller-visible unique constraint is its code. */
-export function masterDataTable<Columns>(resource: string, table: string, columns: readonly (keyof Columns & string)[],
-  code: { constraint: string; column: keyof Columns & string; field: string }): TableDefinition<Columns> {
+export function masterDataTable<TB extends MasterDataTableName>(resource: string, table: TB,
+  code: { constraint: string; column: keyof ColumnsOf<TB> & string; field: string }): TableDefinition<TB, Selectable<DB[TB]> & BaseRow> {
   return {
     resource,
     table,
     listName: table,
-    selectColumns: ['organization_id', 'id', ...columns, 'created_at', 'updated_at'].map((column) => `t.${column}`).join(', '),
-    writable: columns,
+    select: (query) => query.selectAll('t') as never, // every column, as Selectable<DB[TB]> says
     uniqueFields: { [code.constraint]: code.column },
-    fieldOf: { [code.column]: code.field } as TableDefinition<Columns>['fieldOf'],
+    fieldOf: { [code.column]: code.field } as TableDefinition<TB, Selectable<DB[TB]> & BaseRow>['fieldOf'],
   };
 }
 
 /** The list filters: `active`, `externalCode`, and equality on the given query parameter -> column. */
-export function masterDataFilters(resource: string, equalities: Record<string, string>) {
+export function masterDataFilters<TB extends MasterDataTableName>(table: TB, resource: string, equalities: Record<string, keyof DB[TB] & string>) {
   return (query: Record<string, unknown>): Record<string, Filter | undefined> => ({
-    ...Object.fromEntries(Object.entries(equalities).map(([parameter, column]) => [parameter, equals(column, query[parameter] as string | undefined)])),
+    ...Object.fromEntries(Object.entries(equalities).map(([parameter, column]) => [parameter, equals(table, column, query[parameter] as string | undefined)])),
     // The validator may or may not have coerced the query string to a boolean.
-    active: query.active === undefined ? undefined : { sql: 't.active = $?', value: String(query.active) === 'true' },
-    externalCode: hasExternalCode(resource, query.externalCode as string | undefined),
+    active: equals(table, 'active' as keyof DB[TB] & string, query.active === undefined ? undefined : String(query.active) === 'true'),
+    externalCode: hasExternalCode(table, resource, query.externalCode as string | undefined),
   });
 }
 

@@ -2,17 +2,21 @@
 // organisation's and the van a van location of the organisation, and every change writes its event in the
 // same transaction. The outlets of a route are replaced by outlets.ts.
 import type { components } from '../../../generated/api-types.js';
-import type { CallerContext } from '../../platform/access/context.js';
+import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { columnsOf } from './master-data.js';
-import { LOCATIONS, SALESPEOPLE, referencedRow, referenceProblem } from '../../platform/resources/references.js';
+import { SALESPEOPLE, requireReference, referenceProblem } from '../../platform/resources/references.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
+import { referencedLocation } from '../locations/repository.js';
 import { toRoute, type Route } from './representation.js';
-import { ROUTE_FIELDS, routeTable, type RouteColumns, type RouteRow } from './repository.js';
+import { ROUTE_FIELDS, routeTable } from './repository.js';
 
 type RouteUpsert = components['schemas']['RouteUpsert'];
 
-export const routes = resourceService<RouteRow, RouteColumns, RouteUpsert, Route>({
+type RouteColumns = ColumnsOf<'routes'>;
+
+export const routes = resourceService({
   table: routeTable,
   idPrefix: 'rte',
   events: { created: 'route.created', updated: 'route.updated' },
@@ -22,9 +26,9 @@ export const routes = resourceService<RouteRow, RouteColumns, RouteUpsert, Route
   represent: (row, codes) => toRoute(row, codes),
 });
 
-async function toColumns(tx: Tx, caller: CallerContext, fields: RouteUpsert): Promise<Partial<RouteColumns>> {
-  await referencedRow(tx, caller.organizationId, SALESPEOPLE, fields.salespersonId, '/salespersonId');
-  const van = await referencedRow<{ code: string; kind: string }>(tx, caller.organizationId, LOCATIONS, fields.vanLocationId, '/vanLocationId', 'code, kind');
+async function toColumns(tx: Tx, actor: Actor, fields: RouteUpsert): Promise<Partial<RouteColumns>> {
+  await requireReference(tx, actor.organization.id, SALESPEOPLE, fields.salespersonId, '/salespersonId');
+  const van = await referencedLocation(tx, actor.organization.id, fields.vanLocationId, '/vanLocationId');
   if (van && van.kind !== 'van') {
     throw referenceProblem('/vanLocationId', `A route's van must be a van location (code V_<routeCode>-G or -B); ${van.code} is not.`);
   }

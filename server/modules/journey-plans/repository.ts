@@ -1,36 +1,30 @@
 // The journey_plans table (one row per route) and its visits. Every statement is scoped by organization_id
 // first (see docs/decisions/0005-tenancy-organization-id-first.md); lists and reads by id come from platform/resources/table.ts.
-import type pg from 'pg';
+import { sql, type Selectable } from 'kysely';
 import type { components } from '../../../generated/api-types.js';
-import type { Tx } from '../../platform/database/transaction.js';
+import type { JourneyPlan as JourneyPlanTable } from '../../../generated/kysely/types.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
 import { newId } from '../../platform/ids.js';
 import type { Filter } from '../../platform/lists/page.js';
-import { equals, type TableDefinition } from '../../platform/resources/table.js';
+import { equals } from '../../platform/resources/filters.js';
+import type { TableDefinition } from '../../platform/resources/table.js';
 
 export const JOURNEY_PLAN_RESOURCE = 'journey_plan';
 
 type Visit = components['schemas']['JourneyPlanVisit'];
-type Db = pg.Pool | Tx;
 
-export interface JourneyPlanRow {
-  organization_id: string;
-  id: string;
-  route_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
+export type JourneyPlanRow = Selectable<JourneyPlanTable>;
 
-export const journeyPlanTable: TableDefinition<{ route_id: string }> = {
+export const journeyPlanTable: TableDefinition<'journey_plans', JourneyPlanRow> = {
   externalCodes: false,
   resource: JOURNEY_PLAN_RESOURCE,
   table: 'journey_plans',
   listName: 'journey-plans',
-  selectColumns: 't.organization_id, t.id, t.route_id, t.created_at, t.updated_at',
-  writable: ['route_id'],
+  select: (query) => query.selectAll('t'),
 };
 
 export function journeyPlanFilters(query: Record<string, string | undefined>): Record<string, Filter | undefined> {
-  return { routeId: equals('route_id', query.routeId) };
+  return { routeId: equals('journey_plans', 'route_id', query.routeId) };
 }
 
 /**
@@ -38,26 +32,22 @@ export function journeyPlanFilters(query: Record<string, string | undefined>): R
  * Postgres builds the arrays, so a page of large plans costs one round trip and one JSON.parse per plan.
  */
 export async function visitsOf(db: Db, organizationId: string, planIds: string[]): Promise<Map<string, Visit[]>> {
-  const { rows } = await db.query<{ journey_plan_id: string; visits: Visit[] }>(
-    `SELECT v.journey_plan_id,
-            json_agg(json_build_object('customerId', v.customer_id, 'weekday', v.weekday, 'sequence', v.sequence,
-                     'frequency', v.frequency, 'weekParity', v.week_parity) ORDER BY v.weekday, v.sequence) AS visits
-       FROM journey_plan_visits v
-      WHERE v.organization_id = $1 AND v.journey_plan_id = ANY($2::text[])
-      GROUP BY v.journey_plan_id`,
-    [organizationId, planIds],
-  );
+  const rows = await db.selectFrom('journey_plan_visits as v')
+    // An ordered json_agg of json_build_object has no builder form; the columns are this table's own.
+    .select(['v.journey_plan_id', sql<Visit[]>`json_agg(json_build_object('customerId', v.customer_id, 'weekday', v.weekday, 'sequence', v.sequence,
+      'frequency', v.frequency, 'weekParity', v.week_parity) ORDER BY v.weekday, v.sequence)`.as('visits')])
+    .where('v.organization_id', '=', organizationId).where('v.journey_plan_id', 'in', planIds)
+    .groupBy('v.journey_plan_id')
+    .execute();
   return new Map(rows.map((row) => [row.journey_plan_id, row.visits]));
 }
 
 /** Which of the references a plan makes exist in the organisation: its route, and which of its customers. */
 export async function existingReferences(db: Db, organizationId: string, routeId: string, customerIds: string[]): Promise<{ routeExists: boolean; customerIds: Set<string> }> {
-  const { rows } = await db.query<{ route_exists: boolean; customer_ids: string[] }>(
-    `SELECT EXISTS (SELECT 1 FROM routes WHERE organization_id = $1 AND id = $2) AS route_exists,
-            ARRAY(SELECT id FROM customers WHERE organization_id = $1 AND id = ANY($3::text[])) AS customer_ids`,
-    [organizationId, routeId, customerIds],
-  );
-  return { routeExists: rows[0]!.route_exists, customerIds: new Set(rows[0]!.customer_ids) };
+  const route = await db.selectFrom('routes').select('id').where('organization_id', '=', organizationId).where('id', '=', routeId).executeTakeFirst();
+  const customers = customerIds.length === 0 ? [] : await db.selectFrom('customers').select('id')
+    .where('organization_id', '=', organizationId).where('id', 'in', customerIds).execute();
+  return { routeExists: route !== undefined, customerIds: new Set(customers.map((row) => row.id)) };
 }
 
 /**
@@ -65,21 +55,21 @@ export async function existingReferences(db: Db, organizationId: string, routeId
  * then replaces its visits whole.
  */
 export async function replacePlan(tx: Tx, organizationId: string, routeId: string, visits: Visit[]): Promise<{ row: JourneyPlanRow; created: boolean }> {
-  const { rows } = await tx.query<JourneyPlanRow & { created: boolean }>(
-    `INSERT INTO journey_plans (organization_id, id, route_id, created_at, updated_at) VALUES ($1, $2, $3, now(), now())
-     ON CONFLICT (organization_id, route_id) DO UPDATE SET updated_at = now()
-     RETURNING organization_id, id, route_id, created_at, updated_at, (xmax = 0) AS created`,
-    [organizationId, newId('jpl'), routeId],
-  );
-  const { created, ...row } = rows[0]!;
-  if (!created) await tx.query('DELETE FROM journey_plan_visits WHERE organization_id = $1 AND journey_plan_id = $2', [organizationId, row.id]);
+  const { created, ...row } = await tx.insertInto('journey_plans')
+    .values((eb) => ({ organization_id: organizationId, id: newId('jpl'), route_id: routeId, created_at: eb.fn('now'), updated_at: eb.fn('now') }))
+    .onConflict((conflict) => conflict.columns(['organization_id', 'route_id']).doUpdateSet((eb) => ({ updated_at: eb.fn('now') })))
+    // xmax = 0 only on a row this statement inserted: the builder has no name for the system column.
+    .returning(['organization_id', 'id', 'route_id', 'created_at', 'updated_at', sql<boolean>`(xmax = 0)`.as('created')])
+    .executeTakeFirstOrThrow();
+  if (!created) await tx.deleteFrom('journey_plan_visits').where('organization_id', '=', organizationId).where('journey_plan_id', '=', row.id).execute();
   if (visits.length > 0) {
-    await tx.query(
-      `INSERT INTO journey_plan_visits (organization_id, journey_plan_id, customer_id, weekday, sequence, frequency, week_parity)
-       SELECT $1, $2, x."customerId", x.weekday, x.sequence, x.frequency, x."weekParity"
-         FROM jsonb_to_recordset($3::jsonb) AS x("customerId" text, weekday smallint, sequence int, frequency text, "weekParity" smallint)`,
-      [organizationId, row.id, JSON.stringify(visits)],
-    );
+    // One multi-row insert for the whole plan (up to 5000 visits).
+    await tx.insertInto('journey_plan_visits')
+      .values(visits.map((visit) => ({
+        organization_id: organizationId, journey_plan_id: row.id, customer_id: visit.customerId,
+        weekday: visit.weekday, sequence: visit.sequence, frequency: visit.frequency, week_parity: visit.weekParity ?? null,
+      })))
+      .execute();
   }
   return { row, created };
 }

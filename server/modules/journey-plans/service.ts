@@ -1,36 +1,35 @@
 // The rules of journey plans: a PUT replaces a route's whole plan in one transaction; the route and every
 // customer must be the organisation's; one visit per weekday and sequence, one per customer and weekday; every
 // problem is reported at once and nothing changes on any of them. (Weekly/biweekly parity is the spec's rule.)
-import type pg from 'pg';
 import type { components } from '../../../generated/api-types.js';
-import type { CallerContext } from '../../platform/access/context.js';
-import type { Tx } from '../../platform/database/transaction.js';
+import type { Actor } from '../../domain/actor.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { ListRequest, Page } from '../../platform/lists/page.js';
 import { findRow, listRows } from '../../platform/resources/table.js';
 import { toJourneyPlan, type JourneyPlan } from './representation.js';
-import { existingReferences, JOURNEY_PLAN_RESOURCE, journeyPlanFilters, journeyPlanTable, replacePlan, visitsOf, type JourneyPlanRow } from './repository.js';
+import { existingReferences, JOURNEY_PLAN_RESOURCE, journeyPlanFilters, journeyPlanTable, replacePlan, visitsOf } from './repository.js';
 
 type JourneyPlanReplace = components['schemas']['JourneyPlanReplace'];
 type Visit = components['schemas']['JourneyPlanVisit'];
 
 const WEEKDAYS = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
-export async function listJourneyPlans(db: pg.Pool, caller: CallerContext, request: ListRequest, query: Record<string, string | undefined>): Promise<Page<JourneyPlan>> {
-  const page = await listRows<JourneyPlanRow>(db, journeyPlanTable, caller.organizationId, request, journeyPlanFilters(query));
-  const visits = page.rows.length === 0 ? new Map<string, Visit[]>() : await visitsOf(db, caller.organizationId, page.rows.map((row) => row.id));
+export async function listJourneyPlans(db: Db, actor: Actor, request: ListRequest, query: Record<string, string | undefined>): Promise<Page<JourneyPlan>> {
+  const page = await listRows(db, journeyPlanTable, actor.organization.id, request, journeyPlanFilters(query));
+  const visits = page.rows.length === 0 ? new Map<string, Visit[]>() : await visitsOf(db, actor.organization.id, page.rows.map((row) => row.id));
   return { ...page, rows: page.rows.map((row) => toJourneyPlan(row, visits.get(row.id) ?? [])) };
 }
 
-export async function getJourneyPlan(db: pg.Pool, caller: CallerContext, id: string): Promise<JourneyPlan> {
-  const row = await findRow<JourneyPlanRow>(db, journeyPlanTable, caller.organizationId, id);
+export async function getJourneyPlan(db: Db, actor: Actor, id: string): Promise<JourneyPlan> {
+  const row = await findRow(db, journeyPlanTable, actor.organization.id, id);
   if (!row) throw new ApiError('not_found', `No journey plan ${id} in this organisation.`);
-  return toJourneyPlan(row, (await visitsOf(db, caller.organizationId, [row.id])).get(row.id) ?? []);
+  return toJourneyPlan(row, (await visitsOf(db, actor.organization.id, [row.id])).get(row.id) ?? []);
 }
 
 /** Replaces the route's plan whole; `created` when the route had none. Writes journey_plan.updated. */
-export async function replaceJourneyPlan(tx: Tx, caller: CallerContext, body: JourneyPlanReplace): Promise<{ created: boolean; plan: JourneyPlan }> {
+export async function replaceJourneyPlan(tx: Tx, actor: Actor, body: JourneyPlanReplace): Promise<{ created: boolean; plan: JourneyPlan }> {
   const visits: Visit[] = body.visits.map((visit) => ({
     customerId: visit.customerId,
     weekday: visit.weekday,
@@ -38,7 +37,7 @@ export async function replaceJourneyPlan(tx: Tx, caller: CallerContext, body: Jo
     frequency: visit.frequency,
     weekParity: visit.frequency === 'biweekly' ? visit.weekParity ?? null : null,
   }));
-  const references = await existingReferences(tx, caller.organizationId, body.routeId, [...new Set(visits.map((visit) => visit.customerId))]);
+  const references = await existingReferences(tx, actor.organization.id, body.routeId, [...new Set(visits.map((visit) => visit.customerId))]);
   const errors: FieldError[] = [];
   if (!references.routeExists) {
     errors.push({ field: '/routeId', code: 'route_not_found', message: `no route ${body.routeId} in this organisation` });
@@ -53,8 +52,8 @@ export async function replaceJourneyPlan(tx: Tx, caller: CallerContext, body: Jo
     const unknownCustomers = errors.some((error) => error.code === 'customer_not_found');
     throw new ApiError(unknownCustomers ? 'customer_not_found' : 'business_rule', `The journey plan cannot be saved: ${errors.length} problem${errors.length === 1 ? '' : 's'}, listed in errors[]. Nothing was changed.`, errors);
   }
-  const { row, created } = await replacePlan(tx, caller.organizationId, body.routeId, visits);
-  await recordEvent(tx, caller.organizationId, 'journey_plan.updated', JOURNEY_PLAN_RESOURCE, row.id);
+  const { row, created } = await replacePlan(tx, actor.organization.id, body.routeId, visits);
+  await recordEvent(tx, actor.organization.id, 'journey_plan.updated', JOURNEY_PLAN_RESOURCE, row.id);
   const ordered = [...visits].sort((a, b) => a.weekday - b.weekday || a.sequence - b.sequence);
   return { created, plan: toJourneyPlan(row, ordered) };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { takeTokenUpsert } from '../../server/platform/access/rate-limit.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;
@@ -27,12 +28,15 @@ async function newKey(): Promise<{ organizationId: string; keyId: string }> {
 
 /** Takes a token for the key in `rateClass` with the given limit, as authentication does; answers the row. */
 async function take(key: { organizationId: string; keyId: string }, limit: { perMinute: number; burst: number }, rateClass = 'read') {
-  const { rows } = await pool.query<{ last_allowed: boolean; tokens: number }>(
-    `WITH source AS (SELECT $1::text AS organization_id, $2::text AS id, $4::float8 AS per_minute, $5::float8 AS burst)
-     ${takeTokenUpsert('source', '$3')}`,
-    [key.organizationId, key.keyId, rateClass, limit.perMinute, limit.burst],
-  );
-  return { allowed: rows[0]!.last_allowed, tokens: Number(rows[0]!.tokens) };
+  const row = await kyselyOver(pool)
+    .with('key', (q) => q.selectNoFrom((eb) => [
+      eb.val(key.organizationId).as('organization_id'), eb.val(key.keyId).as('id'),
+      eb.cast<number>(eb.val(limit.perMinute), 'float8').as('per_minute'), eb.cast<number>(eb.val(limit.burst), 'float8').as('burst'),
+    ]))
+    .with('bucket', (q) => takeTokenUpsert(q as never, rateClass))
+    .selectFrom('bucket').selectAll()
+    .executeTakeFirstOrThrow();
+  return { allowed: row.last_allowed, tokens: Number(row.tokens) };
 }
 const rewind = (keyId: string, seconds: number) =>
   pool.query(`UPDATE rate_limit_buckets SET refilled_at = refilled_at - make_interval(secs => $2) WHERE api_key_id = $1`, [keyId, seconds]);

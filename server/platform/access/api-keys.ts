@@ -1,7 +1,8 @@
 // Operator actions on API keys. The secret is returned once, at creation or rotation; only its hash is kept.
-import type pg from 'pg';
+import { sql } from 'kysely';
 import ipaddr from 'ipaddr.js';
 import type { Environment } from '../config.js';
+import { inTransaction, type Db } from '../database/transaction.js';
 import { newId } from '../ids.js';
 import { hashSecret, newPrefix, newSecret } from './api-key-secret.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
@@ -38,8 +39,6 @@ export interface KeySummary {
   createdAt: string;
 }
 
-type Db = pg.Pool | pg.PoolClient;
-
 export async function createApiKey(db: Db, input: NewKey): Promise<IssuedKey> {
   const known = scopeCatalogue();
   const unknown = input.scopes.filter((scope) => !(scope in known));
@@ -47,17 +46,16 @@ export async function createApiKey(db: Db, input: NewKey): Promise<IssuedKey> {
   for (const cidr of input.ipAllowlist ?? []) {
     if (!ipaddr.isValidCIDR(cidr)) throw new Error(`${cidr} is not a CIDR (for example 203.0.113.0/24 or 2001:db8::/32)`);
   }
-  const organization = await db.query('SELECT 1 FROM organizations WHERE id = $1', [input.organizationId]);
-  if (organization.rowCount !== 1) throw new Error(`no organisation ${input.organizationId}`);
+  const organization = await db.selectFrom('organizations').select('id').where('id', '=', input.organizationId).executeTakeFirst();
+  if (!organization) throw new Error(`no organisation ${input.organizationId}`);
   const id = newId('key');
   const prefix = newPrefix();
   const secret = newSecret(prefix, input.environment);
-  await db.query(
-    `INSERT INTO api_keys (organization_id, id, name, prefix, environment, secret_hash, scopes, rate_limits, ip_allowlist, expires_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())`,
-    [input.organizationId, id, input.name ?? 'API key', prefix, input.environment, hashSecret(secret), [...new Set(input.scopes)].sort(),
-      JSON.stringify({ ...DEFAULT_RATE_LIMITS, ...input.rateLimits }), input.ipAllowlist ?? [], input.expiresAt ?? null],
-  );
+  await db.insertInto('api_keys').values((eb) => ({
+    organization_id: input.organizationId, id, name: input.name ?? 'API key', prefix, environment: input.environment, secret_hash: hashSecret(secret),
+    scopes: [...new Set(input.scopes)].sort(), rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rateLimits }, ip_allowlist: input.ipAllowlist ?? [],
+    expires_at: input.expiresAt ?? null, updated_at: eb.fn('now'),
+  })).execute();
   return { id, prefix, secret };
 }
 
@@ -65,47 +63,45 @@ export async function createApiKey(db: Db, input: NewKey): Promise<IssuedKey> {
  * Issues a replacement with the same organisation, environment, scopes, limits and allowlist. The old key keeps
  * working for `overlapHours` (0: it stops now), then stops.
  */
-export async function rotateApiKey(db: pg.Pool, keyId: string, overlapHours: number): Promise<IssuedKey & { oldKeyExpiresAt: string }> {
+export async function rotateApiKey(db: Db, keyId: string, overlapHours: number): Promise<IssuedKey & { oldKeyExpiresAt: string }> {
   if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new Error('--overlap-hours must be a number of hours, 0 or more');
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-    const { rows } = await client.query<KeyRow>('SELECT * FROM api_keys WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE', [keyId]);
-    const old = rows[0];
+  return inTransaction(db, async (tx) => {
+    const old = await tx.selectFrom('api_keys').selectAll()
+      .where('id', '=', keyId).where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', eb.fn<Date>('now'))]))
+      .forUpdate()
+      .executeTakeFirst();
     // An expired key is not rotated: its replacement would inherit the past expiry and never work.
     if (!old) throw new Error(`no active key ${keyId} (unknown, revoked or expired)`);
-    const issued = await createApiKey(client, {
-      organizationId: old.organization_id, environment: old.environment, scopes: old.scopes, name: old.name,
+    const issued = await createApiKey(tx, {
+      organizationId: old.organization_id, environment: old.environment as Environment, scopes: old.scopes, name: old.name,
       ipAllowlist: old.ip_allowlist, expiresAt: old.expires_at, rateLimits: old.rate_limits,
     });
-    await client.query('UPDATE api_keys SET rotated_from_id = $2 WHERE organization_id = $3 AND id = $1', [issued.id, old.id, old.organization_id]);
-    const { rows: expired } = await client.query<{ expires_at: Date }>(
-      `UPDATE api_keys SET expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => $3)), updated_at = now()
-        WHERE organization_id = $1 AND id = $2 RETURNING expires_at`,
-      [old.organization_id, old.id, overlapHours * 3600],
-    );
-    await client.query('COMMIT');
-    return { ...issued, oldKeyExpiresAt: expired[0]!.expires_at.toISOString() };
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
+    await tx.updateTable('api_keys').set({ rotated_from_id: old.id }).where('organization_id', '=', old.organization_id).where('id', '=', issued.id).execute();
+    const expired = await tx.updateTable('api_keys')
+      // LEAST over an interval from now: date arithmetic has no builder form; the hours are a bound parameter.
+      .set({ expires_at: sql<Date>`LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => ${overlapHours * 3600}))`, updated_at: sql<Date>`now()` })
+      .where('organization_id', '=', old.organization_id).where('id', '=', old.id)
+      .returning('expires_at')
+      .executeTakeFirstOrThrow();
+    return { ...issued, oldKeyExpiresAt: expired.expires_at!.toISOString() };
+  });
 }
 
 export async function revokeApiKey(db: Db, keyId: string): Promise<void> {
-  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL', [keyId]);
-  if (rowCount !== 1) throw new Error(`no active key ${keyId}`);
+  const { numUpdatedRows } = await db.updateTable('api_keys').set((eb) => ({ revoked_at: eb.fn('now'), updated_at: eb.fn('now') }))
+    .where('id', '=', keyId).where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (numUpdatedRows !== 1n) throw new Error(`no active key ${keyId}`);
 }
 
 export async function listApiKeys(db: Db, organizationId: string): Promise<KeySummary[]> {
-  const { rows } = await db.query<KeyRow>('SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id', [organizationId]);
+  const rows = await db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
     prefix: row.prefix,
-    environment: row.environment,
+    environment: row.environment as Environment,
     scopes: row.scopes,
     rateLimits: row.rate_limits,
     ipAllowlist: row.ip_allowlist,
@@ -114,19 +110,4 @@ export async function listApiKeys(db: Db, organizationId: string): Promise<KeySu
     rotatedFromId: row.rotated_from_id,
     createdAt: row.created_at.toISOString(),
   }));
-}
-
-interface KeyRow {
-  organization_id: string;
-  id: string;
-  name: string;
-  prefix: string;
-  environment: Environment;
-  scopes: string[];
-  rate_limits: RateLimits;
-  ip_allowlist: string[];
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  rotated_from_id: string | null;
-  created_at: Date;
 }

@@ -2,33 +2,15 @@
 // a security requirement. Runs before request validation, so a caller without a usable key learns that first.
 import type { RequestHandler } from 'express';
 import ipaddr from 'ipaddr.js';
-import type pg from 'pg';
+import { sql } from 'kysely';
+import type { Db } from '../database/transaction.js';
 import type { Environment } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { environmentMarker, hashSecret, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
 import type { CallerContext } from './context.js';
-import { rateDecision, takeTokenUpsert, type RateLimits } from './rate-limit.js';
+import { rateDecision, takeTokenUpsert } from './rate-limit.js';
 import { operationSecurityIndex } from './scopes.js';
-
-interface KeyRow {
-  allowed: boolean;
-  remaining: number;
-  organization_id: string;
-  id: string;
-  name: string;
-  prefix: string;
-  environment: Environment;
-  secret_hash: string;
-  scopes: string[];
-  rate_limits: RateLimits;
-  ip_allowlist: string[];
-  organization_name: string;
-  api_access_enabled: boolean;
-  base_currency: string;
-  delivery_module_enabled: boolean;
-  field_sales_module_enabled: boolean;
-}
 
 const UNAUTHORIZED_DETAIL = 'Send a valid API key as "Authorization: Bearer <API_KEY>".';
 
@@ -44,8 +26,8 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** `bucketPool` runs with synchronous_commit off (see Database.relaxedPool): the bucket update needs no fsync. */
-export function authenticate(options: { bucketPool: pg.Pool; environment: Environment; document: ApiDocument }): RequestHandler {
+/** `buckets` runs with synchronous_commit off (see Database.relaxed): the bucket update needs no fsync. */
+export function authenticate(options: { buckets: Db; environment: Environment; document: ApiDocument }): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
@@ -60,19 +42,7 @@ export function authenticate(options: { bucketPool: pg.Pool; environment: Enviro
     }
     // One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its
     // bucket for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
-    const { rows } = await options.bucketPool.query<KeyRow>(
-      `WITH key AS (
-         SELECT k.organization_id, k.id, k.name, k.prefix, k.environment, k.secret_hash, k.scopes, k.rate_limits, k.ip_allowlist,
-                o.name AS organization_name, o.api_access_enabled, o.base_currency, o.delivery_module_enabled, o.field_sales_module_enabled,
-                (k.rate_limits -> $3 ->> 'perMinute')::float8 AS per_minute, (k.rate_limits -> $3 ->> 'burst')::float8 AS burst
-           FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-          WHERE k.prefix = $1 AND k.secret_hash = $2 AND k.environment = $4
-            AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())
-       ), bucket AS (${takeTokenUpsert('key', '$3')})
-       SELECT key.*, bucket.last_allowed AS allowed, bucket.tokens AS remaining FROM key CROSS JOIN bucket`,
-      [parsed.prefix, hashSecret(match![1]!), security.rateClass, options.environment],
-    );
-    const key = rows[0];
+    const key = await findKeyAndTakeToken(options.buckets, parsed.prefix, hashSecret(match![1]!), security.rateClass, options.environment);
     // Unknown, revoked, expired and mistyped keys get the very same answer. The stored hash is compared once
     // more in constant time, so that no code path depends on a variable-time comparison of the secret.
     if (!key || !secretMatches(match![1]!, key.secret_hash)) {
@@ -100,6 +70,33 @@ export function authenticate(options: { bucketPool: pg.Pool; environment: Enviro
   };
 }
 
+/**
+ * One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its bucket
+ * for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
+ */
+function findKeyAndTakeToken(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
+  return db
+    .with('key', (q) => q.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
+      .select([
+        'k.organization_id', 'k.id', 'k.name', 'k.prefix', 'k.environment', 'k.secret_hash', 'k.scopes', 'k.rate_limits', 'k.ip_allowlist',
+        'o.name as organization_name', 'o.api_access_enabled', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
+        // JSON path reads cast to float8: the builder's JSON helpers cannot cast; the class is a bound parameter.
+        sql<number>`(k.rate_limits -> ${rateClass} ->> 'perMinute')::float8`.as('per_minute'),
+        sql<number>`(k.rate_limits -> ${rateClass} ->> 'burst')::float8`.as('burst'),
+      ])
+      .where('k.prefix', '=', prefix).where('k.secret_hash', '=', secretHash).where('k.environment', '=', environment)
+      .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', eb.fn<Date>('now'))]))
+      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))])))
+    // The key CTE carries more columns than a TokenSource; QueryCreator is invariant in its tables, hence the cast.
+    .with('bucket', (q) => takeTokenUpsert(q as never, rateClass))
+    .selectFrom(['key', 'bucket'])
+    .selectAll('key')
+    .select(['bucket.last_allowed as allowed', 'bucket.tokens as remaining'])
+    .executeTakeFirst();
+}
+
+type KeyRow = NonNullable<Awaited<ReturnType<typeof findKeyAndTakeToken>>>;
+
 function toCaller(key: KeyRow): CallerContext {
   const scopes: ReadonlySet<string> = new Set(key.scopes);
   const organization = {
@@ -110,14 +107,14 @@ function toCaller(key: KeyRow): CallerContext {
     fieldSalesModuleEnabled: key.field_sales_module_enabled,
   };
   return {
-    actor: { kind: 'api_key', organization, scopes, apiKeyId: key.id, environment: key.environment },
+    actor: { kind: 'api_key', organization, scopes, apiKeyId: key.id, environment: key.environment as Environment },
     organizationId: key.organization_id,
     organizationName: key.organization_name,
     baseCurrency: key.base_currency,
     apiKeyId: key.id,
     keyName: key.name,
     keyPrefix: key.prefix,
-    environment: key.environment,
+    environment: key.environment as Environment,
     scopes,
     rateLimits: key.rate_limits,
   };

@@ -1,3 +1,6 @@
+import { sql, type QueryCreator } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+
 export type RateClass = 'read' | 'write' | 'ingest';
 
 export interface RateLimit {
@@ -19,24 +22,40 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** What a token is taken for: the rows of a CTE named `key`, one per key (authentication's key lookup). */
+export interface TokenSource {
+  organization_id: string;
+  id: string;
+  per_minute: number;
+  burst: number;
+}
+
 /**
- * The upsert that takes a token from a key's bucket, for a CTE whose rows (`source`) carry organization_id, id
- * (the key), per_minute and burst; `$class` is the parameter holding the class. It refills by the time since the
- * last request, takes a token when there is one, and says whether it did, in one statement, so that the row
- * lock that makes every process share the budget is held as briefly as possible. One timestamp per statement
- * keeps the expressions consistent; refilled_at never moves backwards.
+ * The upsert that takes a token from a key's bucket for the rows of the CTE `key` (see TokenSource), in `rateClass`.
+ * It refills by the time since the last request, takes a token when there is one, and says whether it did, in one
+ * statement, so that the row lock that makes every process share the budget is held as briefly as possible. One
+ * timestamp per statement keeps the expressions consistent; refilled_at never moves backwards.
  */
-export function takeTokenUpsert(source: string, classParameter: string): string {
-  const available = 'LEAST(EXCLUDED.burst, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - b.refilled_at)) * EXCLUDED.per_minute / 60)';
-  return `INSERT INTO rate_limit_buckets AS b (organization_id, api_key_id, class, tokens, refilled_at, last_allowed, per_minute, burst)
-    SELECT organization_id, id, ${classParameter}, burst - 1, statement_timestamp(), true, per_minute, burst FROM ${source}
-    ON CONFLICT (organization_id, api_key_id, class) DO UPDATE SET
-      tokens = ${available} - CASE WHEN ${available} >= 1 THEN 1 ELSE 0 END,
-      last_allowed = ${available} >= 1,
-      refilled_at = GREATEST(b.refilled_at, statement_timestamp()),
-      per_minute = EXCLUDED.per_minute,
-      burst = EXCLUDED.burst
-    RETURNING last_allowed, tokens`;
+export function takeTokenUpsert(query: QueryCreator<DB & { key: TokenSource }>, rateClass: string) {
+  // The refill arithmetic over excluded.* and the bucket's old row has no builder form (EXTRACT(EPOCH ...),
+  // statement_timestamp()); it is a constant fragment, composed as Kysely composes sql templates, nothing is bound.
+  const available = sql<number>`LEAST(excluded.burst, rate_limit_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - rate_limit_buckets.refilled_at)) * excluded.per_minute / 60)`;
+  return query.insertInto('rate_limit_buckets')
+    .columns(['organization_id', 'api_key_id', 'class', 'tokens', 'refilled_at', 'last_allowed', 'per_minute', 'burst'])
+    .expression((eb) => eb.selectFrom('key').select((k) => [
+      'key.organization_id', 'key.id', k.val(rateClass).as('class'), k(k.ref('key.burst'), '-', 1).as('tokens'),
+      sql<Date>`statement_timestamp()`.as('refilled_at'), // as above: the statement's one timestamp
+      k.lit(true).as('last_allowed'), 'key.per_minute', 'key.burst',
+    ]))
+    .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'class']).doUpdateSet({
+      // as above: the refill, then a token taken when a whole one is there
+      tokens: sql<number>`${available} - CASE WHEN ${available} >= 1 THEN 1 ELSE 0 END`,
+      last_allowed: sql<boolean>`${available} >= 1`,
+      refilled_at: sql<Date>`GREATEST(rate_limit_buckets.refilled_at, statement_timestamp())`,
+      per_minute: (eb) => eb.ref('excluded.per_minute'),
+      burst: (eb) => eb.ref('excluded.burst'),
+    }))
+    .returning(['last_allowed', 'tokens']);
 }
 
 /** The headers and verdict of a bucket's answer. */

@@ -50,7 +50,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
-  api.use(authenticate({ bucketPool: options.relaxed, environment: options.environment, document: options.document }));
+  api.use(authenticate({ buckets: options.relaxed, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   api.use(requiredBody);
   api.use(strictParameters);

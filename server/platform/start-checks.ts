@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import pg from 'pg';
+import { tryConnect } from './database/database.js';
 import type { Config, Role } from './config.js';
 
 export class StartProblem extends Error {
@@ -57,14 +57,11 @@ export function listenProblem(error: unknown, host: string, port: number): Error
 const DATABASE_TIMEOUT_MS = 5_000;
 
 async function checkDatabaseUrl(config: Config): Promise<void> {
-  const client = new pg.Client({ connectionString: config.databaseUrl!, connectionTimeoutMillis: DATABASE_TIMEOUT_MS });
   try {
-    await client.connect();
+    await tryConnect(config.databaseUrl!, DATABASE_TIMEOUT_MS);
   } catch (error) {
     // Connecting is all this does, so whatever fails here is DATABASE_URL's problem, known or not.
     throw databaseProblem(error, config, true)!;
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 

@@ -85,3 +85,13 @@ async function ensureDatabase(maintenanceUrl: string, name: string): Promise<voi
     await client.end();
   }
 }
+
+/** Connects once to url and disconnects (start checks: is DATABASE_URL reachable?); rejects with pg's error. */
+export async function tryConnect(url: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,6 +1,6 @@
 // Reads an organisation's API log (written by api-log.ts), newest first. Nothing secret leaves here: the table
 // holds no key and no Authorization header, and anything shaped like an API key in a path or body is masked.
-import type pg from 'pg';
+import type { Db } from '../database/transaction.js';
 import { KEY_LIKE } from '../access/api-key-secret.js';
 import type { ApiLogEntry } from './api-log.js';
 
@@ -18,22 +18,6 @@ export interface ApiLogQuery {
   includeBodies?: boolean;
 }
 
-type Db = pg.Pool | pg.PoolClient;
-
-interface ApiLogRow {
-  id: string;
-  time: Date;
-  key_prefix: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  request_id: string;
-  idempotency_key: string | null;
-  request_body: string | null;
-  response_body: string | null;
-}
-
 export async function readApiLog(db: Db, organizationId: string, query: ApiLogQuery = {}): Promise<ApiLogRecord[]> {
   const limit = query.limit ?? API_LOG_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > API_LOG_MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${API_LOG_MAX_LIMIT}, not ${limit}`);
@@ -41,15 +25,12 @@ export async function readApiLog(db: Db, organizationId: string, query: ApiLogQu
     throw new RangeError(`status must be an HTTP status from 100 to 599, not ${query.status}`);
   }
   const bodies = query.includeBodies === true;
-  const { rows } = await db.query<ApiLogRow>(
-    `SELECT id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key,
-            ${bodies ? 'request_body, response_body' : 'NULL::text AS request_body, NULL::text AS response_body'}
-       FROM api_log
-      WHERE organization_id = $1 AND ($2::int IS NULL OR status = $2) AND ($3::text IS NULL OR request_id = $3)
-      ORDER BY time DESC, id DESC
-      LIMIT $4`,
-    [organizationId, query.status ?? null, query.requestId ?? null, limit],
-  );
+  let select = db.selectFrom('api_log')
+    .select(['id', 'time', 'key_prefix', 'method', 'path', 'status', 'duration_ms', 'request_id', 'idempotency_key', 'request_body', 'response_body'])
+    .where('organization_id', '=', organizationId);
+  if (query.status !== undefined) select = select.where('status', '=', query.status);
+  if (query.requestId !== undefined) select = select.where('request_id', '=', query.requestId);
+  const rows = await select.orderBy('time', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map((row) => ({
     id: row.id,
     time: row.time.toISOString(),

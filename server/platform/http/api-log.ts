@@ -3,7 +3,8 @@
 // Entries are buffered and written in batches, so logging adds no database round trip to a request; a graceful
 // stop flushes what is buffered.
 import type { RequestHandler, Response } from 'express';
-import type pg from 'pg';
+import { sql } from 'kysely';
+import type { Db } from '../database/transaction.js';
 import type { Logger } from 'pino';
 import { KEY_LIKE } from '../access/api-key-secret.js';
 import type { CallerContext } from '../access/context.js';
@@ -35,7 +36,7 @@ export class ApiLogWriter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly pool: pg.Pool, private readonly logger: Logger, private readonly flushIntervalMs = 500, private readonly maxBatch = 500) {}
+  constructor(private readonly db: Db, private readonly logger: Logger, private readonly flushIntervalMs = 500, private readonly maxBatch = 500) {}
 
   start(): void {
     this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
@@ -53,13 +54,13 @@ export class ApiLogWriter {
       while (this.buffer.length > 0) {
         const batch = this.buffer.splice(0, this.maxBatch);
         try {
-          await this.pool.query(
-            `INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key, request_body, response_body)
-             SELECT "organizationId", id, time, "keyPrefix", method, path, status, "durationMs", "requestId", "idempotencyKey", "requestBody", "responseBody"
-               FROM jsonb_to_recordset($1::jsonb) AS x("organizationId" text, id text, time timestamptz, "keyPrefix" text, method text, path text,
-                    status int, "durationMs" float8, "requestId" text, "idempotencyKey" text, "requestBody" text, "responseBody" text)`,
-            [JSON.stringify(batch)],
-          );
+          // The whole batch as one JSON parameter read by jsonb_to_recordset (one statement of at most 500 rows, the
+          // fastest set-based insert measured here); the builder has no typed form for a recordset source.
+          await sql`
+            INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key, request_body, response_body)
+            SELECT "organizationId", id, time, "keyPrefix", method, path, status, "durationMs", "requestId", "idempotencyKey", "requestBody", "responseBody"
+              FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS x("organizationId" text, id text, time timestamptz, "keyPrefix" text, method text, path text,
+                   status int, "durationMs" float8, "requestId" text, "idempotencyKey" text, "requestBody" text, "responseBody" text)`.execute(this.db);
         } catch (error) {
           this.logger.error({ err: error, entries: batch.length }, 'API log entries could not be written');
         }

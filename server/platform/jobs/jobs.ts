@@ -2,7 +2,8 @@
 // jobs; the worker role also runs the handlers and pg-boss's maintenance and cron. Modules declare their
 // jobs as JobDefinitions; this file is the only place that talks to pg-boss's lifecycle.
 import { PgBoss, type Job, type JobInsert } from 'pg-boss';
-import type pg from 'pg';
+import { CompiledQuery } from 'kysely';
+import type { Tx } from '../database/transaction.js';
 import type { Logger } from 'pino';
 
 export const JOBS_SCHEMA = 'pgboss';
@@ -37,7 +38,7 @@ export interface JobToSend<T extends object> {
 }
 
 /** Sends jobs; with tx, inside that transaction: they exist exactly when it commits. */
-export type SendMany = <T extends object>(queue: string, jobs: JobToSend<T>[], tx?: pg.PoolClient) => Promise<void>;
+export type SendMany = <T extends object>(queue: string, jobs: JobToSend<T>[], tx?: Tx) => Promise<void>;
 
 export interface Jobs {
   boss: PgBoss;
@@ -71,7 +72,9 @@ export async function startJobs(options: {
       ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
       ...(job.group !== undefined ? { group: { id: job.group } } : {}),
     }));
-    await boss.insert(queue, inserts, tx ? { db: { executeSql: (text, values) => tx.query(text, values as unknown[]) } } : {});
+    // pg-boss's own statement runs inside our transaction: its SQL text is passed through unchanged as one
+    // compiled query (CompiledQuery.raw binds its values as parameters), so the jobs exist exactly when it commits.
+    await boss.insert(queue, inserts, tx ? { db: { executeSql: (text, values) => tx.executeQuery(CompiledQuery.raw(text, values as unknown[])) } } : {});
   };
   /** Wakes up to `count` workers of the queue that hold no job (they fetch now rather than at their next poll). */
   const wakeIdle = (queue: string, count: number): void => {

@@ -30,7 +30,7 @@ export function webhookJob(db: Db, logger: Logger, config: Config): JobDefinitio
   return webhookDeliveryJob({
     db,
     logger,
-    objects: webhookObjects(),
+    objects: webhookObjects,
     policy: { allowLoopback: config.webhookAllowLoopback },
     secretKey: config.webhookSecretKey,
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,

@@ -23,7 +23,7 @@ export const MODULES: readonly ModuleManifest[] = [
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */
-export function webhookObjects(modules: readonly ModuleManifest[] = MODULES): WebhookObjectRegistry {
+export function webhookObjectsOf(modules: readonly ModuleManifest[]): WebhookObjectRegistry {
   const registry: Record<string, NonNullable<ModuleManifest['webhookObjects']>[string]> = {};
   for (const module of modules) {
     for (const [type, source] of Object.entries(module.webhookObjects ?? {})) {
@@ -34,5 +34,8 @@ export function webhookObjects(modules: readonly ModuleManifest[] = MODULES): We
   return registry;
 }
 
+/** The service's registry: every module's webhook objects. */
+export const webhookObjects: WebhookObjectRegistry = webhookObjectsOf(MODULES);
+
 /** Every event type an endpoint can subscribe to (webhook.test is sent on request, to one endpoint). */
-export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects());
+export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects);

@@ -1,13 +1,14 @@
 // One attempt of one claimed delivery: read the event and the endpoint, build the envelope (the record as it is
 // now), check the destination again and connect to the address checked, sign with every live secret, POST.
-import type pg from 'pg';
+import { jobActor } from '../../domain/actor.js';
+import type { Db } from '../database/transaction.js';
 import { DestinationRefused, resolveDestination, type DestinationPolicy } from './destination.js';
 import { envelopeBody } from './envelope.js';
 import { webhookObject, type WebhookObjectRegistry } from './objects.js';
 import { open } from './secret-box.js';
 import { postJson, type SendOutcome } from './send.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import type { ClaimedDelivery } from './deliver.js';
+import { DELIVERY_QUEUE, type ClaimedDelivery } from './types.js';
 
 export interface AttemptSettings {
   objects: WebhookObjectRegistry;
@@ -17,21 +18,19 @@ export interface AttemptSettings {
   objectLimitBytes: number;
 }
 
-interface AttemptRow {
-  event_id: string; event_type: string; record_id: string | null; event_created_at: Date | null;
-  url: string; secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null;
-}
-
-export async function attemptDelivery(pool: pg.Pool, settings: AttemptSettings, claim: ClaimedDelivery): Promise<SendOutcome> {
+export async function attemptDelivery(db: Db, settings: AttemptSettings, claim: ClaimedDelivery): Promise<SendOutcome> {
   const failed = (error: string): SendOutcome => ({ ok: false, status: null, durationMs: 0, error });
-  const { rows } = await pool.query<AttemptRow>(
-    `SELECT d.event_id, d.event_type, e.record_id, e.created_at AS event_created_at,
-            ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_expires_at
-       FROM webhook_deliveries d
-       JOIN webhook_endpoints ep ON ep.organization_id = d.organization_id AND ep.id = d.endpoint_id
-       LEFT JOIN events e ON e.organization_id = d.organization_id AND e.id = d.event_id
-      WHERE d.organization_id = $1 AND d.id = $2`, [claim.organizationId, claim.id]);
-  const row = rows[0];
+  const row = await db.selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as ep', (join) => join.onRef('ep.organization_id', '=', 'd.organization_id').onRef('ep.id', '=', 'd.endpoint_id'))
+    .innerJoin('organizations as o', 'o.id', 'd.organization_id')
+    .leftJoin('events as e', (join) => join.onRef('e.organization_id', '=', 'd.organization_id').onRef('e.id', '=', 'd.event_id'))
+    .select([
+      'd.event_id', 'd.event_type', 'e.record_id', 'e.created_at as event_created_at',
+      'ep.url', 'ep.secret_ciphertext', 'ep.previous_secret_ciphertext', 'ep.previous_secret_expires_at',
+      'o.name as organization_name', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
+    ])
+    .where('d.organization_id', '=', claim.organizationId).where('d.id', '=', claim.id)
+    .executeTakeFirst();
   if (!row) return failed('the delivery or its endpoint is gone');
   if (row.record_id === null || row.event_created_at === null) return failed('the event is gone');
   const source = settings.objects[row.event_type];
@@ -40,7 +39,12 @@ export async function attemptDelivery(pool: pg.Pool, settings: AttemptSettings, 
   const now = new Date();
   let body: string;
   try {
-    const object = await webhookObject(source, pool, claim.organizationId, row.record_id, now, settings.objectLimitBytes);
+    // The object is read as the delivery job, with no scopes: never a personal (customers:pii) field.
+    const actor = jobActor({
+      id: claim.organizationId, name: row.organization_name, baseCurrency: row.base_currency,
+      deliveryModuleEnabled: row.delivery_module_enabled, fieldSalesModuleEnabled: row.field_sales_module_enabled,
+    }, DELIVERY_QUEUE);
+    const object = await webhookObject(source, db, actor, row.record_id, now, settings.objectLimitBytes);
     body = envelopeBody({ organizationId: claim.organizationId, id: row.event_id, type: row.event_type, createdAt: row.event_created_at }, object);
   } catch {
     return failed('the object could not be read; retried later');

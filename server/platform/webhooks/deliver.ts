@@ -5,11 +5,11 @@
 // mid-send leaves its job active, and pg-boss retries it when it expires. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
-import type pg from 'pg';
+import { sql } from 'kysely';
 import type { Job } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { JobDefinition, SendMany } from '../jobs/jobs.js';
-import type { Tx } from '../database/transaction.js';
+import type { Db } from '../database/transaction.js';
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
 import { dispatchEvents } from './dispatch.js';
 import { readEndpointObject, TEST_EVENT } from './endpoints.js';
@@ -17,26 +17,12 @@ import { OBJECT_LIMIT_BYTES, type WebhookObjectRegistry } from './objects.js';
 import { DISABLE_AFTER_FAILED_EVENTS, recordOutcome } from './outcome.js';
 import { DELIVERY_TIMEOUT_MS, type SendOutcome } from './send.js';
 import type { DestinationPolicy } from './destination.js';
+import { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
 
-export const DELIVERY_QUEUE = 'webhooks.deliver';
+export { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJob, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
+
 /** How long an attempt may hold its job; a worker that died mid-send has it retried after this. */
 export const DELIVERY_LEASE_SECONDS = 60;
-
-/** A job's data: the delivery, and how many attempts it had when the job was sent (this job is the next one). */
-export interface DeliveryJobData {
-  organizationId: string;
-  deliveryId: string;
-  attempts: number;
-}
-
-export interface DeliveryJob extends DeliveryJobData {
-  endpointId: string;
-  /** Not before this time (a Date) or this many seconds from now; now when absent. */
-  startAfter?: Date | number;
-}
-
-/** Sends delivery jobs inside the caller's transaction. */
-export type EnqueueDeliveries = (tx: Tx, jobs: DeliveryJob[]) => Promise<void>;
 
 export function deliveryEnqueuer(sendMany: SendMany): EnqueueDeliveries {
   return (tx, jobs) => sendMany<DeliveryJobData>(DELIVERY_QUEUE, jobs.map((job) => ({
@@ -46,33 +32,30 @@ export function deliveryEnqueuer(sendMany: SendMany): EnqueueDeliveries {
   })), tx);
 }
 
-export interface ClaimedDelivery {
-  organizationId: string;
-  id: string;
-  endpointId: string;
-  /** The attempt number this claim is (1 for the first send). */
-  attempt: number;
-}
-
 /**
  * Counts the job's attempt on the delivery and moves next_attempt_at to the end of the lease, if the delivery is
  * still pending, its endpoint enabled, and it has had the attempts the job was sent for (a pg-boss retry of a job
  * whose worker died may find them counted once per earlier try). Null when the job has nothing left to do.
  */
-export async function claimDelivery(db: pg.Pool | pg.PoolClient, data: DeliveryJobData, retryCount: number, leaseSeconds = DELIVERY_LEASE_SECONDS): Promise<ClaimedDelivery | null> {
-  const { rows } = await db.query<{ organization_id: string; id: string; endpoint_id: string; attempts: number }>(
-    `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $5), updated_at = now()
-       FROM webhook_endpoints ep
-      WHERE d.organization_id = $1 AND d.id = $2 AND d.status = 'pending' AND d.attempts BETWEEN $3 AND $3 + $4
-        AND ep.organization_id = d.organization_id AND ep.id = d.endpoint_id AND ep.enabled
-      RETURNING d.organization_id, d.id, d.endpoint_id, d.attempts`,
-    [data.organizationId, data.deliveryId, data.attempts, retryCount, leaseSeconds]);
-  const row = rows[0];
+export async function claimDelivery(db: Db, data: DeliveryJobData, retryCount: number, leaseSeconds = DELIVERY_LEASE_SECONDS): Promise<ClaimedDelivery | null> {
+  const row = await db.updateTable('webhook_deliveries as d')
+    .from('webhook_endpoints as ep')
+    .set((eb) => ({
+      attempts: eb('d.attempts', '+', 1),
+      // The lease's end from the database's clock: interval arithmetic has no builder form; the seconds are bound.
+      next_attempt_at: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+      updated_at: eb.fn('now'),
+    }))
+    .where('d.organization_id', '=', data.organizationId).where('d.id', '=', data.deliveryId).where('d.status', '=', 'pending')
+    .where('d.attempts', '>=', data.attempts).where('d.attempts', '<=', data.attempts + retryCount)
+    .whereRef('ep.organization_id', '=', 'd.organization_id').whereRef('ep.id', '=', 'd.endpoint_id').where('ep.enabled', '=', true)
+    .returning(['d.organization_id', 'd.id', 'd.endpoint_id', 'd.attempts'])
+    .executeTakeFirst();
   return row ? { organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, attempt: row.attempts } : null;
 }
 
 export interface WebhookDeliveryOptions {
-  pool: pg.Pool;
+  db: Db;
   logger: Logger;
   /** Event type -> object source, from the composition level; webhook.test is added here. */
   objects: WebhookObjectRegistry;
@@ -93,7 +76,7 @@ export function withTestEvent(objects: WebhookObjectRegistry): WebhookObjectRegi
   return {
     ...objects,
     [TEST_EVENT]: {
-      read: async (pool, organizationId, id) => (await readEndpointObject(pool, organizationId, id)) as Record<string, unknown> | null,
+      read: async (db, actor, id) => (await readEndpointObject(db, actor.organization.id, id)) as Record<string, unknown> | null,
       fetchPath: () => '',
     },
   };
@@ -101,23 +84,23 @@ export function withTestEvent(objects: WebhookObjectRegistry): WebhookObjectRegi
 
 /** The job that makes one attempt of a delivery and records its outcome (with the retry's job, if any). */
 export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefinition<DeliveryJobData> {
-  const { pool, logger } = options;
+  const { db, logger } = options;
   const settings: AttemptSettings = {
     objects: withTestEvent(options.objects), policy: options.policy, secretKey: options.secretKey,
     timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS, objectLimitBytes: options.objectLimitBytes ?? OBJECT_LIMIT_BYTES,
   };
   async function deliver(job: Job<DeliveryJobData>, enqueue: EnqueueDeliveries): Promise<void> {
-    const claim = await claimDelivery(pool, job.data, job.retryCount);
+    const claim = await claimDelivery(db, job.data, job.retryCount);
     if (!claim) return;
     let outcome: SendOutcome;
     try {
-      outcome = await attemptDelivery(pool, settings, claim);
+      outcome = await attemptDelivery(db, settings, claim);
     } catch (error) {
       outcome = { ok: false, status: null, durationMs: 0, error: 'internal error while sending' };
       logger.error({ err: error, deliveryId: claim.id }, 'webhook attempt failed unexpectedly');
     }
     try {
-      const recorded = await recordOutcome(pool, claim, outcome, options.retryScheduleSeconds, options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS, enqueue);
+      const recorded = await recordOutcome(db, claim, outcome, options.retryScheduleSeconds, options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS, enqueue);
       const entry = { deliveryId: claim.id, endpointId: claim.endpointId, organizationId: claim.organizationId, attempt: claim.attempt, status: recorded.status, responseCode: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
       if (recorded.endpointDisabled) logger.warn(entry, 'webhook endpoint disabled after consecutive failed events');
       else if (outcome.ok) logger.debug(entry, 'webhook delivered');
@@ -150,7 +133,7 @@ export interface WebhookDispatcher {
 
 /** The fan-out loop of a worker process: new event rows become deliveries and their first jobs, every 0.5 s. */
 export function startWebhookDispatcher(options: {
-  pool: pg.Pool; logger: Logger; deliverableTypes: readonly string[]; enqueue: EnqueueDeliveries;
+  db: Db; logger: Logger; deliverableTypes: readonly string[]; enqueue: EnqueueDeliveries;
   /** Called after a pass committed new deliveries: wakes as many of this process's delivery workers. */
   wake?: (deliveries: number) => void;
   pollIntervalMs?: number;
@@ -162,7 +145,7 @@ export function startWebhookDispatcher(options: {
 
   async function tick(): Promise<boolean> {
     try {
-      const dispatched = await dispatchEvents(options.pool, options.deliverableTypes, options.enqueue);
+      const dispatched = await dispatchEvents(options.db, options.deliverableTypes, options.enqueue);
       if (dispatched.deliveries > 0) options.wake?.(dispatched.deliveries);
       return dispatched.events > 0;
     } catch (error) {

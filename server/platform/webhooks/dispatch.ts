@@ -4,42 +4,42 @@
 // claimed with FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without taking one event twice. An endpoint only receives
 // events created after it was added; event types without an object source (not delivered yet) are marked and
 // skipped.
-import type pg from 'pg';
-import { inTransaction } from '../database/transaction.js';
+import { sql } from 'kysely';
+import { inTransaction, type Db } from '../database/transaction.js';
 import { newId } from '../ids.js';
-import type { EnqueueDeliveries } from './deliver.js';
+import type { EnqueueDeliveries } from './types.js';
 
 /** Dispatches up to `batch` events; returns how many events and deliveries it handled. */
-export async function dispatchEvents(pool: pg.Pool, deliverableTypes: readonly string[], enqueue: EnqueueDeliveries, batch = 500): Promise<{ events: number; deliveries: number }> {
-  return inTransaction(pool, async (tx) => {
-    const { rows: events } = await tx.query<{ organization_id: string; id: string }>(
-      `SELECT organization_id, id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, [batch]);
+export async function dispatchEvents(db: Db, deliverableTypes: readonly string[], enqueue: EnqueueDeliveries, batch = 500): Promise<{ events: number; deliveries: number }> {
+  return inTransaction(db, async (tx) => {
+    const events = await tx.selectFrom('events').select(['organization_id', 'id', 'type', 'created_at'])
+      .where('dispatched_at', 'is', null).orderBy('created_at').orderBy('id').limit(batch).forUpdate().skipLocked()
+      .execute();
     if (events.length === 0) return { events: 0, deliveries: 0 };
-    const orgs = events.map((e) => e.organization_id);
-    const ids = events.map((e) => e.id);
-    const { rows: matches } = await tx.query<{ organization_id: string; endpoint_id: string; event_id: string; event_type: string }>(
-      `SELECT e.organization_id, ep.id AS endpoint_id, e.id AS event_id, e.type AS event_type
-         FROM unnest($1::text[], $2::text[]) AS k(organization_id, id)
-         JOIN events e ON e.organization_id = k.organization_id AND e.id = k.id
-         JOIN webhook_endpoints ep ON ep.organization_id = e.organization_id AND ep.enabled AND ep.created_at <= e.created_at
-                                  AND (e.type = ANY(ep.events) OR '*' = ANY(ep.events))
-        WHERE e.type = ANY($3::text[])`,
-      [orgs, ids, deliverableTypes]);
+    // The enabled endpoints of these events' organisations that want them (created no later than the event).
+    const deliverable = new Set(deliverableTypes);
+    const wanted = events.filter((event) => deliverable.has(event.type));
+    const organizations = [...new Set(wanted.map((event) => event.organization_id))];
+    const endpoints = organizations.length === 0 ? [] : await tx.selectFrom('webhook_endpoints').select(['organization_id', 'id', 'events', 'created_at'])
+      .where('organization_id', 'in', organizations).where('enabled', '=', true)
+      .execute();
+    const matches = wanted.flatMap((event) => endpoints
+      .filter((endpoint) => endpoint.organization_id === event.organization_id && endpoint.created_at <= event.created_at
+        && (endpoint.events.includes(event.type) || endpoint.events.includes('*')))
+      .map((endpoint) => ({ organization_id: event.organization_id, endpoint_id: endpoint.id, event_id: event.id, event_type: event.type })));
     let deliveries = 0;
     if (matches.length > 0) {
-      const { rows: created } = await tx.query<{ organization_id: string; id: string; endpoint_id: string }>(
-        `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at)
-         SELECT organization_id, id, endpoint_id, event_id, event_type, 'pending', now()
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(organization_id, id, endpoint_id, event_id, event_type)
-         ON CONFLICT (organization_id, endpoint_id, event_id) DO NOTHING
-         RETURNING organization_id, id, endpoint_id`,
-        [matches.map((m) => m.organization_id), matches.map(() => newId('whd')), matches.map((m) => m.endpoint_id), matches.map((m) => m.event_id), matches.map((m) => m.event_type)]);
+      const created = await tx.insertInto('webhook_deliveries')
+        .values(matches.map((match) => ({ ...match, id: newId('whd'), status: 'pending', next_attempt_at: sql<Date>`now()` }))) // the database's clock
+        .onConflict((conflict) => conflict.columns(['organization_id', 'endpoint_id', 'event_id']).doNothing())
+        .returning(['organization_id', 'id', 'endpoint_id'])
+        .execute();
       await enqueue(tx, created.map((d) => ({ organizationId: d.organization_id, deliveryId: d.id, endpointId: d.endpoint_id, attempts: 0 })));
       deliveries = created.length; // deliveries that already existed (ON CONFLICT) get no new job
     }
-    await tx.query(
-      `UPDATE events e SET dispatched_at = now() FROM unnest($1::text[], $2::text[]) AS k(organization_id, id)
-        WHERE e.organization_id = k.organization_id AND e.id = k.id`, [orgs, ids]);
+    await tx.updateTable('events').set((eb) => ({ dispatched_at: eb.fn('now') }))
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', events.map((event) => eb.tuple(event.organization_id, event.id))))
+      .execute();
     return { events: events.length, deliveries };
   });
 }

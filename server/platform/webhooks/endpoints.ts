@@ -2,14 +2,15 @@
 // rotate the secret; and the delivery log with its resend action. Secrets are sealed at rest, returned only by
 // add and rotate, and never by list. Each write is one transaction; one that makes deliveries due sends their
 // webhooks.deliver jobs in it (enqueue), and a worker does the sending.
-import type pg from 'pg';
+import { sql, type Selectable } from 'kysely';
+import type { WebhookDelivery, WebhookEndpoint } from '../../../generated/kysely/types.js';
 import { getOrganization } from '../access/organizations.js';
-import { inTransaction } from '../database/transaction.js';
+import { inTransaction, type Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
 import { addressRefusal, DestinationRefused, resolveDestination, type Destination, type DestinationPolicy } from './destination.js';
 import { newSigningSecret, seal } from './secret-box.js';
-import type { EnqueueDeliveries } from './deliver.js';
+import type { EnqueueDeliveries } from './types.js';
 
 export const ALL_EVENTS = '*';
 export const TEST_EVENT = 'webhook.test';
@@ -45,12 +46,11 @@ export interface DeliverySummary {
   updatedAt: string;
 }
 
-interface EndpointRow {
-  organization_id: string; id: string; url: string; events: string[]; enabled: boolean; disabled_reason: string | null; disabled_at: Date | null;
-  consecutive_failures: number; previous_secret_expires_at: Date | null; created_at: Date; updated_at: Date;
-}
-
-const ENDPOINT_COLUMNS = 'organization_id, id, url, events, enabled, disabled_reason, disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at';
+/** Every column but the secrets. */
+const ENDPOINT_COLUMNS = [
+  'organization_id', 'id', 'url', 'events', 'enabled', 'disabled_reason', 'disabled_at', 'consecutive_failures', 'previous_secret_expires_at', 'created_at', 'updated_at',
+] as const;
+type EndpointRow = Pick<Selectable<WebhookEndpoint>, (typeof ENDPOINT_COLUMNS)[number]>;
 
 /** An endpoint as shown to people and sent as the object of webhook.test: everything but its secrets. */
 export function toEndpointSummary(row: EndpointRow, now = new Date()): EndpointSummary {
@@ -70,19 +70,19 @@ export interface EndpointSettings {
 }
 
 /** Checks the URL (scheme, resolved addresses) and the events, then stores the endpoint with a sealed new secret. */
-export async function addEndpoint(pool: pg.Pool, settings: EndpointSettings, input: { organizationId: string; url: string; events: string[] }): Promise<{ id: string; secret: string }> {
+export async function addEndpoint(db: Db, settings: EndpointSettings, input: { organizationId: string; url: string; events: string[] }): Promise<{ id: string; secret: string }> {
   const events = [...new Set(input.events)];
   if (events.length === 0) throw new ApiError('invalid_field', 'Give at least one event type, or * for all.');
   const unknown = events.filter((type) => type !== ALL_EVENTS && !settings.eventTypes.includes(type));
   if (unknown.length > 0) throw new ApiError('invalid_field', `Unknown event type ${unknown.join(', ')}; the types are ${settings.eventTypes.join(', ')} (or * for all).`);
-  await getOrganization(pool, input.organizationId);
+  await getOrganization(db, input.organizationId);
   const destination = await checkedDestination(input.url, settings.policy);
   const id = newId('we');
   const secret = newSigningSecret();
-  await pool.query(
-    'INSERT INTO webhook_endpoints (organization_id, id, url, events, secret_ciphertext) VALUES ($1, $2, $3, $4, $5)',
-    [input.organizationId, id, destination.url.toString(), events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events, seal(secret, settings.secretKey)],
-  );
+  await db.insertInto('webhook_endpoints').values({
+    organization_id: input.organizationId, id, url: destination.url.toString(), events: events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events,
+    secret_ciphertext: seal(secret, settings.secretKey),
+  }).execute();
   return { id, secret };
 }
 
@@ -116,29 +116,32 @@ export async function withLoopbackHint(refusal: DestinationRefused, url: string,
     + 'in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it');
 }
 
-export async function listEndpoints(db: pg.Pool, organizationId: string): Promise<EndpointSummary[]> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
+export async function listEndpoints(db: Db, organizationId: string): Promise<EndpointSummary[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
   return rows.map((row) => toEndpointSummary(row));
 }
 
 /** An endpoint by id alone (operator commands read across organisations). */
-export async function getEndpoint(db: pg.Pool | pg.PoolClient, id: string, forUpdate = false): Promise<EndpointSummary> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
-  if (!rows[0]) throw new ApiError('not_found', `No webhook endpoint ${id}.`);
-  return toEndpointSummary(rows[0]);
+export async function getEndpoint(db: Db, id: string, forUpdate = false): Promise<EndpointSummary> {
+  const query = db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', id);
+  const row = await (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+  if (!row) throw new ApiError('not_found', `No webhook endpoint ${id}.`);
+  return toEndpointSummary(row);
 }
 
 /** The endpoint of one organisation as webhook.test carries it; null when it is gone. */
-export async function readEndpointObject(db: pg.Pool, organizationId: string, id: string): Promise<EndpointSummary | null> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
-  return rows[0] ? toEndpointSummary(rows[0]) : null;
+export async function readEndpointObject(db: Db, organizationId: string, id: string): Promise<EndpointSummary | null> {
+  const row = await db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row ? toEndpointSummary(row) : null;
 }
 
-export async function disableEndpoint(pool: pg.Pool, id: string, reason = 'disabled by an administrator'): Promise<EndpointSummary> {
-  const { rowCount } = await pool.query(
-    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now() WHERE id = $1 AND enabled`, [id, reason]);
-  const endpoint = await getEndpoint(pool, id);
-  if (rowCount === 0 && endpoint.enabled) throw new Error(`webhook endpoint ${id} could not be disabled`);
+export async function disableEndpoint(db: Db, id: string, reason = 'disabled by an administrator'): Promise<EndpointSummary> {
+  const { numUpdatedRows } = await db.updateTable('webhook_endpoints')
+    .set((eb) => ({ enabled: false, disabled_reason: reason, disabled_at: eb.fn('now'), updated_at: eb.fn('now') }))
+    .where('id', '=', id).where('enabled', '=', true)
+    .executeTakeFirst();
+  const endpoint = await getEndpoint(db, id);
+  if (numUpdatedRows === 0n && endpoint.enabled) throw new Error(`webhook endpoint ${id} could not be disabled`);
   return endpoint;
 }
 
@@ -147,51 +150,51 @@ export async function disableEndpoint(pool: pg.Pool, id: string, reason = 'disab
  * deliveries get a job again (the jobs that ran while it was off did nothing); a duplicate of a job still queued
  * does nothing either.
  */
-export async function enableEndpoint(pool: pg.Pool, enqueue: EnqueueDeliveries, id: string): Promise<{ endpoint: EndpointSummary; resent: number }> {
-  return inTransaction(pool, async (tx) => {
+export async function enableEndpoint(db: Db, enqueue: EnqueueDeliveries, id: string): Promise<{ endpoint: EndpointSummary; resent: number }> {
+  return inTransaction(db, async (tx) => {
     const endpoint = await getEndpoint(tx, id, true);
-    await tx.query(
-      `UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, consecutive_failures = 0, updated_at = now()
-        WHERE organization_id = $1 AND id = $2`, [endpoint.organizationId, id]);
-    const { rowCount } = await tx.query(
-      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
-        WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'failed'`, [endpoint.organizationId, id]);
-    const { rows: pending } = await tx.query<{ id: string; attempts: number; next_attempt_at: Date | null }>(
-      `SELECT id, attempts, next_attempt_at FROM webhook_deliveries WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'pending'`, [endpoint.organizationId, id]);
+    await tx.updateTable('webhook_endpoints')
+      .set((eb) => ({ enabled: true, disabled_reason: null, disabled_at: null, consecutive_failures: 0, updated_at: eb.fn('now') }))
+      .where('organization_id', '=', endpoint.organizationId).where('id', '=', id)
+      .execute();
+    const { numUpdatedRows } = await tx.updateTable('webhook_deliveries')
+      .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn('now'), updated_at: eb.fn('now') }))
+      .where('organization_id', '=', endpoint.organizationId).where('endpoint_id', '=', id).where('status', '=', 'failed')
+      .executeTakeFirst();
+    const pending = await tx.selectFrom('webhook_deliveries').select(['id', 'attempts', 'next_attempt_at'])
+      .where('organization_id', '=', endpoint.organizationId).where('endpoint_id', '=', id).where('status', '=', 'pending')
+      .execute();
     await enqueue(tx, pending.map((d) => ({
       organizationId: endpoint.organizationId, deliveryId: d.id, endpointId: id, attempts: d.attempts, ...(d.next_attempt_at ? { startAfter: d.next_attempt_at } : {}),
     })));
-    return { endpoint: await getEndpoint(tx, id), resent: rowCount ?? 0 };
+    return { endpoint: await getEndpoint(tx, id), resent: Number(numUpdatedRows) };
   });
 }
 
 /** Writes a webhook.test event for this endpoint only, and its delivery, due now. */
-export async function testEndpoint(pool: pg.Pool, enqueue: EnqueueDeliveries, id: string): Promise<{ eventId: string; deliveryId: string }> {
-  return inTransaction(pool, async (tx) => {
+export async function testEndpoint(db: Db, enqueue: EnqueueDeliveries, id: string): Promise<{ eventId: string; deliveryId: string }> {
+  return inTransaction(db, async (tx) => {
     const endpoint = await getEndpoint(tx, id, true);
     if (!endpoint.enabled) throw new ApiError('invalid_state', `Webhook endpoint ${id} is disabled; enable it first.`);
     const eventId = newId('evt');
     const deliveryId = newId('whd');
     // dispatched_at is set at once: the test goes to this endpoint alone, never through the fan-out.
-    await tx.query(
-      `INSERT INTO events (organization_id, id, type, resource, record_id, dispatched_at) VALUES ($1, $2, $3, $4, $5, now())`,
-      [endpoint.organizationId, eventId, TEST_EVENT, ENDPOINT_RESOURCE, id]);
-    await tx.query(
-      `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
-      [endpoint.organizationId, deliveryId, id, eventId, TEST_EVENT]);
+    await tx.insertInto('events')
+      .values((eb) => ({ organization_id: endpoint.organizationId, id: eventId, type: TEST_EVENT, resource: ENDPOINT_RESOURCE, record_id: id, dispatched_at: eb.fn('now') }))
+      .execute();
+    await tx.insertInto('webhook_deliveries')
+      .values((eb) => ({ organization_id: endpoint.organizationId, id: deliveryId, endpoint_id: id, event_id: eventId, event_type: TEST_EVENT, status: 'pending', next_attempt_at: eb.fn('now') }))
+      .execute();
     await enqueue(tx, [{ organizationId: endpoint.organizationId, deliveryId, endpointId: id, attempts: 0 }]);
     return { eventId, deliveryId };
   });
 }
 
-interface DeliveryRow {
-  id: string; endpoint_id: string; event_id: string; event_type: string; status: DeliverySummary['status']; attempts: number;
-  last_response_code: number | null; last_duration_ms: number | null; last_error: string | null; next_attempt_at: Date | null; created_at: Date; updated_at: Date;
-}
+type DeliveryRow = Selectable<WebhookDelivery>;
 
 function toDeliverySummary(row: DeliveryRow): DeliverySummary {
   return {
-    id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
+    id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, status: row.status as DeliverySummary['status'], attempts: row.attempts,
     lastResponseCode: row.last_response_code, lastDurationMs: row.last_duration_ms, lastError: row.last_error,
     // A pending delivery being sent right now shows the end of its job's lease: when it is tried again if this attempt is lost.
     nextAttemptAt: row.status === 'pending' ? row.next_attempt_at?.toISOString() ?? null : null,
@@ -200,20 +203,23 @@ function toDeliverySummary(row: DeliveryRow): DeliverySummary {
 }
 
 /** The endpoint's delivery log, newest first. */
-export async function listDeliveries(pool: pg.Pool, endpointId: string, limit = 100): Promise<DeliverySummary[]> {
-  const endpoint = await getEndpoint(pool, endpointId);
-  const { rows } = await pool.query<DeliveryRow>(
-    `SELECT * FROM webhook_deliveries WHERE organization_id = $1 AND endpoint_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [endpoint.organizationId, endpointId, limit]);
+export async function listDeliveries(db: Db, endpointId: string, limit = 100): Promise<DeliverySummary[]> {
+  const endpoint = await getEndpoint(db, endpointId);
+  const rows = await db.selectFrom('webhook_deliveries').selectAll()
+    .where('organization_id', '=', endpoint.organizationId).where('endpoint_id', '=', endpointId)
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)
+    .execute();
   return rows.map(toDeliverySummary);
 }
 
 /** Sends a delivery again (same event id), due now with a fresh retry schedule. */
-export async function resendDelivery(pool: pg.Pool, enqueue: EnqueueDeliveries, deliveryId: string): Promise<DeliverySummary> {
-  return inTransaction(pool, async (tx) => {
-    const { rows } = await tx.query<DeliveryRow & { organization_id: string }>(
-      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [deliveryId]);
-    const row = rows[0];
+export async function resendDelivery(db: Db, enqueue: EnqueueDeliveries, deliveryId: string): Promise<DeliverySummary> {
+  return inTransaction(db, async (tx) => {
+    const row = await tx.updateTable('webhook_deliveries')
+      .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn('now'), updated_at: eb.fn('now') }))
+      .where('id', '=', deliveryId)
+      .returningAll()
+      .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No webhook delivery ${deliveryId}.`);
     await enqueue(tx, [{ organizationId: row.organization_id, deliveryId: row.id, endpointId: row.endpoint_id, attempts: 0 }]);
     return toDeliverySummary(row);
@@ -221,17 +227,21 @@ export async function resendDelivery(pool: pg.Pool, enqueue: EnqueueDeliveries, 
 }
 
 /** A new secret signs from now on; the old one also signs until the overlap ends (0 hours: it stops now). */
-export async function rotateSecret(pool: pg.Pool, secretKey: Buffer, id: string, overlapHours: number): Promise<{ id: string; secret: string; previousSecretExpiresAt: string | null }> {
-  return inTransaction(pool, async (tx) => {
+export async function rotateSecret(db: Db, secretKey: Buffer, id: string, overlapHours: number): Promise<{ id: string; secret: string; previousSecretExpiresAt: string | null }> {
+  return inTransaction(db, async (tx) => {
     const endpoint = await getEndpoint(tx, id, true);
     const secret = newSigningSecret();
-    const { rows } = await tx.query<{ previous_secret_expires_at: Date | null }>(
-      `UPDATE webhook_endpoints
-          SET previous_secret_ciphertext = CASE WHEN $3::float8 > 0 THEN secret_ciphertext END,
-              previous_secret_expires_at = CASE WHEN $3::float8 > 0 THEN now() + make_interval(secs => $3::float8 * 3600) END,
-              secret_ciphertext = $4, updated_at = now()
-        WHERE organization_id = $1 AND id = $2 RETURNING previous_secret_expires_at`,
-      [endpoint.organizationId, id, overlapHours, seal(secret, secretKey)]);
-    return { id, secret, previousSecretExpiresAt: rows[0]!.previous_secret_expires_at?.toISOString() ?? null };
+    const overlap = overlapHours > 0;
+    const row = await tx.updateTable('webhook_endpoints')
+      .set((eb) => ({
+        previous_secret_ciphertext: overlap ? eb.ref('secret_ciphertext') : null,
+        // The overlap's end from the database's clock: interval arithmetic has no builder form; the seconds are bound.
+        previous_secret_expires_at: overlap ? sql<Date>`now() + make_interval(secs => ${overlapHours * 3600}::float8)` : null,
+        secret_ciphertext: seal(secret, secretKey), updated_at: eb.fn('now'),
+      }))
+      .where('organization_id', '=', endpoint.organizationId).where('id', '=', id)
+      .returning('previous_secret_expires_at')
+      .executeTakeFirstOrThrow();
+    return { id, secret, previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null };
   });
 }

@@ -1,8 +1,6 @@
 // In-app notifications to an organisation's administrators (for example: a webhook endpoint was disabled).
-import type pg from 'pg';
+import type { Db } from '../database/transaction.js';
 import { newId } from '../ids.js';
-
-type Db = pg.Pool | pg.PoolClient;
 
 export interface NotificationSummary {
   id: string;
@@ -14,15 +12,14 @@ export interface NotificationSummary {
 
 export async function notify(db: Db, organizationId: string, kind: string, message: string): Promise<string> {
   const id = newId('ntf');
-  await db.query('INSERT INTO notifications (organization_id, id, kind, message) VALUES ($1, $2, $3, $4)', [organizationId, id, kind, message]);
+  await db.insertInto('notifications').values({ organization_id: organizationId, id, kind, message }).execute();
   return id;
 }
 
 /** The organisation's notifications, newest first. */
 export async function listNotifications(db: Db, organizationId: string, limit = 100): Promise<NotificationSummary[]> {
-  const { rows } = await db.query<{ id: string; kind: string; message: string; created_at: Date; read_at: Date | null }>(
-    'SELECT id, kind, message, created_at, read_at FROM notifications WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
-    [organizationId, limit],
-  );
+  const rows = await db.selectFrom('notifications').select(['id', 'kind', 'message', 'created_at', 'read_at'])
+    .where('organization_id', '=', organizationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)
+    .execute();
   return rows.map((row) => ({ id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null }));
 }

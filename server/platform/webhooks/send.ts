@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { assertOutsideTransaction } from '../database/transaction.js';
 import type { Destination } from './destination.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -20,6 +21,8 @@ export interface SendOutcome {
 }
 
 export function postJson(destination: Destination, body: string, headers: Record<string, string>, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendOutcome> {
+  // A send inside a transaction would be repeated by a deadlock retry and could not be taken back by a rollback.
+  assertOutsideTransaction('a webhook delivery');
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   const pinned: LookupFunction = (_hostname, options, callback) => {

@@ -1,0 +1,29 @@
+// The shapes the webhook engine's files share (delivery jobs, claims, the enqueuer), in one file that imports none
+// of them: deliver.ts composes attempt, dispatch, endpoints and outcome, and they import only this.
+import type { Tx } from '../database/transaction.js';
+
+export const DELIVERY_QUEUE = 'webhooks.deliver';
+
+/** A job's data: the delivery, and how many attempts it had when the job was sent (this job is the next one). */
+export interface DeliveryJobData {
+  organizationId: string;
+  deliveryId: string;
+  attempts: number;
+}
+
+export interface DeliveryJob extends DeliveryJobData {
+  endpointId: string;
+  /** Not before this time (a Date) or this many seconds from now; now when absent. */
+  startAfter?: Date | number;
+}
+
+/** Sends delivery jobs inside the caller's transaction. */
+export type EnqueueDeliveries = (tx: Tx, jobs: DeliveryJob[]) => Promise<void>;
+
+export interface ClaimedDelivery {
+  organizationId: string;
+  id: string;
+  endpointId: string;
+  /** The attempt number this claim is (1 for the first send). */
+  attempt: number;
+}

@@ -3,27 +3,33 @@
 // sandbox key, so a developer can make a first call at once. The key is printed once and kept in DATA_DIR.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type pg from 'pg';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createApiKey } from '../../platform/access/api-keys.js';
 import { createOrganization } from '../../platform/access/organizations.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
-import { inTransaction } from '../../platform/database/transaction.js';
+import { operatorActor } from '../../domain/actor.js';
+import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import { writeDistributor } from './sandbox-writer.js';
 import { sandboxDistributor } from './synthetic-distributor.js';
 
 export const SANDBOX_OUTLETS = 300;
 export const SANDBOX_KEY_FILE = 'sandbox-key.txt';
 
-export async function bootstrapSandbox(pool: pg.Pool, dataDir: string, logger: Logger): Promise<{ organizationId: string; secret: string } | null> {
-  const created = await inTransaction(pool, async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(7245002)'); // one process bootstraps, the others see it done
-    const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
-    if (rows[0]!.n > 0) return null;
+export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger): Promise<{ organizationId: string; secret: string } | null> {
+  const created = await inTransaction(db, async (tx) => {
+    // One process bootstraps, the others see it done (an advisory lock: no builder form; the key is a constant).
+    await sql`SELECT pg_advisory_xact_lock(7245002)`.execute(tx);
+    const any = await tx.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+    if (any) return null;
     const organization = await createOrganization(tx, { name: 'Kampala Beverages Ltd (sandbox)', baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
     const key = await createApiKey(tx, { organizationId: organization.id, environment: 'sandbox', scopes: Object.keys(scopeCatalogue()), name: 'Sandbox full access' });
     const distributor = sandboxDistributor(SANDBOX_OUTLETS);
-    await writeDistributor(tx, organization.id, organization.baseCurrency, distributor);
+    const actor = operatorActor({
+      id: organization.id, name: organization.name, baseCurrency: organization.baseCurrency,
+      deliveryModuleEnabled: organization.deliveryModuleEnabled, fieldSalesModuleEnabled: organization.fieldSalesModuleEnabled,
+    }, 'sandbox bootstrap');
+    await writeDistributor(tx, actor, distributor);
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };
   });
   if (!created) return null;

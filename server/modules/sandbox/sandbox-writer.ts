@@ -1,80 +1,75 @@
-// Writes the sandbox distributor in set-based statements (one per table, rows as JSON through
-// jsonb_to_recordset), inside the bootstrap's transaction: a few milliseconds for the whole distributor.
+// Writes the sandbox distributor through the modules' own functions, acting as an operator, inside the bootstrap's
+// transaction: the sandbox holds nothing the API could not have written, and every rule (references, price groups,
+// empties, codes) and event applies to it as to a partner's writes. The synthetic data names records by its own
+// local ids; each is mapped to the id the module gave the record it created.
+import type { components } from '../../../generated/api-types.js';
+import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
+import { customers } from '../customers/service.js';
+import { replaceJourneyPlan } from '../journey-plans/service.js';
+import { locations } from '../locations/service.js';
+import { setPrices } from '../prices/service.js';
+import { products } from '../products/service.js';
+import { routes } from '../routes/service.js';
+import { salespeople } from '../salespeople/service.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 
-/** The resources of external codes (as the modules name them), with the column that is the record's dms code. */
-const DMS_CODES = [
-  { resource: 'customer', rows: (d: SandboxDistributor) => d.outlets.map((r) => ({ id: r.id, code: r.outlet_code })) },
-  { resource: 'product', rows: (d: SandboxDistributor) => d.products.map((r) => ({ id: r.id, code: r.product_code })) },
-  { resource: 'location', rows: (d: SandboxDistributor) => d.locations.map((r) => ({ id: r.id, code: r.code })) },
-  { resource: 'salesperson', rows: (d: SandboxDistributor) => d.salespeople.map((r) => ({ id: r.id, code: r.salesman_code })) },
-  { resource: 'route', rows: (d: SandboxDistributor) => d.routes.map((r) => ({ id: r.id, code: r.route_code })) },
-];
+type Schemas = components['schemas'];
 
-export async function writeDistributor(tx: Tx, organizationId: string, currency: string, d: SandboxDistributor): Promise<void> {
-  const insert = (sql: string, rows: unknown[], ...more: unknown[]) => tx.query(sql, [organizationId, JSON.stringify(rows), ...more]);
+export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistributor): Promise<void> {
+  const currency = actor.organization.baseCurrency;
+  const money = (amount: string | null) => (amount === null ? null : { amount, currency });
+  const codeOf = new Map(d.products.map((product) => [product.id, product.product_code]));
+  const idOf = new Map<string, string>(); // synthetic id -> the id the module gave the record
+  const real = (id: string | null) => (id === null ? null : idOf.get(id) ?? null);
 
-  await insert(
-    `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, route_id, credit_limit_amount, credit_limit_currency,
-       payment_terms_days, address, region, phone, tax_id, gps_latitude, gps_longitude, contact)
-     SELECT $1, id, outlet_code, name, status, channel, price_group, route_id, credit_limit_amount, credit_limit_currency,
-       payment_terms_days, address, region, phone, tax_id, gps_latitude, gps_longitude, contact
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, outlet_code text, name text, status text, channel text, price_group text, route_id text,
-         credit_limit_amount numeric, credit_limit_currency text, payment_terms_days int, address jsonb, region text, phone text, tax_id text,
-         gps_latitude numeric, gps_longitude numeric, contact jsonb)`,
-    d.outlets,
-  );
-  await insert(
-    `INSERT INTO products (organization_id, id, product_code, name, brand, category, status, pack_size, selling_units, tracks_stock, tax_rate,
-       is_empty, deposit_amount, deposit_currency, empties)
-     SELECT $1, id, product_code, name, brand, category, status, pack_size, ARRAY(SELECT jsonb_array_elements_text(selling_units)), tracks_stock, tax_rate,
-       is_empty, deposit_amount, CASE WHEN deposit_amount IS NULL THEN NULL ELSE $3 END, empties
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, product_code text, name text, brand text, category text, status text, pack_size int,
-         selling_units jsonb, tracks_stock boolean, tax_rate numeric, is_empty boolean, deposit_amount numeric, empties jsonb)`,
-    d.products,
-    currency,
-  );
-  await insert(
-    `INSERT INTO prices (organization_id, id, product_id, price_group, unit, amount, currency, valid_from)
-     SELECT $1, id, product_id, price_group, unit, amount, $3, valid_from
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, product_id text, price_group text, unit text, amount numeric, valid_from date)`,
-    d.prices,
-    currency,
-  );
-  await insert(
-    `INSERT INTO locations (organization_id, id, code, kind, stock_condition, name, active, route_id)
-     SELECT $1, id, code, kind, stock_condition, name, true, route_id
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, code text, kind text, stock_condition text, name text, route_id text)`,
-    d.locations,
-  );
-  await insert(
-    `INSERT INTO salespeople (organization_id, id, salesman_code, name, phone, route_id, active)
-     SELECT $1, id, salesman_code, name, phone, route_id, true
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, salesman_code text, name text, phone text, route_id text)`,
-    d.salespeople,
-  );
-  await insert(
-    `INSERT INTO routes (organization_id, id, route_code, name, salesperson_id, van_location_id, active)
-     SELECT $1, id, route_code, name, salesperson_id, van_location_id, true
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, route_code text, name text, salesperson_id text, van_location_id text)`,
-    d.routes,
-  );
-  await insert(
-    `INSERT INTO journey_plans (organization_id, id, route_id)
-     SELECT $1, id, route_id FROM jsonb_to_recordset($2::jsonb) AS x(id text, route_id text)`,
-    d.journeyPlans,
-  );
-  await insert(
-    `INSERT INTO journey_plan_visits (organization_id, journey_plan_id, customer_id, weekday, sequence, frequency, week_parity)
-     SELECT $1, journey_plan_id, customer_id, weekday, sequence, frequency, week_parity
-       FROM jsonb_to_recordset($2::jsonb) AS x(journey_plan_id text, customer_id text, weekday smallint, sequence int, frequency text, week_parity smallint)`,
-    d.visits,
-  );
-  const codes = DMS_CODES.flatMap(({ resource, rows }) => rows(d).map((row) => ({ ...row, resource })));
-  await insert(
-    `INSERT INTO external_codes (organization_id, resource, code_system, code, record_id)
-     SELECT $1, resource, 'dms', code, id FROM jsonb_to_recordset($2::jsonb) AS x(resource text, code text, id text)`,
-    codes,
-  );
+  // Empties first: a returnable product names the empties it carries.
+  for (const product of [...d.products].sort((a, b) => Number(b.is_empty) - Number(a.is_empty))) {
+    const fields: Schemas['ProductFields'] = {
+      productCode: product.product_code, name: product.name, brand: product.brand, category: product.category, status: product.status,
+      packSize: product.pack_size, sellingUnits: product.selling_units, tracksStock: product.tracks_stock, taxRate: Number(product.tax_rate),
+      isEmpty: product.is_empty, depositPrice: money(product.deposit_amount),
+      empties: product.empties.map((empty) => ({ productCode: codeOf.get(empty.productId)!, quantity: empty.quantity, per: empty.per as 'case' | 'bottle' })),
+    };
+    idOf.set(product.id, (await products.create(tx, actor, fields, { dms: product.product_code })).id);
+  }
+  await setPrices(tx, actor, d.prices.map((price) => ({
+    productCode: price.product_code, priceGroup: price.price_group, unit: price.unit as 'case' | 'bottle' | 'piece',
+    unitPrice: { amount: price.amount, currency }, validFrom: price.valid_from,
+  })));
+
+  // Routes and their vans and salespeople name each other: routes first, then the others, then the routes' links.
+  for (const route of d.routes) {
+    idOf.set(route.id, (await routes.create(tx, actor, { routeCode: route.route_code, name: route.name }, { dms: route.route_code })).id);
+  }
+  for (const location of d.locations) {
+    idOf.set(location.id, (await locations.create(tx, actor, { code: location.code, name: location.name, routeId: real(location.route_id) }, { dms: location.code })).id);
+  }
+  for (const person of d.salespeople) {
+    const fields = { salesmanCode: person.salesman_code, name: person.name, phone: person.phone, routeId: real(person.route_id) };
+    idOf.set(person.id, (await salespeople.create(tx, actor, fields, { dms: person.salesman_code })).id);
+  }
+  for (const route of d.routes) {
+    await routes.change(tx, actor, idOf.get(route.id)!, { salespersonId: real(route.salesperson_id), vanLocationId: real(route.van_location_id) });
+  }
+
+  for (const outlet of d.outlets) {
+    const fields: Schemas['CustomerFields'] = {
+      outletCode: outlet.outlet_code, name: outlet.name, status: outlet.status as Schemas['CustomerFields']['status'],
+      channel: outlet.channel as Schemas['CustomerFields']['channel'], priceGroup: outlet.price_group ?? null, routeId: real(outlet.route_id ?? null),
+      creditLimit: money(outlet.credit_limit_amount ?? null), paymentTermsDays: outlet.payment_terms_days ?? 0,
+      address: (outlet.address ?? null) as Schemas['CustomerFields']['address'], region: outlet.region ?? null, phone: outlet.phone ?? null,
+      taxId: outlet.tax_id ?? null, contact: (outlet.contact ?? null) as Schemas['CustomerFields']['contact'],
+      location: { gps: outlet.gps_latitude == null ? null : { latitude: Number(outlet.gps_latitude), longitude: Number(outlet.gps_longitude) } },
+    };
+    idOf.set(outlet.id, (await customers.create(tx, actor, fields, { dms: outlet.outlet_code })).id);
+  }
+
+  for (const plan of d.journeyPlans) {
+    const visits = d.visits.filter((visit) => visit.journey_plan_id === plan.id).map((visit) => ({
+      customerId: idOf.get(visit.customer_id)!, weekday: visit.weekday, sequence: visit.sequence, frequency: visit.frequency,
+      ...(visit.week_parity === null ? {} : { weekParity: visit.week_parity }),
+    }));
+    await replaceJourneyPlan(tx, actor, { routeId: idOf.get(plan.route_id)!, visits } as Schemas['JourneyPlanReplace']);
+  }
 }

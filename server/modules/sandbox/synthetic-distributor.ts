@@ -1,7 +1,9 @@
 // The whole sandbox distributor as rows with ids and their relations: catalogue and empties, prices, warehouses,
 // routes with their salesperson and vans, outlets on the routes, and a journey plan per route. Everything but
 // the ids is deterministic from the seed (synthetic-*.ts); the ids are ordinary new ids.
-import type { CustomerColumns } from '../customers/repository.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
+
+type CustomerColumns = Required<ColumnsOf<'customers'>>;
 import { newId } from '../../platform/ids.js';
 import { syntheticVisits, type SyntheticVisit } from './synthetic-journey-plans.js';
 import { syntheticLocations, vanCode, type SyntheticLocation } from './synthetic-locations.js';

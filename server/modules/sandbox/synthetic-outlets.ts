@@ -1,5 +1,7 @@
 // Believable, deterministic outlets for the sandbox: the same seed always gives the same distributor.
-import type { CustomerColumns } from '../customers/repository.js';
+import type { ColumnsOf } from '../../platform/resources/table.js';
+
+type CustomerColumns = Required<ColumnsOf<'customers'>>;
 import { picker, SANDBOX_SEED, seededRandom } from './seeded-random.js';
 
 export { seededRandom } from './seeded-random.js';

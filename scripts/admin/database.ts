@@ -1,16 +1,16 @@
 // The CLI works on the database `npm start` uses: DATABASE_URL when set, else the embedded PostgreSQL under
 // DATA_DIR (reused when running, started and stopped again otherwise). Migrations are applied first, as at start-up.
-import type pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../server/platform/config.js';
 import { openDatabase } from '../../server/platform/database/database.js';
+import type { Db } from '../../server/platform/database/transaction.js';
 import { checkDatabase } from '../../server/platform/start-checks.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { startJobs } from '../../server/platform/jobs/jobs.js';
 import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/webhooks/deliver.js';
 import { webhookJob } from '../../server/composition/jobs.js';
 
-export async function withDatabase<T>(use: (pool: pg.Pool, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(use: (db: Db, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();
   await checkDatabase(config); // an unreachable DATABASE_URL or an unusable DATA_DIR: one line saying what to do, exit 1
   // Errors only, to stderr: stdout carries the command's output alone (--json is parsed by scripts).
@@ -18,19 +18,19 @@ export async function withDatabase<T>(use: (pool: pg.Pool, config: Config, datab
   const database = await openDatabase(config, logger);
   try {
     await applyMigrations(database.pool);
-    return await use(database.pool, config, database.url);
+    return await use(database.db, config, database.url);
   } finally {
     await database.close();
   }
 }
 
 /** As withDatabase, with a send-only job system: commands that make deliveries due send their jobs (a worker sends them). */
-export async function withDeliveries<T>(use: (pool: pg.Pool, enqueue: EnqueueDeliveries) => Promise<T>): Promise<T> {
-  return withDatabase(async (pool, config, databaseUrl) => {
+export async function withDeliveries<T>(use: (db: Db, enqueue: EnqueueDeliveries) => Promise<T>): Promise<T> {
+  return withDatabase(async (db, config, databaseUrl) => {
     const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
-    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(pool, logger, config)], logger });
+    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(db, logger, config)], logger });
     try {
-      return await use(pool, deliveryEnqueuer(jobs.sendMany));
+      return await use(db, deliveryEnqueuer(jobs.sendMany));
     } finally {
       await jobs.stop(0);
     }

@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { createOrganization } from '../../server/platform/access/organizations.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 import { startEmbeddedPostgres } from '../../server/platform/database/embedded-postgres.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
@@ -158,10 +159,10 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
   const pool = new pg.Pool({ connectionString: url });
   try {
     await applyMigrations(pool);
-    const organization = await createOrganization(pool, { name: 'Bench Distributor', baseCurrency: 'UGX' });
+    const organization = await createOrganization(kyselyOver(pool), { name: 'Bench Distributor', baseCurrency: 'UGX' });
     // Limits high enough never to refuse: the bench measures the cost of the bucket, not its refusals.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const issued = await createApiKey(pool, { organizationId: organization.id, environment: 'production', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const issued = await createApiKey(kyselyOver(pool), { organizationId: organization.id, environment: 'production', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
     const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
     await pool.query(
       `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)

@@ -3,6 +3,7 @@
 // with WEBHOOK_ALLOW_LOOPBACK so that it may deliver to the receiver on 127.0.0.1.
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
+import { kyselyOver } from '../../server/platform/database/database.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
@@ -45,9 +46,9 @@ export async function benchWebhooks(options: {
     await pool.query('UPDATE events SET dispatched_at = now() WHERE dispatched_at IS NULL'); // earlier scenarios' events are not part of this
     // Loopback delivery is a sandbox-only setting, so this phase runs a sandbox service with a sandbox key.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const key = await createApiKey(pool, { organizationId: options.organizationId, environment: 'sandbox', scopes: ['customers:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const key = await createApiKey(kyselyOver(pool), { organizationId: options.organizationId, environment: 'sandbox', scopes: ['customers:write'], rateLimits: { read: unlimited, write: unlimited } });
     const auth = { Authorization: `Bearer ${key.secret}` };
-    await addEndpoint(pool, { policy: { allowLoopback: true }, secretKey: SECRET_KEY, eventTypes: webhookEventTypes }, {
+    await addEndpoint(kyselyOver(pool), { policy: { allowLoopback: true }, secretKey: SECRET_KEY, eventTypes: webhookEventTypes }, {
       organizationId: options.organizationId, url: `http://127.0.0.1:${receiverPort}/hooks`, events: ['customer.updated'],
     });
 

@@ -13,11 +13,11 @@ export function registerCodeSystemCommands(program: Command): void {
     .requiredOption('--name <name>', '1 to 32 lowercase letters, digits, _ or -, starting with a letter')
     .option('--json', 'print {"organizationId", "name", "created"}')
     .action(async (options: { org: string; name: string; json?: boolean }) => {
-      const created = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        const before = await pool.query('SELECT 1 FROM code_systems WHERE organization_id = $1 AND name = $2', [options.org, options.name]);
-        await registerCodeSystem(pool, options.org, options.name);
-        return before.rowCount === 0;
+      const created = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        const before = await db.selectFrom('code_systems').select('name').where('organization_id', '=', options.org).where('name', '=', options.name).executeTakeFirst();
+        await registerCodeSystem(db, options.org, options.name);
+        return before === undefined;
       });
       if (options.json) printJson({ organizationId: options.org, name: options.name, created });
       else printText(created ? `Code system ${options.name} registered for ${options.org}.` : `Code system ${options.name} was already registered for ${options.org}.`);
@@ -28,9 +28,9 @@ export function registerCodeSystemCommands(program: Command): void {
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--json', 'print a JSON array of names')
     .action(async (options: { org: string; json?: boolean }) => {
-      const names = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        const { rows } = await pool.query<{ name: string }>('SELECT name FROM code_systems WHERE organization_id = $1 ORDER BY name', [options.org]);
+      const names = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        const rows = await db.selectFrom('code_systems').select('name').where('organization_id', '=', options.org).orderBy('name').execute();
         return ['dms', ...rows.map((row) => row.name)];
       });
       if (options.json) printJson(names);

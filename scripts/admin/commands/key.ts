@@ -40,9 +40,9 @@ export function registerKeyCommands(program: Command): void {
     .option('--rate <limits>', 'perMinute/burst per class, e.g. read=600/100,write=120/30,ingest=60/60 (classes left out keep these defaults)', parseRateLimits)
     .option('--json', 'print {"id", "prefix", "secret"} only')
     .action(async (options: { org: string; env: Environment; scopes: string[]; name: string; ip?: string[]; expires?: Date; rate?: Partial<RateLimits>; json?: boolean }) => {
-      const issued = await withDatabase(async (pool, config) => {
+      const issued = await withDatabase(async (db, config) => {
         warnIfOtherEnvironment(config, options.env);
-        return createApiKey(pool, {
+        return createApiKey(db, {
           organizationId: options.org, environment: options.env, scopes: options.scopes, name: options.name,
           ipAllowlist: options.ip ?? [], expiresAt: options.expires ?? null, rateLimits: options.rate ?? {},
         });
@@ -62,7 +62,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--overlap-hours <hours>', 'how long the old key keeps working (0: it stops now)', parseHours, 24)
     .option('--json', 'print {"id", "prefix", "secret", "oldKeyExpiresAt"} only')
     .action(async (id: string, options: { overlapHours: number; json?: boolean }) => {
-      const issued = await withDatabase((pool) => rotateApiKey(pool, id, options.overlapHours));
+      const issued = await withDatabase((db) => rotateApiKey(db, id, options.overlapHours));
       if (options.json) return printJson({ id: issued.id, prefix: issued.prefix, secret: issued.secret, oldKeyExpiresAt: issued.oldKeyExpiresAt });
       printText(`API key ${issued.id} replaces ${id}`, ...fields([
         ['prefix', issued.prefix],
@@ -76,10 +76,10 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'the key')
     .option('--json', 'print {"id", "revokedAt"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const revokedAt = await withDatabase(async (pool) => {
-        await revokeApiKey(pool, id);
-        const { rows } = await pool.query<{ revoked_at: Date }>('SELECT revoked_at FROM api_keys WHERE id = $1', [id]);
-        return rows[0]!.revoked_at.toISOString();
+      const revokedAt = await withDatabase(async (db) => {
+        await revokeApiKey(db, id);
+        const rows = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', id).execute();
+        return rows[0]!.revoked_at!.toISOString();
       });
       if (options.json) printJson({ id, revokedAt });
       else printText(`API key ${id} revoked at ${revokedAt}.`);
@@ -90,9 +90,9 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--json', 'print a JSON array')
     .action(async (options: { org: string; json?: boolean }) => {
-      const keys = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        return listApiKeys(pool, options.org);
+      const keys = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listApiKeys(db, options.org);
       });
       if (options.json) return printJson(keys);
       if (keys.length === 0) return printText(`No keys for ${options.org}.`);

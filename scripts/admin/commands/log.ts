@@ -16,9 +16,9 @@ export function registerLogCommand(program: Command): void {
     .option('--bodies', 'include the logged request and response bodies (sandbox calls only; personal fields removed)')
     .option('--json', 'print a JSON array')
     .action(async (options: { org: string; status?: number; requestId?: string; limit: number; bodies?: boolean; json?: boolean }) => {
-      const entries = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        return readApiLog(pool, options.org, { status: options.status, requestId: options.requestId, limit: options.limit, includeBodies: options.bodies === true });
+      const entries = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return readApiLog(db, options.org, { status: options.status, requestId: options.requestId, limit: options.limit, includeBodies: options.bodies === true });
       });
       if (options.json) return printJson(entries);
       if (entries.length === 0) return printText('No matching API log entries.');

@@ -13,9 +13,9 @@ export function registerNotificationsCommand(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 100)
     .option('--json', 'print a JSON array')
     .action(async (options: { org: string; limit: number; json?: boolean }) => {
-      const notifications = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        return listNotifications(pool, options.org, options.limit);
+      const notifications = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listNotifications(db, options.org, options.limit);
       });
       if (options.json) return printJson(notifications);
       if (notifications.length === 0) return printText(`No notifications for ${options.org}.`);

@@ -33,7 +33,7 @@ export function registerOrgCommands(program: Command): void {
     .option('--modules <list>', 'modules to switch on: delivery,field-sales', parseModules)
     .option('--json', 'print {"id": ...} only')
     .action(async (options: { name: string; currency: string; modules?: Module[]; json?: boolean }) => {
-      const created = await withDatabase((pool) => createOrganization(pool, { name: options.name, baseCurrency: options.currency, apiAccessEnabled: true, modules: options.modules ?? [] }));
+      const created = await withDatabase((db) => createOrganization(db, { name: options.name, baseCurrency: options.currency, apiAccessEnabled: true, modules: options.modules ?? [] }));
       if (options.json) printJson({ id: created.id });
       else printText(...describe(created));
     });
@@ -46,7 +46,7 @@ export function registerOrgCommands(program: Command): void {
     .option('--json', 'print the organisation as JSON')
     .action(async (id: string, options: { apiAccess?: boolean; modules?: Module[]; json?: boolean }) => {
       if (options.apiAccess === undefined && options.modules === undefined) throw new UsageError('nothing to change: give --api-access on|off and/or --modules');
-      const updated = await withDatabase((pool) => updateOrganization(pool, id, { apiAccessEnabled: options.apiAccess, modules: options.modules }));
+      const updated = await withDatabase((db) => updateOrganization(db, id, { apiAccessEnabled: options.apiAccess, modules: options.modules }));
       if (options.json) printJson(updated);
       else printText(...describe(updated));
     });
@@ -56,7 +56,7 @@ export function registerOrgCommands(program: Command): void {
     .argument('<org-id>', 'the organisation')
     .option('--json', 'print the organisation as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const organization = await withDatabase((pool) => getOrganization(pool, id));
+      const organization = await withDatabase((db) => getOrganization(db, id));
       if (options.json) printJson(organization);
       else printText(...describe(organization));
     });
@@ -65,7 +65,7 @@ export function registerOrgCommands(program: Command): void {
     .description('list every organisation')
     .option('--json', 'print a JSON array')
     .action(async (options: { json?: boolean }) => {
-      const organizations = await withDatabase((pool) => listOrganizations(pool));
+      const organizations = await withDatabase((db) => listOrganizations(db));
       if (options.json) return printJson(organizations);
       if (organizations.length === 0) return printText('No organisations.');
       printText(...table(['ID', 'NAME', 'CURRENCY', 'API', 'MODULES'],

@@ -43,7 +43,7 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--events <types>', `comma-separated event types (${webhookEventTypes.join(', ')}) or * for all`, parseEventTypes)
     .option('--json', 'print {"id", "secret"} only')
     .action(async (options: { org: string; url: string; events: string[]; json?: boolean }) => {
-      const added = await withDatabase((pool, config) => addEndpoint(pool, settingsOf(config), { organizationId: options.org, url: options.url, events: options.events }));
+      const added = await withDatabase((db, config) => addEndpoint(db, settingsOf(config), { organizationId: options.org, url: options.url, events: options.events }));
       if (options.json) return printJson({ id: added.id, secret: added.secret });
       printText(`Webhook endpoint ${added.id} added for ${options.org}`, ...fields([
         ['url', options.url],
@@ -57,9 +57,9 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--json', 'print a JSON array')
     .action(async (options: { org: string; json?: boolean }) => {
-      const endpoints = await withDatabase(async (pool) => {
-        await getOrganization(pool, options.org);
-        return listEndpoints(pool, options.org);
+      const endpoints = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listEndpoints(db, options.org);
       });
       if (options.json) return printJson(endpoints);
       if (endpoints.length === 0) return printText(`No webhook endpoints for ${options.org}.`);
@@ -72,7 +72,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<endpoint-id>', 'the endpoint')
     .option('--json', 'print the endpoint')
     .action(async (id: string, options: { json?: boolean }) => {
-      const endpoint = await withDatabase((pool) => disableEndpoint(pool, id));
+      const endpoint = await withDatabase((db) => disableEndpoint(db, id));
       if (options.json) printJson(endpoint);
       else printText(`Webhook endpoint ${id} is ${status(endpoint)}.`);
     });
@@ -82,7 +82,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<endpoint-id>', 'the endpoint')
     .option('--json', 'print {"endpoint", "resent"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const result = await withDeliveries((pool, enqueue) => enableEndpoint(pool, enqueue, id));
+      const result = await withDeliveries((db, enqueue) => enableEndpoint(db, enqueue, id));
       if (options.json) printJson(result);
       else printText(`Webhook endpoint ${id} is enabled; ${result.resent} failed deliveries will be sent again.`);
     });
@@ -92,7 +92,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<endpoint-id>', 'the endpoint')
     .option('--json', 'print {"eventId", "deliveryId"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const queued = await withDeliveries((pool, enqueue) => testEndpoint(pool, enqueue, id));
+      const queued = await withDeliveries((db, enqueue) => testEndpoint(db, enqueue, id));
       if (options.json) printJson(queued);
       else printText(`webhook.test ${queued.eventId} queued as delivery ${queued.deliveryId}; see webhook deliveries ${id}.`);
     });
@@ -103,7 +103,7 @@ export function registerWebhookCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 50)
     .option('--json', 'print a JSON array')
     .action(async (id: string, options: { limit: number; json?: boolean }) => {
-      const deliveries = await withDatabase((pool) => listDeliveries(pool, id, options.limit));
+      const deliveries = await withDatabase((db) => listDeliveries(db, id, options.limit));
       if (options.json) return printJson(deliveries);
       if (deliveries.length === 0) return printText(`No deliveries for ${id}.`);
       printText(...table(['ID', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'CODE', 'MS', 'NEXT ATTEMPT', 'ERROR'],
@@ -116,7 +116,7 @@ export function registerWebhookCommands(program: Command): void {
     .argument('<delivery-id>', 'the delivery (from webhook deliveries)')
     .option('--json', 'print the delivery')
     .action(async (id: string, options: { json?: boolean }) => {
-      const delivery = await withDeliveries((pool, enqueue) => resendDelivery(pool, enqueue, id));
+      const delivery = await withDeliveries((db, enqueue) => resendDelivery(db, enqueue, id));
       if (options.json) printJson(delivery);
       else printText(`Delivery ${id} (${delivery.eventType} ${delivery.eventId}) will be sent again.`);
     });
@@ -127,7 +127,7 @@ export function registerWebhookCommands(program: Command): void {
     .option('--overlap-hours <hours>', 'how long the old secret keeps signing (0: it stops now)', parseHours, 24)
     .option('--json', 'print {"id", "secret", "previousSecretExpiresAt"} only')
     .action(async (id: string, options: { overlapHours: number; json?: boolean }) => {
-      const rotated = await withDatabase((pool, config) => rotateSecret(pool, config.webhookSecretKey, id, options.overlapHours));
+      const rotated = await withDatabase((db, config) => rotateSecret(db, config.webhookSecretKey, id, options.overlapHours));
       if (options.json) return printJson(rotated);
       printText(`Webhook endpoint ${id} has a new signing secret`, ...fields([
         ['secret', rotated.secret],

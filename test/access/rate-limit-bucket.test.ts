@@ -21,8 +21,8 @@ test.after.always(async () => {
 });
 
 async function newKey(): Promise<{ organizationId: string; keyId: string }> {
-  const organizationId = (await createOrganization(pool, { name: 'Bucket Distributor' })).id;
-  const { id } = await createApiKey(pool, { organizationId, environment: 'sandbox', scopes: [], name: 'bucket key' });
+  const organizationId = (await createOrganization(kyselyOver(pool), { name: 'Bucket Distributor' })).id;
+  const { id } = await createApiKey(kyselyOver(pool), { organizationId, environment: 'sandbox', scopes: [], name: 'bucket key' });
   return { organizationId, keyId: id };
 }
 

@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestService } from '../support/service.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { runCli as runCliProcess, runCliJson, type CliRun } from '../support/cli.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -40,11 +41,11 @@ function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Pro
 
 // Set-up that is not under test goes through the shared functions in-process: each CLI run costs a Node start.
 async function newOrganization(name = 'Test Distributor'): Promise<string> {
-  return (await createOrganization(pool, { name })).id;
+  return (await createOrganization(kyselyOver(pool), { name })).id;
 }
 
 function newKey(organizationId: string, input: Partial<NewKey> = {}): Promise<IssuedKey> {
-  return createApiKey(pool, { organizationId, environment: 'sandbox', scopes: ['customers:read'], ...input });
+  return createApiKey(kyselyOver(pool), { organizationId, environment: 'sandbox', scopes: ['customers:read'], ...input });
 }
 
 async function keyRow(id: string): Promise<Record<string, any>> {
@@ -312,13 +313,13 @@ test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks an
        FROM generate_series(1, 60) AS g`,
     [org, 'log_', leaked],
   );
-  const entries = await readApiLog(pool, org);
+  const entries = await readApiLog(kyselyOver(pool), org);
   t.is(entries.length, 50);
   t.is(entries[0]!.requestId, 'r1');
   t.is(entries[0]!.path, '/api/v1/customers?x=[redacted]');
-  t.is((await readApiLog(pool, org, { limit: 1000, includeBodies: true }))[59]!.requestBody, '{"k":"[redacted]"}');
-  await t.throwsAsync(readApiLog(pool, org, { limit: 1001 }), { instanceOf: RangeError });
-  await t.throwsAsync(readApiLog(pool, org, { limit: 0 }), { instanceOf: RangeError });
+  t.is((await readApiLog(kyselyOver(pool), org, { limit: 1000, includeBodies: true }))[59]!.requestBody, '{"k":"[redacted]"}');
+  await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 1001 }), { instanceOf: RangeError });
+  await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 0 }), { instanceOf: RangeError });
 });
 
 test('usage errors exit 2 with the message on stderr; --help exits 0', async (t) => {

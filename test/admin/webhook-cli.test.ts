@@ -8,6 +8,7 @@ import { notify } from '../../server/platform/webhooks/notifications.js';
 import { loadConfig } from '../../server/platform/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { runCli as runCliProcess, runCliJson, type CliRun } from '../support/cli.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -30,7 +31,7 @@ function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Pro
   return runCliJson<T>(args, { DATABASE_URL: database.url, WEBHOOK_ALLOW_LOOPBACK: 'false', ...env });
 }
 
-const newOrganization = async () => (await createOrganization(pool, { name: 'Webhook CLI Distributor' })).id;
+const newOrganization = async () => (await createOrganization(kyselyOver(pool), { name: 'Webhook CLI Distributor' })).id;
 
 test('webhook add prints {"id", "secret"} once, stores the secret sealed, and list never shows it', async (t) => {
   const org = await newOrganization();
@@ -111,7 +112,7 @@ test('webhook disable, test, deliveries, resend, enable (which resends the faile
 
 test('notifications --org lists the organisation\'s notifications, newest first', async (t) => {
   const org = await newOrganization();
-  await notify(pool, org, 'webhook_endpoint.disabled', 'Webhook endpoint we_1 was turned off: 20 consecutive events failed.');
+  await notify(kyselyOver(pool), org, 'webhook_endpoint.disabled', 'Webhook endpoint we_1 was turned off: 20 consecutive events failed.');
   const [listed, human, none] = await Promise.all([
     cliJson(['notifications', '--org', org]),
     runCli(['notifications', '--org', org]),

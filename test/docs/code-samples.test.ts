@@ -14,6 +14,9 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
+import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
+import { operatorActor } from '../../server/domain/actor.js';
 
 type Json = Record<string, any>;
 const run = promisify(execFile);
@@ -134,7 +137,8 @@ function callers() {
     const pool = api().service.database.pool;
     const empty = await createCaller(pool);
     const seeded = await createCaller(pool);
-    await inTransaction(pool, (tx) => writeDistributor(tx, seeded.organizationId, 'UGX', sandboxDistributor(30)));
+    const organization = actingOrganization(await getOrganization(kyselyOver(pool), seeded.organizationId));
+    await inTransaction(kyselyOver(pool), (tx) => writeDistributor(tx, operatorActor(organization, 'docs test'), sandboxDistributor(30)));
     return { empty, seeded };
   })();
   return organizations;

@@ -26,6 +26,7 @@ import { requestArbitrary, toWire, type Draft, type RequestContext } from './req
 import { judge, type Judge } from './requirements.js';
 import { asCurl, closeConnections, describe, send, type WireRequest, type WireResponse } from './wire.js';
 import { buildWorld, dataFingerprint, type World } from './world.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +73,7 @@ test.serial('the data fingerprint that judges refused writes sees a change', asy
   // The check "a refused write changes nothing" is only as good as the digest: it must move when data moves.
   const pool = api().service.database.pool;
   const before = await dataFingerprint(pool, world.own.caller.organizationId);
-  await registerCodeSystem(pool, world.own.caller.organizationId, 'fuzzcheck');
+  await registerCodeSystem(kyselyOver(pool), world.own.caller.organizationId, 'fuzzcheck');
   const after = await dataFingerprint(pool, world.own.caller.organizationId);
   t.deepEqual(Object.keys(after).filter((table) => after[table] !== before[table]), ['code_systems']);
   await pool.query(`DELETE FROM code_systems WHERE organization_id = $1 AND name = 'fuzzcheck'`, [world.own.caller.organizationId]);

@@ -7,6 +7,7 @@ import { operationsOf, type Json } from '../../scripts/contract/operations.js';
 import { checkDeployment } from '../../scripts/contract/runner.js';
 import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { createCaller, ALL_SCOPES, type TestCaller } from '../support/callers.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 export interface Tenant {
   caller: TestCaller;
@@ -54,7 +55,7 @@ export async function buildWorld(document: Json, pool: pg.Pool, apiRoot: URL): P
 
 async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSystem: string): Promise<Tenant> {
   const caller = await createCaller(pool, { rateLimits });
-  await registerCodeSystem(pool, caller.organizationId, partnerSystem);
+  await registerCodeSystem(kyselyOver(pool), caller.organizationId, partnerSystem);
   const seedingProblems: string[] = [];
   const root = apiRoot.toString().replace(/\/$/, '');
   for await (const outcome of checkDeployment({ document, apiRoot: root, key: caller.secret, timeoutMs: 15_000 })) {

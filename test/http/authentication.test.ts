@@ -4,6 +4,7 @@ import { rotateApiKey, revokeApiKey } from '../../server/platform/access/api-key
 import { updateOrganization } from '../../server/platform/access/organizations.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'authentication');
 const pool = () => api().service.database.pool;
@@ -20,7 +21,7 @@ test('GET /me answers any valid key, even one without scopes, with the key, its 
 test('a missing, malformed, mistyped, revoked or expired key gets the very same 401 unauthorized, without rate-limit headers', async (t) => {
   const good = await createCaller(pool());
   const revoked = await createCaller(pool());
-  await revokeApiKey(pool(), revoked.keyId);
+  await revokeApiKey(kyselyOver(pool()), revoked.keyId);
   const expired = await createCaller(pool(), { expiresAt: new Date(Date.now() - 1000) });
   const mistyped = good.secret.slice(0, -1) + (good.secret.endsWith('a') ? 'b' : 'a');
   const unknown = `erp_0000000000_test_${'A'.repeat(43)}`;
@@ -68,7 +69,7 @@ test('a key in any query parameter is 400 key_in_query, checked before anything 
 
 test('an organisation without API access enabled gets 403 api_disabled', async (t) => {
   const caller = await createCaller(pool());
-  await updateOrganization(pool(), caller.organizationId, { apiAccessEnabled: false });
+  await updateOrganization(kyselyOver(pool()), caller.organizationId, { apiAccessEnabled: false });
   const res = await api().request('GET', '/customers', { headers: caller.auth });
   t.is(res.status, 403);
   t.is(res.body.code, 'api_disabled');
@@ -119,11 +120,11 @@ test('only a hash of the secret is stored', async (t) => {
 
 test('a rotated key keeps working for the overlap; with no overlap it stops at once and the new key works', async (t) => {
   const caller = await createCaller(pool());
-  const overlapping = await rotateApiKey(pool(), caller.keyId, 1);
+  const overlapping = await rotateApiKey(kyselyOver(pool()), caller.keyId, 1);
   t.is((await api().request('GET', '/me', { headers: caller.auth })).status, 200, 'old key during the overlap');
   t.is((await api().request('GET', '/me', { headers: bearer(overlapping.secret) })).status, 200, 'new key');
 
-  const second = await rotateApiKey(pool(), overlapping.id, 0);
+  const second = await rotateApiKey(kyselyOver(pool()), overlapping.id, 0);
   t.is((await api().request('GET', '/me', { headers: bearer(overlapping.secret) })).status, 401, 'replaced key with no overlap');
   const me = await api().request('GET', '/me', { headers: bearer(second.secret) });
   t.is(me.status, 200);

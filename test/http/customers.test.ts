@@ -2,6 +2,7 @@ import test from 'ava';
 import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'customers');
 const pool = () => api().service.database.pool;
@@ -188,7 +189,7 @@ test('codes: over 64 characters after trimming is 400 invalid_field; an unregist
   t.is(padded.status, 404, 'a 64-character code with spaces around is valid, and simply not there');
   const unknownSystem = await api().request('PUT', '/customers/by-code/sap/S-1', { headers: caller.auth, json: { outletCode: outletCode(), name: 'x', channel: 'retail' } });
   t.is(unknownSystem.status, 404);
-  await registerCodeSystem(pool(), caller.organizationId, 'sap');
+  await registerCodeSystem(kyselyOver(pool()), caller.organizationId, 'sap');
   const registered = await api().request('PUT', '/customers/by-code/sap/S-1', { headers: caller.auth, json: { outletCode: outletCode(), name: 'x', channel: 'retail' } });
   t.is(registered.status, 201);
   t.deepEqual(registered.body.externalCodes, { sap: 'S-1' });

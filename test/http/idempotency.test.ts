@@ -9,6 +9,7 @@ import { purgeExpiredIdempotencyKeys } from '../../server/platform/http/idempote
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService, type ApiResponse } from '../support/service.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'idempotency');
 const contract = responseContract(apiDocument as never);
@@ -363,7 +364,7 @@ test('a stored result older than 24 hours is not replayed (the request runs agai
   t.is(replay.body.id, rerun.body.id);
 
   await pool().query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE api_key_id = $1 AND key = 'old-key'", [caller.keyId]);
-  const purged = await purgeExpiredIdempotencyKeys(pool());
+  const purged = await purgeExpiredIdempotencyKeys(kyselyOver(pool()));
   t.true(purged >= 1);
   const { rows } = await pool().query<{ key: string }>('SELECT key FROM idempotency_keys WHERE api_key_id = $1 ORDER BY key', [caller.keyId]);
   t.deepEqual(rows.map((row) => row.key), ['fresh-key']);

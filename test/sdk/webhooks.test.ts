@@ -16,6 +16,7 @@ import { webhookEventTypes } from '../../server/composition/modules.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { startReceiver, type Received, type Receiver } from '../webhooks/receiver.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'sdk_webhooks', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
 const pool = () => api().service.database.pool;
@@ -30,7 +31,7 @@ async function subscribe(): Promise<Subscription> {
   const caller = await createCaller(pool(), { scopes: ['customers:read', 'customers:write'] });
   const hook = await startReceiver();
   receivers.push(hook);
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created', 'customer.updated'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created', 'customer.updated'] });
   return { erp: createErpClient({ apiKey: caller.secret, baseUrl: `${api().baseUrl}/api/v1` }), hook, endpoint };
 }
 const createCustomer = async (erp: ErpClient) =>
@@ -83,7 +84,7 @@ test('during a secret rotation a delivery carries two v1 signatures and verifies
   const { erp, hook, endpoint } = await subscribe();
   const customer = await createCustomer(erp);
   await hook.waitFor(1);
-  const rotated = await rotateSecret(pool(), api().config.webhookSecretKey, endpoint.id, 1);
+  const rotated = await rotateSecret(kyselyOver(pool()), api().config.webhookSecretKey, endpoint.id, 1);
   await erp.PATCH('/customers/{id}', { params: { path: { id: customer.id } }, body: { name: 'Rotated Shop' } });
   const delivery = (await hook.waitFor(2))[1]!;
   const header = signature(delivery);

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const repository = resolve('.');
 const tsx = import.meta.resolve('tsx'); // --import from another working directory needs the loader's own URL
@@ -71,7 +72,7 @@ test.serial('npm start reads PORT and DATABASE_URL from .env in its working dire
 });
 
 test.serial('the operator CLI reads WEBHOOK_ALLOW_LOOPBACK from the same .env: with it a receiver on 127.0.0.1 is added', async (t) => {
-  const org = (await createOrganization(pool, { name: 'Env File Distributor' })).id;
+  const org = (await createOrganization(kyselyOver(pool), { name: 'Env File Distributor' })).id;
   const dir = withEnvFile([`DATABASE_URL=${database.url}`, 'WEBHOOK_ALLOW_LOOPBACK=true']);
   const added = await run('scripts/admin/cli.ts', ['webhook', 'add', '--org', org, '--url', 'http://127.0.0.1:9/hook', '--events', '*', '--json'], dir, {});
   t.is(added.code, 0, added.output);
@@ -79,7 +80,7 @@ test.serial('the operator CLI reads WEBHOOK_ALLOW_LOOPBACK from the same .env: w
 });
 
 test.serial('without WEBHOOK_ALLOW_LOOPBACK a receiver on this machine is refused (exit 1, nothing stored) and the refusal names the setting and where to set it', async (t) => {
-  const org = (await createOrganization(pool, { name: 'Env File Distributor' })).id;
+  const org = (await createOrganization(kyselyOver(pool), { name: 'Env File Distributor' })).id;
   const dir = withEnvFile([`DATABASE_URL=${database.url}`]);
   const hint = 'For a receiver on this machine (tests, local trials), set WEBHOOK_ALLOW_LOOPBACK=true in the environment or the .env file that both the CLI and the worker (npm start) read; production refuses it';
   const [plainHttp, localhost] = await Promise.all([

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 // Two fresh databases, each bootstrapped once: the sandbox distributor's relations, and that the seed alone
 // decides its codes and names.
@@ -18,7 +19,7 @@ test.before(async () => {
     const database = await createTestDatabase(label);
     const pool = new pg.Pool({ connectionString: database.url, max: 2 });
     const started = performance.now();
-    const created = await bootstrapSandbox(pool, join(dataDir, label), pino({ level: 'silent' }));
+    const created = await bootstrapSandbox(kyselyOver(pool), join(dataDir, label), pino({ level: 'silent' }));
     runs.push({ database, pool, organizationId: created!.organizationId, millis: performance.now() - started });
   }
 });

@@ -5,6 +5,7 @@ import { createOrganization, type Module } from '../../server/platform/access/or
 import { scopeCatalogue } from '../../server/platform/access/scopes.js';
 import type { RateLimits } from '../../server/platform/access/rate-limit.js';
 import type { Environment } from '../../server/platform/config.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 export interface TestCaller {
   organizationId: string;
@@ -29,8 +30,8 @@ export async function createCaller(pool: pg.Pool, options: {
   rateLimits?: Partial<RateLimits>;
 } = {}): Promise<TestCaller> {
   const organizationId = options.organizationId
-    ?? (await createOrganization(pool, { name: 'Test Distributor', baseCurrency: options.baseCurrency ?? 'UGX', apiAccessEnabled: options.apiAccessEnabled ?? true, modules: options.modules })).id;
-  const key = await createApiKey(pool, {
+    ?? (await createOrganization(kyselyOver(pool), { name: 'Test Distributor', baseCurrency: options.baseCurrency ?? 'UGX', apiAccessEnabled: options.apiAccessEnabled ?? true, modules: options.modules })).id;
+  const key = await createApiKey(kyselyOver(pool), {
     organizationId,
     environment: options.environment ?? 'sandbox',
     scopes: options.scopes ?? ALL_SCOPES,

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db, type Tx } from '../../server/platform/database/transaction.js';
-import { createOrganization, type Module } from '../../server/platform/access/organizations.js';
+import { actingOrganization, createOrganization, type Module } from '../../server/platform/access/organizations.js';
 import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/domain/actor.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -29,10 +29,7 @@ export async function domainWorld(label: string): Promise<DomainWorld> {
     database,
     async organization(options = {}) {
       const record = await createOrganization(db, { name: `Distributor ${label}`, baseCurrency: options.baseCurrency ?? 'UGX', modules: options.modules });
-      const organization: ActingOrganization = {
-        id: record.id, name: record.name, baseCurrency: record.baseCurrency,
-        deliveryModuleEnabled: record.deliveryModuleEnabled, fieldSalesModuleEnabled: record.fieldSalesModuleEnabled,
-      };
+      const organization = actingOrganization(record);
       return { organization, operator: operatorActor(organization, `test ${label}`) };
     },
     keyActor: (organization, scopes) => ({ kind: 'api_key', organization, scopes: new Set(scopes), apiKeyId: 'key_test', environment: 'sandbox' }),

@@ -10,6 +10,7 @@ import { newId } from '../../server/platform/ids.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { eventually, sleep, startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'webhook_delivery', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
 const pool = () => api().service.database.pool;
@@ -36,7 +37,7 @@ const deliveriesOf = async (endpointId: string) =>
 test('a delivery is signed so that an independent HMAC verifier accepts it, and carries the envelope with the record as GET returns it without personal fields', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver();
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
   const customer = await createCustomer(caller, { phone: '+256 772 123456', taxId: '1000234567', contact: { name: 'Grace', phone: '+256 772 000000', email: 'g@example.com' } });
 
   const [request] = await hook.waitFor(1);
@@ -62,7 +63,7 @@ test('a delivery is signed so that an independent HMAC verifier accepts it, and 
   t.like(delivery, { event_id: event.id, status: 'succeeded', attempts: 1, last_response_code: 200, next_attempt_at: null });
 
   // A resend is a duplicate delivery: the same event id, signed again.
-  await resendDelivery(pool(), enqueue(), delivery.id);
+  await resendDelivery(kyselyOver(pool()), enqueue(), delivery.id);
   const second = (await hook.waitFor(2))[1]!;
   t.is(second.body.id, envelope.id);
   t.true(verifySignature(second.headers['service-signature'] as string, second.raw, endpoint.secret).valid);
@@ -72,7 +73,7 @@ test('a delivery is signed so that an independent HMAC verifier accepts it, and 
 test('a receiver that fails three times then recovers gets the event: four attempts, all with the same event id', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver((index) => ({ status: index < 3 ? 503 : 204 }));
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['*'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['*'] });
   await createCustomer(caller);
   const requests = await hook.waitFor(4, 20_000);
   t.is(new Set(requests.map((r) => r.body.id)).size, 1);
@@ -87,7 +88,7 @@ test('a record deleted before the event is sent is the deleted-record object', a
   const caller = await createCaller(pool());
   const customer = await createCustomer(caller);
   const hook = await receiver();
-  await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.updated'] });
+  await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.updated'] });
   const client = await pool().connect();
   try {
     await client.query('BEGIN');
@@ -108,7 +109,7 @@ test('a record over 256 KB is the truncated-record object: fetch, a summary with
   const caller = await createCaller(pool());
   const customer = await createCustomer(caller, { address: { line1: 'Plot 5', city: 'Kampala', country: 'UG' } });
   const hook = await receiver();
-  await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.updated'] });
+  await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.updated'] });
   const client = await pool().connect();
   try {
     // Bigger than any API write allows (name is at most 200 characters), so written by SQL: the engine's limit is what is under test.
@@ -134,9 +135,9 @@ test('a record over 256 KB is the truncated-record object: fetch, a summary with
 test('webhook.test goes to the one endpoint asked, and its object is the endpoint without its secret', async (t) => {
   const caller = await createCaller(pool());
   const [asked, other] = [await receiver(), await receiver()];
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: asked.url, events: ['*'] });
-  await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: other.url, events: ['*'] });
-  const { eventId } = await testEndpoint(pool(), enqueue(), endpoint.id);
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: asked.url, events: ['*'] });
+  await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: other.url, events: ['*'] });
+  const { eventId } = await testEndpoint(kyselyOver(pool()), enqueue(), endpoint.id);
   const [request] = await asked.waitFor(1);
   t.like(request!.body, { id: eventId, type: 'webhook.test', organizationId: caller.organizationId, data: { object: { id: endpoint.id, url: asked.url, enabled: true } } });
   t.false(request!.raw.includes('whsec_'));
@@ -148,7 +149,7 @@ test('webhook.test goes to the one endpoint asked, and its object is the endpoin
 test('the 20th consecutive failed event turns the endpoint off with a reason and notifies the administrators; later events are not queued', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver(() => ({ status: 500 }));
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
   await Promise.all(Array.from({ length: 20 }, () => createCustomer(caller)));
   const row = await eventually(async () => {
     const { rows } = await pool().query('SELECT * FROM webhook_endpoints WHERE id = $1', [endpoint.id]);
@@ -174,8 +175,8 @@ test('a slow endpoint does not delay deliveries to another endpoint', async (t) 
   const caller = await createCaller(pool());
   const slow = await receiver(() => ({ status: 200, delayMs: 8000 }));
   const fast = await receiver();
-  await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: slow.url, events: ['customer.created'] });
-  await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: fast.url, events: ['customer.created'] });
+  await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: slow.url, events: ['customer.created'] });
+  await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: fast.url, events: ['customer.created'] });
   const started = Date.now();
   await Promise.all(Array.from({ length: 8 }, () => createCustomer(caller)));
   await fast.waitFor(8, 6000);
@@ -186,7 +187,7 @@ test('a slow endpoint does not delay deliveries to another endpoint', async (t) 
 
 test('a destination refused at send time is never contacted: the attempt fails with the reason in the log', async (t) => {
   const caller = await createCaller(pool());
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: 'http://127.0.0.1:9/hook', events: ['customer.created'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: 'http://127.0.0.1:9/hook', events: ['customer.created'] });
   // The URL changes after the add (as a DNS answer would): now a link-local metadata address.
   await pool().query("UPDATE webhook_endpoints SET url = 'http://169.254.169.254/latest' WHERE id = $1", [endpoint.id]);
   await createCustomer(caller);
@@ -198,14 +199,14 @@ test('a destination refused at send time is never contacted: the attempt fails w
 test('a name that resolves to loopback is refused at send when loopback is not allowed (localhost, WEBHOOK_ALLOW_LOOPBACK=false)', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver();
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
   await pool().query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [endpoint.id, `https://localhost:${hook.port}/hook`]);
   // A webhook.test delivery written without its job, so the running worker never takes it: the attempt below is the only one.
   const eventId = newId('evt');
   const deliveryId = newId('whd');
   await pool().query("INSERT INTO events (organization_id, id, type, resource, record_id, dispatched_at) VALUES ($1, $2, 'webhook.test', 'webhook_endpoint', $3, now())", [caller.organizationId, eventId, endpoint.id]);
   await pool().query("INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, next_attempt_at) VALUES ($1, $2, $3, $4, 'webhook.test', 'pending', now())", [caller.organizationId, deliveryId, endpoint.id, eventId]);
-  const outcome = await attemptDelivery(pool(), {
+  const outcome = await attemptDelivery(kyselyOver(pool()), {
     objects: withTestEvent(webhookObjects), policy: { allowLoopback: false }, secretKey: api().config.webhookSecretKey, timeoutMs: 10_000, objectLimitBytes: 256 * 1024,
   }, { organizationId: caller.organizationId, id: deliveryId, endpointId: endpoint.id, attempt: 1 });
   t.false(outcome.ok);
@@ -216,7 +217,7 @@ test('a name that resolves to loopback is refused at send when loopback is not a
 test('a delivery whose worker died mid-send is sent again when its job expires (the lease), once, with the same event id', async (t) => {
   const caller = await createCaller(pool());
   const hook = await receiver();
-  const endpoint = await addEndpoint(pool(), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
   await pool().query('UPDATE webhook_endpoints SET created_at = now() + interval \'1 hour\' WHERE id = $1', [endpoint.id]); // fan-out skips it
   const customer = await createCustomer(caller);
   const event = (await pool().query('SELECT id FROM events WHERE record_id = $1', [customer.id])).rows[0];

@@ -14,6 +14,7 @@ import { webhookEventTypes, webhookObjects } from '../../server/composition/modu
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startReceiver, verifySignature } from './receiver.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -30,12 +31,12 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-const newOrganization = async () => (await createOrganization(pool, { name: 'Webhook Distributor' })).id;
+const newOrganization = async () => (await createOrganization(kyselyOver(pool), { name: 'Webhook Distributor' })).id;
 const endpointCount = async (organizationId: string) => (await pool.query('SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1', [organizationId])).rows[0].n;
 
 test('production refuses plain http, and refuses to start with WEBHOOK_ALLOW_LOOPBACK=true', async (t) => {
   const organizationId = await newOrganization();
-  await t.throwsAsync(addEndpoint(pool, production, { organizationId, url: 'http://example.com/hook', events: ['*'] }), { instanceOf: DestinationRefused, message: /https/ });
+  await t.throwsAsync(addEndpoint(kyselyOver(pool), production, { organizationId, url: 'http://example.com/hook', events: ['*'] }), { instanceOf: DestinationRefused, message: /https/ });
   const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgres://x@h/db', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64), WEBHOOK_ALLOW_LOOPBACK: 'true' }), { instanceOf: ConfigError });
   t.regex(error!.message, /WEBHOOK_ALLOW_LOOPBACK cannot be true/);
   t.is(await endpointCount(organizationId), 0);
@@ -57,7 +58,7 @@ const refused = [
 for (const [what, url] of refused) {
   test(`add refuses ${what} (${url}) without WEBHOOK_ALLOW_LOOPBACK`, async (t) => {
     const organizationId = await newOrganization();
-    await t.throwsAsync(addEndpoint(pool, production, { organizationId, url, events: ['customer.created'] }), { instanceOf: DestinationRefused });
+    await t.throwsAsync(addEndpoint(kyselyOver(pool), production, { organizationId, url, events: ['customer.created'] }), { instanceOf: DestinationRefused });
     t.is(await endpointCount(organizationId), 0);
   });
 }
@@ -76,28 +77,28 @@ test('the operator CLI refuses https://[::127.0.0.1]/hook (IPv4-compatible loopb
 
 test('WEBHOOK_ALLOW_LOOPBACK lets loopback through, but never private or link-local addresses', async (t) => {
   const organizationId = await newOrganization();
-  await t.notThrowsAsync(addEndpoint(pool, local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['*'] }));
-  await t.throwsAsync(addEndpoint(pool, local, { organizationId, url: 'http://10.0.0.1/hook', events: ['*'] }), { instanceOf: DestinationRefused });
-  await t.throwsAsync(addEndpoint(pool, local, { organizationId, url: 'http://169.254.169.254/', events: ['*'] }), { instanceOf: DestinationRefused });
+  await t.notThrowsAsync(addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['*'] }));
+  await t.throwsAsync(addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://10.0.0.1/hook', events: ['*'] }), { instanceOf: DestinationRefused });
+  await t.throwsAsync(addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://169.254.169.254/', events: ['*'] }), { instanceOf: DestinationRefused });
 });
 
 test('add refuses unknown event types and URLs with credentials', async (t) => {
   const organizationId = await newOrganization();
-  await t.throwsAsync(addEndpoint(pool, local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['order.shipped'] }), { message: /Unknown event type order.shipped/ });
-  await t.throwsAsync(addEndpoint(pool, local, { organizationId, url: 'http://user:pw@127.0.0.1:9/hook', events: ['*'] }), { instanceOf: DestinationRefused });
+  await t.throwsAsync(addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['order.shipped'] }), { message: /Unknown event type order.shipped/ });
+  await t.throwsAsync(addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://user:pw@127.0.0.1:9/hook', events: ['*'] }), { instanceOf: DestinationRefused });
   t.is(await endpointCount(organizationId), 0);
 });
 
 test('the signing secret is returned once, stored sealed, and never listed', async (t) => {
   const organizationId = await newOrganization();
-  const added = await addEndpoint(pool, local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['customer.created', 'product.updated'] });
+  const added = await addEndpoint(kyselyOver(pool), local, { organizationId, url: 'http://127.0.0.1:9/hook', events: ['customer.created', 'product.updated'] });
   t.regex(added.id, /^we_/);
   t.regex(added.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
   const { rows } = await pool.query('SELECT * FROM webhook_endpoints WHERE id = $1', [added.id]);
   t.false(JSON.stringify(rows[0]).includes(added.secret.slice(6)), 'the row does not hold the secret in clear');
   t.is(open(rows[0].secret_ciphertext, secretKey), added.secret);
   t.throws(() => open(rows[0].secret_ciphertext, Buffer.alloc(32, 1)), undefined, 'another key cannot open it');
-  const listed = await listEndpoints(pool, organizationId);
+  const listed = await listEndpoints(kyselyOver(pool), organizationId);
   t.is(listed.length, 1);
   t.like(listed[0], { id: added.id, url: 'http://127.0.0.1:9/hook', events: ['customer.created', 'product.updated'], enabled: true, consecutiveFailures: 0 });
   t.false(JSON.stringify(listed).includes('whsec_'));
@@ -108,17 +109,17 @@ test('during a rotation overlap both secrets sign (two v1); after it, only the n
   const organizationId = await newOrganization();
   const hook = await startReceiver();
   t.teardown(() => hook.close());
-  const added = await addEndpoint(pool, local, { organizationId, url: hook.url, events: ['*'] });
-  const rotated = await rotateSecret(pool, secretKey, added.id, 2);
+  const added = await addEndpoint(kyselyOver(pool), local, { organizationId, url: hook.url, events: ['*'] });
+  const rotated = await rotateSecret(kyselyOver(pool), secretKey, added.id, 2);
   t.not(rotated.secret, added.secret);
   t.true(Date.parse(rotated.previousSecretExpiresAt!) > Date.now() + 1.9 * 3600_000);
   const settings = { objects: withTestEvent(webhookObjects), policy: { allowLoopback: true }, secretKey, timeoutMs: 10_000, objectLimitBytes: 256 * 1024 };
   const sendTest = async () => {
     const sent: DeliveryJob[] = []; // no worker here: the test runs the job's claim and attempt itself
-    await testEndpoint(pool, async (_tx, jobs) => { sent.push(...jobs); }, added.id);
+    await testEndpoint(kyselyOver(pool), async (_tx, jobs) => { sent.push(...jobs); }, added.id);
     t.is(sent.length, 1);
-    const claim = await claimDelivery(pool, sent[0]!, 0);
-    t.true((await attemptDelivery(pool, settings, claim!)).ok);
+    const claim = await claimDelivery(kyselyOver(pool), sent[0]!, 0);
+    t.true((await attemptDelivery(kyselyOver(pool), settings, claim!)).ok);
     return hook.received.at(-1)!;
   };
   const during = await sendTest();
@@ -127,7 +128,7 @@ test('during a rotation overlap both secrets sign (two v1); after it, only the n
   t.like(verifySignature(header, during.raw, rotated.secret), { valid: true, matches: 1, signatures: 2 });
   t.like(verifySignature(header, during.raw, added.secret), { valid: true, matches: 1, signatures: 2 });
 
-  const final = await rotateSecret(pool, secretKey, added.id, 0);
+  const final = await rotateSecret(kyselyOver(pool), secretKey, added.id, 0);
   t.is(final.previousSecretExpiresAt, null);
   const after = await sendTest();
   t.regex(after.headers['service-signature'] as string, /^t=\d+,v1=[0-9a-f]{64}$/);

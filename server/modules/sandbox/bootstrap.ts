@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createApiKey } from '../../platform/access/api-keys.js';
-import { createOrganization } from '../../platform/access/organizations.js';
+import { actingOrganization, createOrganization } from '../../platform/access/organizations.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
 import { operatorActor } from '../../domain/actor.js';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
@@ -25,10 +25,7 @@ export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger):
     const organization = await createOrganization(tx, { name: 'Kampala Beverages Ltd (sandbox)', baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
     const key = await createApiKey(tx, { organizationId: organization.id, environment: 'sandbox', scopes: Object.keys(scopeCatalogue()), name: 'Sandbox full access' });
     const distributor = sandboxDistributor(SANDBOX_OUTLETS);
-    const actor = operatorActor({
-      id: organization.id, name: organization.name, baseCurrency: organization.baseCurrency,
-      deliveryModuleEnabled: organization.deliveryModuleEnabled, fieldSalesModuleEnabled: organization.fieldSalesModuleEnabled,
-    }, 'sandbox bootstrap');
+    const actor = operatorActor(actingOrganization(organization), 'sandbox bootstrap');
     await writeDistributor(tx, actor, distributor);
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };
   });

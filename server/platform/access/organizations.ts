@@ -1,6 +1,7 @@
 // Operator actions on organisations (the CLI and the sandbox bootstrap use them).
 import type { Selectable } from 'kysely';
 import type { Organization } from '../../../generated/kysely/types.js';
+import type { ActingOrganization } from '../../domain/actor.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
@@ -69,5 +70,13 @@ function toRecord(row: Selectable<Organization>): OrganizationRecord {
     baseCurrency: row.base_currency,
     deliveryModuleEnabled: row.delivery_module_enabled,
     fieldSalesModuleEnabled: row.field_sales_module_enabled,
+  };
+}
+
+/** The organisation as an actor acts for it. */
+export function actingOrganization(record: OrganizationRecord): ActingOrganization {
+  return {
+    id: record.id, name: record.name, baseCurrency: record.baseCurrency,
+    deliveryModuleEnabled: record.deliveryModuleEnabled, fieldSalesModuleEnabled: record.fieldSalesModuleEnabled,
   };
 }

@@ -26,9 +26,6 @@ ALTER TABLE "api_log" ADD CONSTRAINT "api_log_organization_id_fkey" FOREIGN KEY 
 ALTER TABLE "code_systems" ADD CONSTRAINT "code_systems_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE RESTRICT ON UPDATE RESTRICT;
 
 -- AddForeignKey
-ALTER TABLE "external_codes" ADD CONSTRAINT "external_codes_organization_id_code_system_fkey" FOREIGN KEY ("organization_id", "code_system") REFERENCES "code_systems"("organization_id", "name") ON DELETE RESTRICT ON UPDATE RESTRICT;
-
--- AddForeignKey
 ALTER TABLE "events" ADD CONSTRAINT "events_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE RESTRICT ON UPDATE RESTRICT;
 
 -- AddForeignKey

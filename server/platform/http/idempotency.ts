@@ -59,10 +59,10 @@ export async function respondIdempotently(
     const result = await work(tx);
     const text = JSON.stringify(result.body);
     await tx.insertInto('idempotency_keys')
-      .values({
+      .values((eb) => ({
         organization_id: caller.organizationId, api_key_id: caller.apiKeyId, key, method: req.method, path,
-        request_hash: requestHash, response_status: result.status, response_body: text, created_at: sql`now()`,
-      })
+        request_hash: requestHash, response_status: result.status, response_body: text, created_at: eb.fn('now'),
+      }))
       // An expired result of the same key (not yet purged) is replaced.
       .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'key']).doUpdateSet((eb) => ({
         method: eb.ref('excluded.method'), path: eb.ref('excluded.path'), request_hash: eb.ref('excluded.request_hash'),

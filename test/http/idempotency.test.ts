@@ -77,7 +77,7 @@ async function createInterruptedAtItsEvent(t: ExecutionContext, baseUrl: string,
     for (let attempt = 0; attempt < 400 && pid === undefined; attempt++) {
       const { rows } = await pool().query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1) AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'`,
+          WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1) AND wait_event_type = 'Lock' AND query ~* 'insert into "?events"?'`,
         [lockerPid],
       );
       pid = rows[0]?.pid;

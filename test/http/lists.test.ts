@@ -38,6 +38,12 @@ async function seed(organizationId: string, seeds: Seed[]): Promise<string[]> {
       updatedAt: (s.updatedAt ?? created).toISOString(),
     };
   });
+  // The routes the seeds name exist (customers.route_id is a foreign key to the organisation's routes).
+  await pool().query(
+    `INSERT INTO routes (organization_id, id, route_code, name, active)
+     SELECT DISTINCT $1, r, r, 'Seeded route ' || r, true FROM unnest($2::text[]) AS r WHERE r IS NOT NULL ON CONFLICT DO NOTHING`,
+    [organizationId, rows.map((r) => r.routeId)],
+  );
   await pool().query(
     `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, region, route_id, created_at, updated_at)
      SELECT $1, id, outlet_code, 'Seeded Shop ' || outlet_code, status, channel, region, route_id, created_at, updated_at

@@ -18,6 +18,7 @@ import { startEmbeddedPostgres } from '../../server/platform/database/embedded-p
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets.js';
 import { freePort } from '../lib/free-port.js';
+import { measureKyselyCompile } from './kysely-compile.js';
 import { benchSdk, type SdkFigures } from './sdk.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
@@ -41,7 +42,7 @@ interface Scenario {
   /** Rows written per request, to report rows/s. */
   rowsPerRequest?: number;
 }
-interface Measured { scenario: Scenario; requestsPerSecond: number; p50: number; p99: number; non2xx: number }
+interface Measured { scenario: Scenario; requestsPerSecond: number; spread: number; p50: number; p99: number; non2xx: number }
 
 // 100 products x 5 price groups = one batch of 500 price rows, upserted again and again.
 const PRICE_BATCH_PRODUCTS = 100;
@@ -124,10 +125,10 @@ try {
 }
 
 console.log(`\n${connections} connections, ${duration} s per scenario, ${new Date().toISOString()}\n`);
-console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('non-2xx', 9) + 'rows/s');
+console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('non-2xx', 9) + 'rows/s');
 for (const r of results) {
   const rows = r.scenario.rowsPerRequest ? (r.requestsPerSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
-  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + pad(String(r.non2xx), 9) + rows);
+  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(`${(r.spread * 100).toFixed(0)}%`, 8) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + pad(String(r.non2xx), 9) + rows);
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 for (const [target, walks] of Object.entries(feedWalks)) {
@@ -143,6 +144,10 @@ if (sdkFigures) {
   console.log(`SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
     `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
 }
+console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
+for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
+const noisiest = results.reduce((worst, r) => Math.max(worst, r.spread), 0);
+console.log(`\nrun-to-run noise: the two halves of a scenario differ by up to ${(noisiest * 100).toFixed(0)}% in this run`);
 console.log('\nratios (same run):');
 console.log(`  GET /health, service / bare express           = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare express'))}  (aim >= 0.8)`);
 console.log(`  GET /health, service / bare node:http         = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare node:http'))}`);
@@ -183,9 +188,18 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
   }
 }
 
+/**
+ * Measures a scenario in two halves of the duration: the figure is the whole, and the spread between the halves
+ * (|a - b| / mean) is this run's own noise, against which a change between two runs is judged.
+ */
 async function measure(port: number, scenario: Scenario): Promise<Measured> {
-  const result = await load(port, scenario, duration);
-  return { scenario, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  const halves = [await load(port, scenario, duration / 2), await load(port, scenario, duration / 2)];
+  const [a, b] = halves.map((half) => half.requests.average) as [number, number];
+  return {
+    scenario, requestsPerSecond: (a + b) / 2, spread: Math.abs(a - b) / ((a + b) / 2),
+    p50: Math.max(...halves.map((half) => half.latency.p50)), p99: Math.max(...halves.map((half) => half.latency.p99)),
+    non2xx: halves.reduce((total, half) => total + half.non2xx, 0),
+  };
 }
 
 /** Walks the whole customers change feed page by page, as a partner's poller would; records/s of 3 walks. */

@@ -305,7 +305,7 @@ test('log lists an organisation\'s calls newest first, filtered by --status and 
 });
 
 test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks anything shaped like a key', async (t) => {
-  const org = newId('org');
+  const org = (await createOrganization(kyselyOver(pool), { name: 'Logged Distributor' })).id; // api_log rows belong to an organisation
   const leaked = 'erp_abcdefghjk_live_' + 'A'.repeat(43);
   await pool.query(
     `INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, request_body)

@@ -4,7 +4,7 @@
 import type { Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Filter } from '../../platform/lists/page.js';
-import { equals, hasExternalCode } from '../../platform/resources/filters.js';
+import { equals, hasExternalCode, tableExpressions } from '../../platform/resources/filters.js';
 import type { BaseRow, ColumnsOf, TableDefinition } from '../../platform/resources/table.js';
 
 type MasterDataTableName = 'locations' | 'salespeople' | 'routes';
@@ -26,10 +26,20 @@ export function masterDataTable<TB extends MasterDataTableName>(resource: string
 export function masterDataFilters<TB extends MasterDataTableName>(table: TB, resource: string, equalities: Record<string, keyof DB[TB] & string>) {
   return (query: Record<string, unknown>): Record<string, Filter | undefined> => ({
     ...Object.fromEntries(Object.entries(equalities).map(([parameter, column]) => [parameter, equals(table, column, query[parameter] as string | undefined)])),
-    // The validator may or may not have coerced the query string to a boolean.
-    active: equals(table, 'active' as keyof DB[TB] & string, query.active === undefined ? undefined : String(query.active) === 'true'),
+    active: isActive(query.active),
     externalCode: hasExternalCode(table, resource, query.externalCode as string | undefined),
   });
+}
+
+/**
+ * `active=true|false`: all three tables have the column, so the filter is typed over their union rather than
+ * through the generic table name. The validator may or may not have coerced the query string to a boolean.
+ */
+function isActive(value: unknown): Filter | undefined {
+  if (value === undefined) return undefined;
+  const active = String(value) === 'true';
+  const eb = tableExpressions<MasterDataTableName>();
+  return { condition: eb('t.active', '=', active), value: active };
 }
 
 /** The columns that the given body fields write; fields left out write nothing, null writes null. */

@@ -1,6 +1,7 @@
 // Customer rules, proved at the service level: the customers service with an actor, no HTTP.
 import test from 'ava';
 import { ApiError } from '../../server/platform/errors/api-error.js';
+import { importCustomers } from '../../server/modules/customers/import.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
@@ -44,4 +45,23 @@ test('a customer of one organisation is not found by another organisation\'s act
   const created = await world.post((tx) => customers.create(tx, first.operator, outlet('OUT-4')));
   const error = await t.throwsAsync(customers.get(world.db, second.operator, created.id), { instanceOf: ApiError });
   t.is(error?.code, 'not_found');
+});
+
+test('an import creates many customers with their codes and events in a few statements; one bad item refuses the batch, naming it', async (t) => {
+  const { operator } = await world.organization();
+  const ids = await world.post((tx) => importCustomers(tx, operator, [
+    { fields: outlet('IMP-1'), externalCodes: { dms: 'D-1' } },
+    { fields: { ...outlet('IMP-2'), phone: '+256700000002' }, externalCodes: { dms: 'D-2' } },
+  ]));
+  t.is(ids.length, 2);
+  t.deepEqual((await customers.getByCode(world.db, operator, 'dms', 'D-2')).id, ids[1]);
+  const events = await world.db.selectFrom('events').select('record_id').where('organization_id', '=', operator.organization.id).where('type', '=', 'customer.created').execute();
+  t.deepEqual(events.map((e) => e.record_id).sort(), [...ids].sort());
+
+  const error = await t.throwsAsync(world.post((tx) => importCustomers(tx, operator, [
+    { fields: outlet('IMP-3'), externalCodes: {} },
+    { fields: { ...outlet('IMP-4'), routeId: 'rte_missing' }, externalCodes: {} },
+  ])), { instanceOf: ApiError });
+  t.deepEqual(error?.errors?.map((e) => e.field), ['/1/routeId']);
+  t.deepEqual((await customers.list(world.db, operator, {}, {})).rows.map((c) => c.outletCode).sort(), ['IMP-1', 'IMP-2'], 'nothing of the refused batch was written');
 });

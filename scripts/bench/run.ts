@@ -60,7 +60,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'erp-bench-'));
 chmodSync(scratch, 0o755);
 const database = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), port: await freePort() });
 const databaseUrl = database.url('postgres');
-const { organizationId, key } = await prepareDatabase(databaseUrl);
+const { organizationId, key, keyId } = await prepareDatabase(databaseUrl);
 const auth = { Authorization: `Bearer ${key}` };
 
 const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
@@ -68,7 +68,7 @@ const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
   service: (port) => startProcess(join(root, 'server', 'main.ts'), {
     PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64),
   }, 'API listening'),
-  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId }, 'ready'),
+  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId, API_KEY_ID: keyId }, 'ready'),
   'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready'),
   'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), { PORT: String(port) }, 'ready'),
 };
@@ -160,7 +160,7 @@ console.log(`  change-feed walk, service / raw pg           = ${ratio(median(fee
 if (sdkFigures) console.log(`  change-feed walk, SDK paginate / plain fetch   = ${ratio(median(sdkFigures.sdkWalks), median(sdkFigures.fetchWalks))}  (the SDK's cost per page)`);
 console.log(`  GET /me with a key / GET /health without      = ${ratio(withKey, withoutKey)}  (authentication + rate limit: ~${((1 / withKey - 1 / withoutKey) * 1e6).toFixed(0)} us of server time per request)`);
 
-async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string }> {
+async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string; keyId: string }> {
   const pool = new pg.Pool({ connectionString: url });
   try {
     await applyMigrations(pool);
@@ -182,7 +182,7 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
          FROM generate_series(1, $2) AS g`,
       [organization.id, PRICE_BATCH_PRODUCTS],
     );
-    return { organizationId: organization.id, key: issued.secret };
+    return { organizationId: organization.id, key: issued.secret, keyId: issued.id };
   } finally {
     await pool.end();
   }

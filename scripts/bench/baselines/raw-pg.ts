@@ -7,6 +7,7 @@ import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const organizationId = process.env.ORGANIZATION_ID!;
+const apiKeyId = process.env.API_KEY_ID!; // a real key: idempotency rows reference api_keys
 const app = express();
 app.use(express.json({ limit: '1mb' }));
 
@@ -22,8 +23,8 @@ app.post('/api/v1/customers', async (req, res) => {
     const body = JSON.stringify(rows[0]);
     await client.query(
       `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
-       VALUES ($1, 'raw', $2, 'POST', '/api/v1/customers', repeat('0', 64), 201, $3)`,
-      [organizationId, req.header('idempotency-key'), body],
+       VALUES ($1, $4, $2, 'POST', '/api/v1/customers', repeat('0', 64), 201, $3)`,
+      [organizationId, req.header('idempotency-key'), body, apiKeyId],
     );
     await client.query('COMMIT');
     res.status(201).type('application/json').send(body);

@@ -2,6 +2,7 @@
 // (a dummy driver). Runnable alone (`node --import tsx scripts/bench/kysely-compile.ts`); npm run bench prints it.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import type { DB } from '../../generated/kysely/types.js';
+import { keyAndTokenQuery } from '../../server/platform/access/authenticate.js';
 
 const db = new Kysely<DB>({
   dialect: {
@@ -15,6 +16,7 @@ const ORG = 'org_01M8000000000000000000000A';
 const at = new Date('2026-11-24T00:00:00.000Z');
 
 const queries: Record<string, () => { sql: string }> = {
+  'authentication (key + token)': () => keyAndTokenQuery(db, 'erp_abcdefghjk', 'h'.repeat(64), 'read', 'production').compile(),
   'read by id': () => db.selectFrom('customers as t').selectAll('t').where('t.organization_id', '=', ORG).where('t.id', '=', 'cus_1').compile(),
   'insert + returning': () => db.insertInto('customers').values({
     organization_id: ORG, id: 'cus_1', outlet_code: 'UG1', name: 'Shop', status: 'active', channel: 'retail', address: { city: 'Kampala' }, created_at: sql`now()`, updated_at: sql`now()`,

@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import ipaddr from 'ipaddr.js';
 import { sql } from 'kysely';
+import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
 import type { Environment } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
@@ -74,7 +75,7 @@ export function authenticate(options: { buckets: Db; environment: Environment; d
  * One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its bucket
  * for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
  */
-function findKeyAndTakeToken(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
+export function keyAndTokenQuery(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
   return db
     .with('key', (q) => q.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
       .select([
@@ -91,8 +92,18 @@ function findKeyAndTakeToken(db: Db, prefix: string, secretHash: string, rateCla
     .with('bucket', (q) => takeTokenUpsert(q as never, rateClass))
     .selectFrom(['key', 'bucket'])
     .selectAll('key')
-    .select(['bucket.last_allowed as allowed', 'bucket.tokens as remaining'])
-    .executeTakeFirst();
+    .select(['bucket.last_allowed as allowed', 'bucket.tokens as remaining']);
+}
+
+/** The same statement, compiled once (it runs on every request; see platform/database/prepared.ts). */
+const keyAndToken = preparedStatement(
+  (args: { prefix: string; secretHash: string; rateClass: string; environment: string }) =>
+    keyAndTokenQuery(statementBuilder, args.prefix, args.secretHash, args.rateClass, args.environment as Environment),
+  ['prefix', 'secretHash', 'rateClass', 'environment'],
+);
+
+async function findKeyAndTakeToken(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
+  return (await keyAndToken(db, { prefix, secretHash, rateClass, environment }))[0];
 }
 
 type KeyRow = NonNullable<Awaited<ReturnType<typeof findKeyAndTakeToken>>>;

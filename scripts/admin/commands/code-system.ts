@@ -1,7 +1,7 @@
 // code-system add | list: the external code systems an organisation's partners use (dms is built in).
 import type { Command } from 'commander';
 import { withDatabase } from '../database.js';
-import { getOrganization, registerCodeSystem } from '../../../server/platform/access/organizations.js';
+import { getOrganization, listCodeSystems, registerCodeSystem } from '../../../server/platform/access/organizations.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerCodeSystemCommands(program: Command): void {
@@ -15,9 +15,7 @@ export function registerCodeSystemCommands(program: Command): void {
     .action(async (options: { org: string; name: string; json?: boolean }) => {
       const created = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
-        const before = await db.selectFrom('code_systems').select('name').where('organization_id', '=', options.org).where('name', '=', options.name).executeTakeFirst();
-        await registerCodeSystem(db, options.org, options.name);
-        return before === undefined;
+        return registerCodeSystem(db, options.org, options.name);
       });
       if (options.json) printJson({ organizationId: options.org, name: options.name, created });
       else printText(created ? `Code system ${options.name} registered for ${options.org}.` : `Code system ${options.name} was already registered for ${options.org}.`);
@@ -30,8 +28,7 @@ export function registerCodeSystemCommands(program: Command): void {
     .action(async (options: { org: string; json?: boolean }) => {
       const names = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
-        const rows = await db.selectFrom('code_systems').select('name').where('organization_id', '=', options.org).orderBy('name').execute();
-        return ['dms', ...rows.map((row) => row.name)];
+        return listCodeSystems(db, options.org);
       });
       if (options.json) printJson(names);
       else printText(...table(['NAME'], names.map((name) => [name === 'dms' ? 'dms (built in)' : name])));

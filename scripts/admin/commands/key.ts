@@ -76,11 +76,7 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'the key')
     .option('--json', 'print {"id", "revokedAt"}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const revokedAt = await withDatabase(async (db) => {
-        await revokeApiKey(db, id);
-        const rows = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', id).execute();
-        return rows[0]!.revoked_at!.toISOString();
-      });
+      const revokedAt = await withDatabase((db) => revokeApiKey(db, id));
       if (options.json) printJson({ id, revokedAt });
       else printText(`API key ${id} revoked at ${revokedAt}.`);
     });

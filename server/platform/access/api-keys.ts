@@ -88,11 +88,14 @@ export async function rotateApiKey(db: Db, keyId: string, overlapHours: number):
   });
 }
 
-export async function revokeApiKey(db: Db, keyId: string): Promise<void> {
-  const { numUpdatedRows } = await db.updateTable('api_keys').set((eb) => ({ revoked_at: eb.fn('now'), updated_at: eb.fn('now') }))
+/** Stops the key at once; returns when (ISO 8601). */
+export async function revokeApiKey(db: Db, keyId: string): Promise<string> {
+  const revoked = await db.updateTable('api_keys').set((eb) => ({ revoked_at: eb.fn('now'), updated_at: eb.fn('now') }))
     .where('id', '=', keyId).where('revoked_at', 'is', null)
+    .returning('revoked_at')
     .executeTakeFirst();
-  if (numUpdatedRows !== 1n) throw new Error(`no active key ${keyId}`);
+  if (!revoked) throw new Error(`no active key ${keyId}`);
+  return revoked.revoked_at!.toISOString();
 }
 
 export async function listApiKeys(db: Db, organizationId: string): Promise<KeySummary[]> {

@@ -56,10 +56,21 @@ export async function listOrganizations(db: Db): Promise<OrganizationRecord[]> {
   return rows.map(toRecord);
 }
 
-export async function registerCodeSystem(db: Db, organizationId: string, name: string): Promise<void> {
+/** Registers a code system; doing it again changes nothing. True when this call registered it. */
+export async function registerCodeSystem(db: Db, organizationId: string, name: string): Promise<boolean> {
   if (!/^[a-z][a-z0-9_-]{0,31}$/.test(name)) throw new Error('a code system name is 1 to 32 lowercase letters, digits, _ or -, starting with a letter');
   if (name === 'dms') throw new Error('dms is built in');
-  await db.insertInto('code_systems').values({ organization_id: organizationId, name }).onConflict((conflict) => conflict.doNothing()).execute();
+  const inserted = await db.insertInto('code_systems').values({ organization_id: organizationId, name })
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** The organisation's code systems, the built-in dms first, then the registered ones by name. */
+export async function listCodeSystems(db: Db, organizationId: string): Promise<string[]> {
+  const rows = await db.selectFrom('code_systems').select('name').where('organization_id', '=', organizationId).orderBy('name').execute();
+  return ['dms', ...rows.map((row) => row.name)];
 }
 
 function toRecord(row: Selectable<Organization>): OrganizationRecord {

@@ -19,7 +19,7 @@ test('a command not allowed from the status is 409 invalid_state naming the docu
   const error = t.throws(() => order.next('ord_1', 'cancelled', 'cancel'), { instanceOf: ApiError });
   t.is(error?.code, 'invalid_state');
   t.is(error?.status, 409);
-  t.is(error?.message, 'Order ord_1 is cancelled; cancel is allowed only from open (from cancelled: nothing, it is final).');
+  t.is(error?.detail, 'Order ord_1 is cancelled; cancel is allowed only from open (from cancelled: nothing, it is final).');
 });
 
 test('the commands allowed from a status are its row; a terminal status allows none', (t) => {

@@ -2,8 +2,7 @@
 // the commit of a change to its delivery (p50/p99). The service runs as usual (API and workers in one process),
 // with WEBHOOK_ALLOW_LOOPBACK so that it may deliver to the receiver on 127.0.0.1.
 import { createServer, type Server } from 'node:http';
-import pg from 'pg';
-import { kyselyOver } from '../../server/platform/database/database.js';
+import { openPool } from '../../server/platform/database/database.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
@@ -40,26 +39,28 @@ export async function benchWebhooks(options: {
   });
   const receiverPort = await freePort();
   await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
-  const pool = new pg.Pool({ connectionString: options.databaseUrl });
+  const { db, close } = openPool(options.databaseUrl);
   const service = await options.startService({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_SECRET_KEY: SECRET_KEY.toString('hex') });
   try {
-    await pool.query('UPDATE events SET dispatched_at = now() WHERE dispatched_at IS NULL'); // earlier scenarios' events are not part of this
+    // Earlier scenarios' events are not part of this.
+    await db.updateTable('events').set((eb) => ({ dispatched_at: eb.fn('now') })).where('dispatched_at', 'is', null).execute();
     // Loopback delivery is a sandbox-only setting, so this phase runs a sandbox service with a sandbox key.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const key = await createApiKey(kyselyOver(pool), { organizationId: options.organizationId, environment: 'sandbox', scopes: ['customers:write'], rateLimits: { read: unlimited, write: unlimited } });
+    const key = await createApiKey(db, { organizationId: options.organizationId, environment: 'sandbox', scopes: ['customers:write'], rateLimits: { read: unlimited, write: unlimited } });
     const auth = { Authorization: `Bearer ${key.secret}` };
-    await addEndpoint(kyselyOver(pool), { policy: { allowLoopback: true }, secretKey: SECRET_KEY, eventTypes: webhookEventTypes }, {
+    await addEndpoint(db, { policy: { allowLoopback: true }, secretKey: SECRET_KEY, eventTypes: webhookEventTypes }, {
       organizationId: options.organizationId, url: `http://127.0.0.1:${receiverPort}/hooks`, events: ['customer.updated'],
     });
 
     // Throughput: a burst of events committed at once, timed until the receiver has them all.
-    const { rows } = await pool.query<{ id: string }>('SELECT id FROM customers WHERE organization_id = $1 ORDER BY id LIMIT $2', [options.organizationId, options.burst]);
+    const rows = await db.selectFrom('customers').select('id').where('organization_id', '=', options.organizationId).orderBy('id').limit(options.burst).execute();
     const started = performance.now();
-    await pool.query(
-      `INSERT INTO events (organization_id, id, type, resource, record_id)
-       SELECT $1, 'evt_bench_' || x.id, 'customer.updated', 'customer', x.id FROM unnest($2::text[]) AS x(id)`,
-      [options.organizationId, rows.map((r) => r.id)],
-    );
+    // One multi-row insert: the whole burst commits at once, as the fan-out would see a busy moment.
+    if (rows.length > 0) {
+      await db.insertInto('events').values(rows.map((row) => ({
+        organization_id: options.organizationId, id: `evt_bench_${row.id}`, type: 'customer.updated', resource: 'customer', record_id: row.id,
+      }))).execute();
+    }
     while (deliveries < rows.length && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 20));
     const eventsPerSecond = rows.length / ((performance.now() - started) / 1000);
 
@@ -82,7 +83,7 @@ export async function benchWebhooks(options: {
     return { eventsPerSecond, events: rows.length, latencyP50Ms: pick(0.5), latencyP99Ms: pick(0.99), latencySamples: latencies.length };
   } finally {
     await service.stop();
-    await pool.end();
+    await close();
     receiver.close();
   }
 }

@@ -1,19 +1,23 @@
 // Document numbers (INV-000123, CN-000045): a gap-free sequence per organisation and document type, taken in the
-// document's own transaction. The sequence row is locked until that transaction ends, so numbers are handed out in
-// commit order, and a rolled-back document gives its number back.
-import type { Tx } from '../../platform/database/transaction.js';
+// document's own transaction by one statement on document_sequences. The first number of a type inserts its row
+// (1); each later one increments it. The row stays locked until the transaction ends, so concurrent documents of a
+// type wait for each other and get consecutive numbers, and a rolled-back document gives its number back: no gap
+// and no duplicate, which a PostgreSQL SEQUENCE cannot promise (it never gives a number back).
+import type { Transaction } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
 
-export async function nextDocumentNumber(tx: Tx, organizationId: string, documentType: string, prefix: string): Promise<string> {
-  const row = await tx.insertInto('document_sequences')
+/** The next number of `documentType` in the organisation, as `${prefix}-000001`. Runs in the caller's transaction. */
+export async function nextDocumentNumber(tx: Transaction<DB>, organizationId: string, documentType: string, prefix: string): Promise<string> {
+  const { last_number: number } = await tx.insertInto('document_sequences')
     .values({ organization_id: organizationId, document_type: documentType, last_number: 1 })
     .onConflict((conflict) => conflict.columns(['organization_id', 'document_type'])
       .doUpdateSet((eb) => ({ last_number: eb('document_sequences.last_number', '+', 1) })))
     .returning('last_number')
     .executeTakeFirstOrThrow();
-  return formatDocumentNumber(prefix, row.last_number);
+  return formatDocumentNumber(prefix, number);
 }
 
-/** `INV-000123`: the prefix, a hyphen and at least six digits. */
+/** `INV-000123`: the prefix, a hyphen and the number in at least six digits (`INV-1234567` past a million). */
 export function formatDocumentNumber(prefix: string, number: number): string {
   return `${prefix}-${String(number).padStart(6, '0')}`;
 }

@@ -7,6 +7,10 @@ import type { Logger } from 'pino';
 import type { Config, Role } from '../platform/config.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { applyMigrations } from '../platform/database/migrations.js';
+import { listenToChannel } from '../platform/database/notifications.js';
+import type { KeyFacts } from '../platform/access/authenticate.js';
+import { ACCESS_CHANGED_CHANNEL, KeyCache } from '../platform/access/key-cache.js';
+import { RateBudget } from '../platform/access/rate-limit.js';
 import { createApp } from '../platform/http/app.js';
 import { startJobs, type JobDefinition, type Jobs } from '../platform/jobs/jobs.js';
 import { bootstrapSandbox } from '../modules/sandbox/bootstrap.js';
@@ -48,6 +52,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let webhooks: WebhookDispatcher | null = null;
   let server: Server | null = null;
   let sandboxKey: string | null = null;
+  let access: AccessMemory | null = null;
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -65,11 +70,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
     if (role !== 'worker') {
       apiLog.start();
+      access = startAccessMemory(database, logger);
       const app = createApp({
         logger,
         validateResponses: config.validateResponses,
         document: options.document ?? apiDocument,
         relaxed: database.relaxed,
+        keys: access.keys,
+        budget: access.budget,
         environment: config.environment,
         apiLog,
         trustProxy: config.trustProxy,
@@ -87,6 +95,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
   } catch (error) {
     await webhooks?.stop().catch(() => {});
+    await access?.close().catch(() => {});
     await jobs?.stop(0).catch(() => {});
     await database.close().catch(() => {});
     throw error;
@@ -97,6 +106,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let stopping: Promise<void> | null = null;
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
+  const runningAccess = access as AccessMemory | null;
   return {
     url,
     sandboxKey,
@@ -108,11 +118,41 @@ export async function startService(config: Config, logger: Logger, options: Serv
         const deadline = Date.now() + config.shutdownTimeoutMs;
         if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
+        await runningAccess?.close();
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
         await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts; any cut off is retried when its job expires
         await database.close();
       })();
       return stopping;
+    },
+  };
+}
+
+interface AccessMemory {
+  keys: KeyCache<KeyFacts>;
+  budget: RateBudget;
+  close(): Promise<void>;
+}
+
+/**
+ * The keys and rate-limit tokens an API process keeps in memory, and the LISTEN that keeps the keys true: a change
+ * to a key or its organisation reaches every process within a notification's delay (see access/key-cache.ts).
+ */
+function startAccessMemory(database: Database, logger: Logger): AccessMemory {
+  const keys = new KeyCache<KeyFacts>();
+  const budget = new RateBudget(database.relaxed);
+  keys.onChange((organizationId) => budget.forgetOrganization(organizationId));
+  const listener = listenToChannel(database.url, ACCESS_CHANGED_CHANNEL, {
+    onNotification: (organizationId) => keys.organizationChanged(organizationId),
+    onListening: () => keys.listeningStarted(),
+    onLost: () => keys.listeningLost(),
+  }, logger);
+  return {
+    keys,
+    budget,
+    async close() {
+      await listener.close();
+      keys.close();
     },
   };
 }

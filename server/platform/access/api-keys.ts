@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import { hashSecret, newPrefix, newSecret } from './api-key-secret.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js';
 import { scopeCatalogue } from './scopes.js';
+import { accessChanged } from './key-cache.js';
 
 export interface NewKey {
   organizationId: string;
@@ -84,7 +85,10 @@ export async function rotateApiKey(db: Db, keyId: string, overlapHours: number):
       .where('organization_id', '=', old.organization_id).where('id', '=', old.id)
       .returning('expires_at')
       .executeTakeFirstOrThrow();
-    return { ...issued, oldKeyExpiresAt: expired.expires_at!.toISOString() };
+    return { ...issued, oldKeyExpiresAt: expired.expires_at!.toISOString(), organizationId: old.organization_id };
+  }).then(({ organizationId, ...rotated }) => {
+    accessChanged(organizationId); // this process at once; the others by the trigger's notification
+    return rotated;
   });
 }
 
@@ -92,9 +96,10 @@ export async function rotateApiKey(db: Db, keyId: string, overlapHours: number):
 export async function revokeApiKey(db: Db, keyId: string): Promise<string> {
   const revoked = await db.updateTable('api_keys').set((eb) => ({ revoked_at: eb.fn('now'), updated_at: eb.fn('now') }))
     .where('id', '=', keyId).where('revoked_at', 'is', null)
-    .returning('revoked_at')
+    .returning(['revoked_at', 'organization_id'])
     .executeTakeFirst();
   if (!revoked) throw new Error(`no active key ${keyId}`);
+  accessChanged(revoked.organization_id); // as in rotateApiKey
   return revoked.revoked_at!.toISOString();
 }
 

@@ -2,7 +2,6 @@
 // a security requirement. Runs before request validation, so a caller without a usable key learns that first.
 import type { RequestHandler } from 'express';
 import ipaddr from 'ipaddr.js';
-import { sql } from 'kysely';
 import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
 import type { Environment } from '../config.js';
@@ -10,7 +9,8 @@ import { ApiError } from '../errors/api-error.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { environmentMarker, hashSecret, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
 import type { CallerContext } from './context.js';
-import { rateDecision, takeTokenUpsert } from './rate-limit.js';
+import type { KeyCache, KnownKey } from './key-cache.js';
+import { rateDecision, type RateBudget } from './rate-limit.js';
 import { operationSecurityIndex } from './scopes.js';
 
 const UNAUTHORIZED_DETAIL = 'Send a valid API key as "Authorization: Bearer <API_KEY>".';
@@ -27,8 +27,24 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** `buckets` runs with synchronous_commit off (see Database.relaxed): the bucket update needs no fsync. */
-export function authenticate(options: { buckets: Db; environment: Environment; document: ApiDocument }): RequestHandler {
+/** What authentication keeps of a key (see key-cache.ts): read once, then served from memory. */
+export interface KeyFacts {
+  caller: CallerContext;
+  apiAccessEnabled: boolean;
+  organizationName: string;
+  allowlist: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+}
+
+export interface AuthenticationOptions {
+  /** Where keys are read and rate-limit buckets written: runs with synchronous_commit off (see Database.relaxed). */
+  buckets: Db;
+  keys: KeyCache<KeyFacts>;
+  budget: RateBudget;
+  environment: Environment;
+  document: ApiDocument;
+}
+
+export function authenticate(options: AuthenticationOptions): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
@@ -41,29 +57,31 @@ export function authenticate(options: { buckets: Db; environment: Environment; d
     if (parsed.environment !== options.environment) {
       throw new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`);
     }
-    // One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its
-    // bucket for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
-    const key = await findKeyAndTakeToken(options.buckets, parsed.prefix, hashSecret(match![1]!), security.rateClass, options.environment);
+    const secretHash = hashSecret(match![1]!);
+    const key = await options.keys.find(parsed.prefix, secretHash, () => readKey(options.buckets, parsed.prefix, secretHash, options.environment));
     // Unknown, revoked, expired and mistyped keys get the very same answer. The stored hash is compared once
     // more in constant time, so that no code path depends on a variable-time comparison of the secret.
-    if (!key || !secretMatches(match![1]!, key.secret_hash)) {
+    if (!key || !secretMatches(match![1]!, key.secretHash)) {
       throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
     }
+    const { caller, apiAccessEnabled, organizationName, allowlist } = key.caller;
 
-    const limit = key.rate_limits[security.rateClass];
-    const decision = rateDecision(limit, key.allowed, key.remaining);
+    // Only a usable key takes a token: a wrong secret cannot spend someone else's budget.
+    const limit = caller.rateLimits[security.rateClass];
+    const answer = await options.budget.take({ organizationId: caller.organizationId, id: caller.apiKeyId }, security.rateClass, limit);
+    const decision = rateDecision(limit, answer.allowed, answer.remaining);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
-    res.locals.caller = toCaller(key);
+    res.locals.caller = caller;
     if (!decision.allowed) {
       throw new ApiError('rate_limited', `The ${security.rateClass} budget of this key (${limit.perMinute} per minute, burst ${limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }
-    if (!key.api_access_enabled) {
-      throw new ApiError('api_disabled', `API access is switched off for ${key.organization_name}. An administrator must enable it.`);
+    if (!apiAccessEnabled) {
+      throw new ApiError('api_disabled', `API access is switched off for ${organizationName}. An administrator must enable it.`);
     }
-    if (key.ip_allowlist.length > 0 && !addressAllowed(req.ip ?? '', key.ip_allowlist)) {
+    if (allowlist.length > 0 && !addressInRanges(req.ip ?? '', allowlist)) {
       throw new ApiError('ip_not_allowed', `Calls from ${req.ip} are outside this key's IP allowlist.`);
     }
-    const missing = security.scopes.filter((scope) => !key.scopes.includes(scope));
+    const missing = security.scopes.filter((scope) => !caller.scopes.has(scope));
     if (missing.length > 0) {
       throw new ApiError('insufficient_scope', `This operation needs the scope ${missing.join(', ')}, which the key does not have.`);
     }
@@ -71,42 +89,40 @@ export function authenticate(options: { buckets: Db; environment: Environment; d
   };
 }
 
-/**
- * One round trip: find the key by prefix and secret hash and, only when it is usable, take a token from its bucket
- * for this class. A wrong secret touches no bucket, so it cannot spend someone else's budget.
- */
-export function keyAndTokenQuery(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
-  return db
-    .with('key', (q) => q.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
-      .select([
-        'k.organization_id', 'k.id', 'k.name', 'k.prefix', 'k.environment', 'k.secret_hash', 'k.scopes', 'k.rate_limits', 'k.ip_allowlist',
-        'o.name as organization_name', 'o.api_access_enabled', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
-        // JSON path reads cast to float8: the builder's JSON helpers cannot cast; the class is a bound parameter.
-        sql<number>`(k.rate_limits -> ${rateClass} ->> 'perMinute')::float8`.as('per_minute'),
-        sql<number>`(k.rate_limits -> ${rateClass} ->> 'burst')::float8`.as('burst'),
-      ])
-      .where('k.prefix', '=', prefix).where('k.secret_hash', '=', secretHash).where('k.environment', '=', environment)
-      .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', eb.fn<Date>('now'))]))
-      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))])))
-    // The key CTE carries more columns than a TokenSource; QueryCreator is invariant in its tables, hence the cast.
-    .with('bucket', (q) => takeTokenUpsert(q as never, rateClass))
-    .selectFrom(['key', 'bucket'])
-    .selectAll('key')
-    .select(['bucket.last_allowed as allowed', 'bucket.tokens as remaining']);
+/** The key by prefix and secret hash, with its organisation, when it is neither revoked nor expired now. */
+export function keyQuery(db: Db, prefix: string, secretHash: string, environment: Environment) {
+  return db.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
+    .select([
+      'k.organization_id', 'k.id', 'k.name', 'k.prefix', 'k.environment', 'k.secret_hash', 'k.scopes', 'k.rate_limits', 'k.ip_allowlist',
+      'k.revoked_at', 'k.expires_at',
+      'o.name as organization_name', 'o.api_access_enabled', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
+    ])
+    .where('k.prefix', '=', prefix).where('k.secret_hash', '=', secretHash).where('k.environment', '=', environment)
+    .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', eb.fn<Date>('now'))]))
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))]));
 }
 
-/** The same statement, compiled once (it runs on every request; see platform/database/prepared.ts). */
-const keyAndToken = preparedStatement(
-  (args: { prefix: string; secretHash: string; rateClass: string; environment: string }) =>
-    keyAndTokenQuery(statementBuilder, args.prefix, args.secretHash, args.rateClass, args.environment as Environment),
-  ['prefix', 'secretHash', 'rateClass', 'environment'],
+/** The same statement, compiled once (a request with a key not in memory runs it; see platform/database/prepared.ts). */
+const keyByPrefix = preparedStatement(
+  (args: { prefix: string; secretHash: string; environment: string }) => keyQuery(statementBuilder, args.prefix, args.secretHash, args.environment as Environment),
+  ['prefix', 'secretHash', 'environment'],
 );
 
-async function findKeyAndTakeToken(db: Db, prefix: string, secretHash: string, rateClass: string, environment: Environment) {
-  return (await keyAndToken(db, { prefix, secretHash, rateClass, environment }))[0];
-}
+type KeyRow = Awaited<ReturnType<typeof keyByPrefix>>[number];
 
-type KeyRow = NonNullable<Awaited<ReturnType<typeof findKeyAndTakeToken>>>;
+async function readKey(db: Db, prefix: string, secretHash: string, environment: Environment): Promise<KnownKey<KeyFacts> | undefined> {
+  const [row] = await keyByPrefix(db, { prefix, secretHash, environment });
+  if (!row) return undefined;
+  return {
+    organizationId: row.organization_id, keyId: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at,
+    caller: {
+      caller: toCaller(row),
+      apiAccessEnabled: row.api_access_enabled,
+      organizationName: row.organization_name,
+      allowlist: row.ip_allowlist.map((cidr) => ipaddr.parseCIDR(cidr)),
+    },
+  };
+}
 
 function toCaller(key: KeyRow): CallerContext {
   const scopes: ReadonlySet<string> = new Set(key.scopes);
@@ -132,12 +148,13 @@ function toCaller(key: KeyRow): CallerContext {
 }
 
 export function addressAllowed(address: string, allowlist: string[]): boolean {
+  return addressInRanges(address, allowlist.map((cidr) => ipaddr.parseCIDR(cidr)));
+}
+
+function addressInRanges(address: string, ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
   if (!ipaddr.isValid(address)) return false;
   const ip = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:10.0.0.1) counts as IPv4
-  return allowlist.some((cidr) => {
-    const [range, bits] = ipaddr.parseCIDR(cidr);
-    return ip.kind() === range.kind() && ip.match([range, bits] as never);
-  });
+  return ranges.some(([range, bits]) => ip.kind() === range.kind() && ip.match([range, bits] as never));
 }
 
 function decodeURIComponentSafe(text: string): string {

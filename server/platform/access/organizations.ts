@@ -5,6 +5,7 @@ import type { ActingOrganization } from '../../domain/actor.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
+import { accessChanged } from './key-cache.js';
 
 export interface OrganizationRecord {
   id: string;
@@ -41,6 +42,7 @@ export async function updateOrganization(db: Db, id: string, change: { apiAccess
     .returningAll()
     .executeTakeFirst();
   if (!row) throw new ApiError('not_found', `No organisation ${id}.`);
+  accessChanged(id); // this process's cached keys at once; the others by the trigger's notification
   return toRecord(row);
 }
 

@@ -4,7 +4,9 @@
 import express, { type Router } from 'express';
 import type { Db } from '../database/transaction.js';
 import type { Logger } from 'pino';
-import { authenticate, refuseKeyInQuery } from '../access/authenticate.js';
+import { authenticate, refuseKeyInQuery, type KeyFacts } from '../access/authenticate.js';
+import type { KeyCache } from '../access/key-cache.js';
+import type { RateBudget } from '../access/rate-limit.js';
 import type { Environment } from '../config.js';
 import { operationIndex } from '../operations.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
@@ -25,8 +27,12 @@ export interface AppOptions {
   logger: Logger;
   validateResponses: boolean;
   document: ApiDocument;
-  /** For rate-limit buckets: see Database.relaxed. */
+  /** For key reads and rate-limit buckets: see Database.relaxed. */
   relaxed: Db;
+  /** The keys this process has authenticated, kept while it hears of their changes. */
+  keys: KeyCache<KeyFacts>;
+  /** This process's side of the keys' shared rate-limit budgets. */
+  budget: RateBudget;
   environment: Environment;
   apiLog: ApiLogWriter;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the caller's address. */
@@ -50,7 +56,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
-  api.use(authenticate({ buckets: options.relaxed, environment: options.environment, document: options.document }));
+  api.use(authenticate({ buckets: options.relaxed, keys: options.keys, budget: options.budget, environment: options.environment, document: options.document }));
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   api.use(requiredBody);
   api.use(strictParameters);

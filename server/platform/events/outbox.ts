@@ -1,5 +1,7 @@
 // Events are written as outbox rows in the transaction of the change they describe; webhook delivery reads
 // them later. A rolled-back change therefore never emits an event, and a committed one never loses it.
+import type { Insertable } from 'kysely';
+import type { Event } from '../../../generated/kysely/types.js';
 import type { Tx } from '../database/transaction.js';
 import { newId } from '../ids.js';
 
@@ -18,6 +20,14 @@ export async function recordEvents(tx: Tx, organizationId: string, type: EventTy
   if (recordIds.length === 0) return;
   // One multi-row VALUES statement, however many records.
   await tx.insertInto('events')
-    .values(recordIds.map((recordId) => ({ organization_id: organizationId, id: newId('evt'), type, resource, record_id: recordId })))
+    .values(recordIds.map((recordId) => eventRow(organizationId, type, resource, recordId)))
     .execute();
+}
+
+/**
+ * The outbox row of one event, for a statement that writes it together with the change it describes (a
+ * data-modifying CTE beside the record's insert or update: one round trip instead of two, same transaction).
+ */
+export function eventRow(organizationId: string, type: EventType, resource: string, recordId: string): Insertable<Event> {
+  return { organization_id: organizationId, id: newId('evt'), type, resource, record_id: recordId };
 }

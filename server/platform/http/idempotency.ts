@@ -12,6 +12,15 @@ import { ApiError } from '../errors/api-error.js';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 
+/** A result stored under an Idempotency-Key (all null when there is none). */
+interface StoredResult {
+  method: string | null;
+  path: string | null;
+  request_hash: string | null;
+  response_status: number | null;
+  response_body: string | null;
+}
+
 export interface WriteResult {
   status: number;
   body: unknown;
@@ -38,23 +47,21 @@ export async function respondIdempotently(
   const requestHash = createHash('sha256').update(canonicalJson(req.body)).digest('hex');
 
   const outcome = await inTransaction(db, async (tx) => {
-    // An advisory lock is not something Kysely's builder can say; the key is a bound parameter.
-    const { rows: [lock] } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${caller.organizationId}:${caller.apiKeyId}:${key}`}, 0)) AS locked`.execute(tx);
-    if (!lock!.locked) {
+    // One round trip for the advisory lock and the read of a stored result: claim_idempotency_key (migration
+    // 20261124095831_idempotency_claim) takes the lock and then reads in a statement of its own, whose snapshot is
+    // taken after the lock, so a result committed by the request that held the lock until a moment ago is seen (a
+    // plain SELECT of the lock and the row together would have missed it). A set-returning SQL function in FROM
+    // has no builder form in Kysely; every value is a bound parameter.
+    const { rows: [claim] } = await sql<StoredResult & { locked: boolean }>`SELECT * FROM claim_idempotency_key(${caller.organizationId}, ${caller.apiKeyId}, ${key}, ${IDEMPOTENCY_RETENTION_HOURS})`.execute(tx);
+    if (!claim!.locked) {
       throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry after 1 second with the same key.', undefined, { 'Retry-After': '1' });
     }
-    // A separate statement, so that its snapshot is taken after the lock: a result committed by the request
-    // that held the lock until a moment ago is seen (one combined statement would have missed it).
-    const stored = await tx.selectFrom('idempotency_keys')
-      .select(['method', 'path', 'request_hash', 'response_status', 'response_body'])
-      .where('organization_id', '=', caller.organizationId).where('api_key_id', '=', caller.apiKeyId).where('key', '=', key)
-      .where('created_at', '>', retentionStart())
-      .executeTakeFirst();
+    const stored = claim!.method === null ? undefined : claim as StoredResult & { method: string };
     if (stored) {
       if (stored.method !== req.method || stored.path !== path || stored.request_hash !== requestHash) {
         throw new ApiError('idempotency_key_reused', `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`);
       }
-      return { status: stored.response_status, text: stored.response_body, replayed: true };
+      return { status: stored.response_status!, text: stored.response_body!, replayed: true };
     }
     const result = await work(tx);
     const text = JSON.stringify(result.body);

@@ -4,7 +4,7 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Db, Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
-import { recordEvent, type EventType } from '../events/outbox.js';
+import type { EventType } from '../events/outbox.js';
 import { assignCodes, changeCodes, codesOf, findRecordIdByCode, isCodeSystem, normaliseCode } from '../external-codes/external-codes.js';
 import { newId } from '../ids.js';
 import type { Filter, ListRequest, Page } from '../lists/page.js';
@@ -53,9 +53,9 @@ export function resourceService<TB extends ResourceTableName, Row extends BaseRo
 
   async function create(tx: Tx, actor: Actor, fields: Fields, externalCodes: Record<string, string> = {}): Promise<Body> {
     const columns = { ...definition.defaults, ...(await definition.toColumns(tx, actor, fields)) } as ColumnsOf<TB>;
-    const row = await insertRow(tx, table, actor.organization.id, newId(definition.idPrefix), columns);
+    // The record and its event in one statement; its codes (if any) after it.
+    const row = await insertRow(tx, table, actor.organization.id, newId(definition.idPrefix), columns, definition.events.created);
     const codes = await assignCodes(tx, actor.organization.id, table.resource, row.id, externalCodes);
-    await recordEvent(tx, actor.organization.id, definition.events.created, table.resource, row.id);
     return definition.represent(row, codes, actor); // a new record has exactly the codes just assigned
   }
 
@@ -64,8 +64,7 @@ export function resourceService<TB extends ResourceTableName, Row extends BaseRo
     const codesChanged = await changeCodes(tx, actor.organization.id, table.resource, existing.id, externalCodes);
     if (Object.keys(columns).length === 0 && !codesChanged) return represent(tx, actor, existing); // nothing written: no event
     // A change of codes alone still moves updatedAt (the feed shows it) and writes the event (webhooks show it).
-    const row = await updateRow(tx, table, actor.organization.id, existing.id, columns as never);
-    await recordEvent(tx, actor.organization.id, definition.events.updated, table.resource, row.id);
+    const row = await updateRow(tx, table, actor.organization.id, existing.id, columns as never, definition.events.updated);
     return represent(tx, actor, row);
   }
 

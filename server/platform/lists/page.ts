@@ -1,7 +1,7 @@
 // One mechanism for every list: keyset pages in the default order (newest first, by id: ids are ULIDs) or, with
 // updatedSince, as a change feed ordered by (updatedAt, id), oldest change first. Filtered pages read at most
 // READ_BUDGET rows and may stop early with hasMore true, so a rare filter never turns into a long scan.
-import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely';
+import { expressionBuilder, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 
 export const DEFAULT_LIMIT = 25;
@@ -40,12 +40,21 @@ interface KeyedRow {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ListQuery<Row> = SelectQueryBuilder<any, 't', Row>;
 
+/**
+ * Adds the columns that cost a lookup per row (a record's external codes) to a page's query. `onlyWhere`, on a
+ * filtered page, is the filter's condition: those columns are needed only for the rows that match, and a filtered
+ * page reads up to READ_BUDGET rows to find them, so they should be computed under it (a CASE evaluates its
+ * branch only when the condition holds).
+ */
+export type PageColumns<Row> = (query: ListQuery<Row>, onlyWhere?: Expression<SqlBool>) => ListQuery<Row>;
+
 export async function readPage<Row extends KeyedRow>(
   name: string,
   query: ListQuery<Row>,
   organizationId: string,
   request: ListRequest,
   filters: Record<string, Filter | undefined>,
+  columns: PageColumns<Row> = (q) => q,
 ): Promise<Page<Row>> {
   const limit = request.limit ?? DEFAULT_LIMIT;
   const feed = request.updatedSince !== undefined;
@@ -70,11 +79,13 @@ export async function readPage<Row extends KeyedRow>(
   let budgetSpent = false;
   let lastRead: Row | undefined;
   if (active.length === 0) {
-    rows = await keyed.limit(limit + 1).execute();
+    rows = await columns(keyed).limit(limit + 1).execute();
   } else {
     // Read at most READ_BUDGET rows in key order; keep the matching ones, and remember the last row read so
     // that the next page resumes after it even when none matched.
-    const read = await keyed.select((eb) => eb.and(active.map(([, f]) => f.condition)).as('matches')).limit(READ_BUDGET).execute() as (Row & { matches: boolean })[];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list query is typed by its module (ListQuery)
+    const matches = () => expressionBuilder<any, 't'>().and(active.map(([, f]) => f.condition));
+    const read = await columns(keyed, matches()).select(matches().as('matches')).limit(READ_BUDGET).execute() as (Row & { matches: boolean })[];
     rows = [];
     for (const row of read) {
       lastRead = row;

@@ -44,20 +44,26 @@ export async function assignCodes(tx: Tx, organizationId: string, resource: stri
     if (!(await isCodeSystem(tx, organizationId, system))) {
       throw new ApiError('business_rule', `The code system ${system} is not registered for this organisation (dms always is).`, [{ field, code: 'unknown_code_system', message: `code system ${system} is not registered` }]);
     }
-    // Name the record that holds the code, so the caller knows which one to change (checked before the insert:
-    // after a unique violation the transaction could not read it). A concurrent insert still ends in 23505 below.
-    const holder = await findRecordIdByCode(tx, organizationId, resource, system, code);
-    if (holder !== null && holder !== recordId) throw duplicateCode(resource, system, code, field, holder);
-    const written = await tx.insertInto('external_codes')
-      .values({ organization_id: organizationId, resource, code_system: system, code, record_id: recordId })
-      .onConflict((conflict) => conflict.columns(['organization_id', 'resource', 'record_id', 'code_system']).doUpdateSet((eb) => ({ code: eb.ref('excluded.code') })))
-      .returning('record_id')
-      .executeTakeFirst()
+    // One statement per code: who holds the code now (to name that record, so the caller knows which one to
+    // change: after a unique violation the transaction could not read it any more), and the code written only when
+    // no other record holds it. A concurrent insert of the same code still ends in 23505 below.
+    const result = await tx
+      .with('holder', (q) => q.selectFrom('external_codes').select('record_id')
+        .where('organization_id', '=', organizationId).where('resource', '=', resource).where('code_system', '=', system).where('code', '=', code))
+      .with('written', (q) => q.insertInto('external_codes')
+        .columns(['organization_id', 'resource', 'code_system', 'code', 'record_id'])
+        .expression(q.selectNoFrom((eb) => [eb.val(organizationId).as('organization_id'), eb.val(resource).as('resource'), eb.val(system).as('code_system'), eb.val(code).as('code'), eb.val(recordId).as('record_id')])
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('holder').select('holder.record_id').where('holder.record_id', '<>', recordId)))))
+        .onConflict((conflict) => conflict.columns(['organization_id', 'resource', 'record_id', 'code_system']).doUpdateSet((eb) => ({ code: eb.ref('excluded.code') })))
+        .returning('record_id'))
+      .selectNoFrom((eb) => [eb.selectFrom('holder').select('holder.record_id').as('holder'), eb.selectFrom('written').select('written.record_id').as('written')])
+      .executeTakeFirstOrThrow()
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) throw duplicateCode(resource, system, code, field, null);
         throw error;
       });
-    if (written?.record_id !== recordId) throw new Error('external code assignment returned another record');
+    if (result.written === null && result.holder !== null && result.holder !== recordId) throw duplicateCode(resource, system, code, field, result.holder);
+    if (result.written !== recordId) throw new Error('external code assignment returned another record');
     assigned[system] = code;
   }
   return assigned;

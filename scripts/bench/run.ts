@@ -1,8 +1,31 @@
 // `npm run bench`: starts the service (production settings, its own embedded PostgreSQL) and bare baselines,
-// each in its own process, drives each with autocannon one after the other, and prints requests/s, p50 and
-// p99 with the ratios measured in this one run. The figures depend on the machine; the ratios are the result.
-//   --duration S     seconds of measurement per scenario (default 10), after a 2 s warm-up
-//   --connections N  concurrent connections (default 50)
+// each in its own process(es), drives each with autocannon one after the other, and prints requests/s, p50 and
+// p99, then one table of the ratios measured in this one run, each beside its aim (issue 21) and whether it is
+// met. The figures depend on the machine; the ratios are the result.
+//   --duration S      seconds of measurement per scenario (default 10), in two halves
+//   --warmup S        seconds of warm-up (default 2): right before each scenario, and once more for every scenario of
+//                     a target when its process(es) start, so that the first scenario after a start is not the cold one
+//   --connections N   concurrent connections (default 50; split evenly over the processes of a two-process row)
+//   --only TEXT       run only the scenarios whose label contains TEXT (case-insensitive; repeatable, or
+//                     comma-separated: --only health,/me). A label is what the table prints, e.g.
+//                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
+//                     A ratio whose two scenarios did not both run says "not run".
+//   --skip-extras     skip the webhook delivery, SDK and Kysely-compile parts (they run by default, even with --only)
+// Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
+//           npm run bench -- --only "POST /customers" --skip-extras
+//
+// Fairness (item 5 of issue 21):
+//   - the raw pg baseline authenticates every request too (one indexed SELECT of the key and its organisation;
+//     no rate limit, which is the service's own feature), and writes its idempotency rows for the requesting key;
+//   - "50 keys" rows rotate the requests over 50 keys of one organisation, so that one key's rate-limit row (a row
+//     lock every request of that key takes) does not decide the figure; the single-key rows stay;
+//   - "2 processes" rows run two processes of the target on one database (the service: one `--role all` as in
+//     the single-process rows plus one `--role api`, i.e. one more API process), each driven by its own autocannon
+//     instance with half the connections, at the same time; the figure is the sum. They use the 50 keys too, so
+//     that the only difference from the "50 keys" row is the second process;
+//   - the change-feed walks read an organisation of their own (1000 customers, never written), so that the
+//     service and the baseline walk the same records whatever the creates before them added.
+// A scenario with any non-2xx answer or connection error makes its ratios "invalid": a 401 or 429 is not a figure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,15 +47,37 @@ import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string', multiple: true },
+    'skip-extras': { type: 'boolean', default: false },
+  },
+});
 const duration = Number(values.duration);
+const warmup = Number(values.warmup);
 const connections = Number(values.connections);
+if (!(duration > 0) || !(warmup >= 0) || !Number.isInteger(connections) || connections < 2) {
+  console.error('--duration takes seconds (> 0), --warmup seconds (>= 0), --connections a whole number of at least 2');
+  process.exit(2);
+}
+const only = (values.only ?? []).flatMap((value) => value.split(',')).map((value) => value.trim().toLowerCase()).filter((value) => value !== '');
+const skipExtras = values['skip-extras'];
+const KEY_COUNT = 50;
 
+type Target = 'service' | 'raw pg' | 'bare express' | 'bare node:http';
+/** Which keys the requests carry: none, the one key, the 50 keys in turn, or the feed organisation's key. */
+type Keys = 'none' | 'one' | 'many' | 'feed';
 interface Scenario {
+  /** The request, e.g. 'POST /customers'; scenarios of one name on two targets make a ratio. */
   name: string;
-  target: string;
+  variant?: '50 keys' | '2 processes; 50 keys';
+  target: Target;
+  processes?: 1 | 2;
+  keys: Keys;
   path: string;
-  headers?: Record<string, string>;
   /** A fresh body (and Idempotency-Key) per request, for creates. */
   create?: boolean;
   /** A fixed JSON body (for PUT). */
@@ -41,8 +86,11 @@ interface Scenario {
   connections?: number;
   /** Rows written per request, to report rows/s. */
   rowsPerRequest?: number;
+  /** Not autocannon: one client walks the whole change feed page by page, again and again; the figure is records/s. */
+  walk?: boolean;
 }
-interface Measured { scenario: Scenario; requestsPerSecond: number; spread: number; p50: number; p99: number; non2xx: number }
+interface Measured { scenario: Scenario; perSecond: number; spread: number; p50: number | null; p99: number | null; failed: number }
+interface Half { perSecond: number; p50: number | null; p99: number | null; failed: number }
 
 // 100 products x 5 price groups = one batch of 500 price rows, upserted again and again.
 const PRICE_BATCH_PRODUCTS = 100;
@@ -56,133 +104,251 @@ const PRICE_BATCH = {
   })),
 };
 
+const SERVICE_ENV = { LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
+const CREATE = { path: '/api/v1/customers', method: 'POST', create: true } as const;
+const PAGE = { path: '/api/v1/customers?limit=100' } as const;
+const PRICES = { path: '/api/v1/prices', method: 'PUT', body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 } as const;
+const WALK = { path: '/api/v1/customers', keys: 'feed', walk: true } as const;
+const MANY = { keys: 'many', variant: '50 keys' } as const;
+const TWO = { keys: 'many', variant: '2 processes; 50 keys', processes: 2 } as const;
+
+const allScenarios: Scenario[] = [
+  { name: 'GET /health', target: 'service', keys: 'none', path: '/api/v1/health' },
+  { name: 'GET /me (key + rate limit)', target: 'service', keys: 'one', path: '/api/v1/me' },
+  { name: 'GET /me (key + rate limit)', target: 'service', ...MANY, path: '/api/v1/me' },
+  { name: 'POST /customers', target: 'service', keys: 'one', ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'service', keys: 'one', ...PAGE },
+  { name: 'POST /customers', target: 'service', ...MANY, ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'service', ...MANY, ...PAGE },
+  { name: 'PUT /prices (500 rows)', target: 'service', keys: 'one', ...PRICES },
+  { name: 'change-feed walk (100 per page)', target: 'service', ...WALK },
+  { name: 'POST /customers', target: 'service', ...TWO, ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'service', ...TWO, ...PAGE },
+  { name: 'POST /customers', target: 'raw pg', keys: 'one', ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'raw pg', keys: 'one', ...PAGE },
+  { name: 'POST /customers', target: 'raw pg', ...MANY, ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'raw pg', ...MANY, ...PAGE },
+  { name: 'PUT /prices (500 rows)', target: 'raw pg', keys: 'one', ...PRICES },
+  { name: 'change-feed walk (100 per page)', target: 'raw pg', ...WALK },
+  { name: 'POST /customers', target: 'raw pg', ...TWO, ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'raw pg', ...TWO, ...PAGE },
+  { name: 'GET /health', target: 'bare express', keys: 'none', path: '/api/v1/health' },
+  { name: 'GET /health', target: 'bare node:http', keys: 'none', path: '/api/v1/health' },
+];
+// No comma in a label: --only splits at commas.
+const label = (s: Scenario) => `${s.name}${s.variant ? ` (${s.variant})` : ''} [${s.target}]`;
+const scenarios = only.length === 0 ? allScenarios : allScenarios.filter((s) => only.some((text) => label(s).toLowerCase().includes(text)));
+if (scenarios.length === 0 && skipExtras) {
+  console.error(`--only ${only.join(',')} matches no scenario; the labels are:\n${allScenarios.map((s) => `  ${label(s)}`).join('\n')}`);
+  process.exit(2);
+}
+
 const scratch = mkdtempSync(join(tmpdir(), 'erp-bench-'));
 chmodSync(scratch, 0o755);
 const database = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), port: await freePort() });
 const databaseUrl = database.url('postgres');
-const { organizationId, key, keyId } = await prepareDatabase(databaseUrl);
-const auth = { Authorization: `Bearer ${key}` };
+const prepared = await prepareDatabase(databaseUrl);
+const keysOf: Record<Keys, string[]> = { none: [], one: [prepared.key], many: prepared.keys, feed: [prepared.feedKey] };
 
-const targets: Record<string, (port: number) => Promise<ChildProcess>> = {
+/** Starts process number `index` (0 or 1) of a target on `port`. */
+const targets: Record<Target, (port: number, index: number) => Promise<ChildProcess>> = {
   // Production settings: no response validation, no bodies in the API log (sandbox keys keep them, redacted).
-  service: (port) => startProcess(join(root, 'server', 'main.ts'), {
-    PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64),
+  // The first process has every role, as a single-process deployment; a second one serves the API only.
+  service: (port, index) => startProcess(join(root, 'server', 'main.ts'), index === 0 ? [] : ['--role', 'api'], {
+    ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl,
   }, 'API listening'),
-  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), { PORT: String(port), DATABASE_URL: databaseUrl, ORGANIZATION_ID: organizationId, API_KEY_ID: keyId }, 'ready'),
-  'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), { PORT: String(port) }, 'ready'),
-  'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), { PORT: String(port) }, 'ready'),
+  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), [], {
+    PORT: String(port), DATABASE_URL: databaseUrl, ENVIRONMENT: 'production', BENCH_API_KEYS: [prepared.key, ...prepared.keys, prepared.feedKey].join(','),
+  }, 'ready'),
+  'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready'),
+  'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), [], { PORT: String(port) }, 'ready'),
 };
 
-const scenarios: Scenario[] = [
-  { name: 'GET /health', target: 'service', path: '/api/v1/health' },
-  { name: 'GET /me (key + rate limit)', target: 'service', path: '/api/v1/me', headers: auth },
-  { name: 'POST /customers', target: 'service', path: '/api/v1/customers', method: 'POST', headers: auth, create: true },
-  { name: 'GET /customers?limit=100', target: 'service', path: '/api/v1/customers?limit=100', headers: auth },
-  { name: 'POST /customers', target: 'raw pg', path: '/api/v1/customers', method: 'POST', create: true },
-  { name: 'GET /customers?limit=100', target: 'raw pg', path: '/api/v1/customers?limit=100' },
-  { name: 'PUT /prices (500 rows)', target: 'service', path: '/api/v1/prices', method: 'PUT', headers: auth, body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 },
-  { name: 'PUT /prices (500 rows)', target: 'raw pg', path: '/api/v1/prices', method: 'PUT', body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 },
-  { name: 'GET /health', target: 'bare express', path: '/api/v1/health' },
-  { name: 'GET /health', target: 'bare node:http', path: '/api/v1/health' },
-];
+// One group per target and process count, in the order of allScenarios; the SDK part needs the single service.
+const groups: { target: Target; processes: number; scenarios: Scenario[] }[] = [];
+for (const s of allScenarios) {
+  const processes = s.processes ?? 1;
+  if (!groups.some((g) => g.target === s.target && g.processes === processes)) groups.push({ target: s.target, processes, scenarios: [] });
+}
+for (const s of scenarios) groups.find((g) => g.target === s.target && g.processes === (s.processes ?? 1))!.scenarios.push(s);
 
 const results: Measured[] = [];
-const feedWalks: Record<string, number[]> = {};
 let webhookFigures: WebhookFigures | undefined;
 let sdkFigures: SdkFigures | undefined;
 let createSequence = 0;
+let keyTurn = 0;
+const started = new Date();
 try {
-  for (const [target, start] of Object.entries(targets)) {
-    const port = await freePort();
-    const child = await start(port);
+  for (const group of groups) {
+    const runSdk = group.target === 'service' && group.processes === 1 && !skipExtras;
+    if (group.scenarios.length === 0 && !runSdk) continue;
+    const ports: number[] = [];
+    const children: ChildProcess[] = [];
     try {
-      for (const scenario of scenarios.filter((s) => s.target === target)) {
-        await load(port, scenario, 2); // warm-up: JIT, connection pools
-        results.push(await measure(port, scenario));
+      for (let index = 0; index < group.processes; index += 1) { // one after the other: both would migrate at once
+        const port = await freePort();
+        children.push(await targets[group.target](port, index));
+        ports.push(port);
       }
-      if (target === 'service' || target === 'raw pg') feedWalks[target] = await walkFeed(port, target === 'service' ? auth : {});
-      if (target === 'service') sdkFigures = await benchSdk(port, key);
+      // Fresh processes: every scenario of the group once (JIT, connection pools, keys read into memory), so that
+      // the first one measured is not the only one measured cold.
+      if (warmup > 0) for (const scenario of group.scenarios) await half(ports, scenario, warmup);
+      for (const scenario of group.scenarios) {
+        process.stderr.write(`measuring ${label(scenario)}\n`);
+        if (warmup > 0) await half(ports, scenario, warmup);
+        results.push(await measure(ports, scenario));
+      }
+      if (runSdk) sdkFigures = await benchSdk(ports[0]!, prepared.feedKey);
     } finally {
-      await stopProcess(child);
+      await Promise.all(children.map(stopProcess));
     }
   }
-  webhookFigures = await benchWebhooks({
-    databaseUrl,
-    organizationId,
-    burst: 1_000,
-    paced: 100,
-    startService: async (env) => {
-      const port = await freePort();
-      const child = await startProcess(join(root, 'server', 'main.ts'), {
-        PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', ...env,
-      }, 'API listening');
-      return { port, stop: () => stopProcess(child) };
-    },
-  });
+  if (!skipExtras) {
+    process.stderr.write('measuring webhook delivery\n');
+    webhookFigures = await benchWebhooks({
+      databaseUrl,
+      organizationId: prepared.organizationId,
+      burst: 1_000,
+      paced: 100,
+      startService: async (env) => {
+        const port = await freePort();
+        const child = await startProcess(join(root, 'server', 'main.ts'), [], {
+          PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', ...env,
+        }, 'API listening');
+        return { port, stop: () => stopProcess(child) };
+      },
+    });
+  }
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
 }
 
-console.log(`\n${connections} connections, ${duration} s per scenario, ${new Date().toISOString()}\n`);
-console.log(pad('scenario', 44) + pad('requests/s', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('non-2xx', 9) + 'rows/s');
+console.log(`\n${connections} connections, ${duration} s per scenario after ${warmup} s of warm-up, started ${started.toISOString()}${only.length > 0 ? `, only ${only.join(', ')}` : ''}\n`);
+console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + 'rows/s');
 for (const r of results) {
-  const rows = r.scenario.rowsPerRequest ? (r.requestsPerSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
-  console.log(pad(`${r.scenario.name} [${r.scenario.target}]`, 44) + pad(r.requestsPerSecond.toFixed(0), 12) + pad(`${(r.spread * 100).toFixed(0)}%`, 8) + pad(String(r.p50), 9) + pad(String(r.p99), 9) + pad(String(r.non2xx), 9) + rows);
+  const rows = r.scenario.rowsPerRequest ? (r.perSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
+  console.log(pad(label(r.scenario), 60) + pad(`${r.perSecond.toFixed(0)}${r.scenario.walk ? ' rec' : ''}`, 12) + pad(percent(r.spread), 8)
+    + pad(r.p50 === null ? '-' : String(r.p50), 9) + pad(r.p99 === null ? '-' : String(r.p99), 9) + pad(String(r.failed), 9) + rows);
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-for (const [target, walks] of Object.entries(feedWalks)) {
-  console.log(`full change-feed walk of every customer, 100 per page [${target}]: median ${median(walks).toFixed(0)} records/s over ${walks.length} walks`);
-}
-const rps = (name: string, target: string) => results.find((r) => r.scenario.name === name && r.scenario.target === target)?.requestsPerSecond ?? NaN;
-const ratio = (a: number, b: number) => (a / b).toFixed(2);
+console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors)');
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? NaN;
 if (webhookFigures) {
-  console.log(`webhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
+  console.log(`\nwebhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
     `write request to delivery p50 ${webhookFigures.latencyP50Ms.toFixed(0)} ms, p99 ${webhookFigures.latencyP99Ms.toFixed(0)} ms over ${webhookFigures.latencySamples} changes`);
 }
 if (sdkFigures) {
   console.log(`SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
     `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
 }
-console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
-for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
+if (!skipExtras) {
+  console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
+  for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
+}
 const noisiest = results.reduce((worst, r) => Math.max(worst, r.spread), 0);
-console.log(`\nrun-to-run noise: the two halves of a scenario differ by up to ${(noisiest * 100).toFixed(0)}% in this run`);
-console.log('\nratios (same run):');
-console.log(`  GET /health, service / bare express           = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare express'))}  (aim >= 0.8)`);
-console.log(`  GET /health, service / bare node:http         = ${ratio(rps('GET /health', 'service'), rps('GET /health', 'bare node:http'))}`);
-console.log(`  POST /customers, service / raw pg             = ${ratio(rps('POST /customers', 'service'), rps('POST /customers', 'raw pg'))}  (aim >= 0.6)`);
-console.log(`  GET /customers?limit=100, service / raw pg    = ${ratio(rps('GET /customers?limit=100', 'service'), rps('GET /customers?limit=100', 'raw pg'))}  (aim >= 0.6)`);
-const withKey = rps('GET /me (key + rate limit)', 'service');
-const withoutKey = rps('GET /health', 'service');
-console.log(`  PUT /prices (500 rows), service / raw pg      = ${ratio(rps('PUT /prices (500 rows)', 'service'), rps('PUT /prices (500 rows)', 'raw pg'))}`);
-console.log(`  change-feed walk, service / raw pg           = ${ratio(median(feedWalks.service ?? []), median(feedWalks['raw pg'] ?? []))}`);
-if (sdkFigures) console.log(`  change-feed walk, SDK paginate / plain fetch   = ${ratio(median(sdkFigures.sdkWalks), median(sdkFigures.fetchWalks))}  (the SDK's cost per page)`);
-console.log(`  GET /me with a key / GET /health without      = ${ratio(withKey, withoutKey)}  (authentication + rate limit: ~${((1 / withKey - 1 / withoutKey) * 1e6).toFixed(0)} us of server time per request)`);
+if (results.length > 0) console.log(`\nrun-to-run noise: the two halves of a scenario differ by up to ${percent(noisiest)} in this run`);
 
-async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string; keyId: string }> {
+// The ratios, each beside its aim: a is measured against b.
+interface Ratio { label: string; a: Find; b: Find; aim?: number }
+type Find = { name: string; target: Target; variant?: Scenario['variant'] };
+const svc = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'service', variant });
+const raw = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'raw pg', variant });
+const ratios: Ratio[] = [
+  { label: 'GET /health: service / bare express', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare express' }, aim: 0.8 },
+  { label: 'GET /me (key + rate limit) / GET /health, service', a: svc('GET /me (key + rate limit)'), b: svc('GET /health'), aim: 0.7 },
+  { label: 'POST /customers: service / raw pg', a: svc('POST /customers'), b: raw('POST /customers'), aim: 0.6 },
+  { label: 'GET /customers?limit=100: service / raw pg', a: svc('GET /customers?limit=100'), b: raw('GET /customers?limit=100'), aim: 0.6 },
+  { label: 'PUT /prices (500 rows): service / raw pg', a: svc('PUT /prices (500 rows)'), b: raw('PUT /prices (500 rows)'), aim: 0.8 },
+  { label: 'change-feed walk: service / raw pg', a: svc('change-feed walk (100 per page)'), b: raw('change-feed walk (100 per page)'), aim: 0.8 },
+  { label: 'GET /me, 50 keys / GET /health, service', a: svc('GET /me (key + rate limit)', '50 keys'), b: svc('GET /health'), aim: 0.7 },
+  { label: 'POST /customers, 50 keys: service / raw pg', a: svc('POST /customers', '50 keys'), b: raw('POST /customers', '50 keys'), aim: 0.6 },
+  { label: 'GET /customers?limit=100, 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '50 keys'), b: raw('GET /customers?limit=100', '50 keys'), aim: 0.6 },
+  { label: 'POST /customers, 2 processes; 50 keys: service / raw pg', a: svc('POST /customers', '2 processes; 50 keys'), b: raw('POST /customers', '2 processes; 50 keys'), aim: 0.6 },
+  { label: 'GET /customers?limit=100, 2 processes; 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '2 processes; 50 keys'), b: raw('GET /customers?limit=100', '2 processes; 50 keys'), aim: 0.6 },
+  // For information, no aim: the ceiling of one Node process, and what a second process adds to each target.
+  { label: 'GET /health: service / bare node:http', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare node:http' } },
+  { label: 'POST /customers, service: 2 processes / 1 (50 keys)', a: svc('POST /customers', '2 processes; 50 keys'), b: svc('POST /customers', '50 keys') },
+  { label: 'POST /customers, raw pg: 2 processes / 1 (50 keys)', a: raw('POST /customers', '2 processes; 50 keys'), b: raw('POST /customers', '50 keys') },
+  { label: 'GET /customers?limit=100, service: 2 processes / 1 (50 keys)', a: svc('GET /customers?limit=100', '2 processes; 50 keys'), b: svc('GET /customers?limit=100', '50 keys') },
+  { label: 'GET /customers?limit=100, raw pg: 2 processes / 1 (50 keys)', a: raw('GET /customers?limit=100', '2 processes; 50 keys'), b: raw('GET /customers?limit=100', '50 keys') },
+];
+const find = (f: Find) => results.find((r) => r.scenario.name === f.name && r.scenario.target === f.target && r.scenario.variant === f.variant);
+
+console.log(`\nratios of this run against the aims of issue 21 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`);
+console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + 'noise');
+let withinNoise = false;
+for (const r of ratios) {
+  const [a, b] = [find(r.a), find(r.b)];
+  const aim = r.aim === undefined ? '-' : `>= ${r.aim}`;
+  if (!a || !b) {
+    if (r.aim !== undefined || only.length === 0) console.log(pad(r.label, 68) + pad('-', 8) + pad(aim, 9) + 'not run');
+    continue;
+  }
+  const value = a.perSecond / b.perSecond;
+  const noise = Math.max(a.spread, b.spread);
+  let met = '-';
+  if (a.failed + b.failed > 0) met = `invalid (${a.failed + b.failed} failed)`;
+  else if (r.aim !== undefined) {
+    met = value >= r.aim ? 'yes' : 'NO';
+    // The ratio's own noise (the noisier scenario's halves) is larger than its distance from the aim.
+    if (Math.abs(value - r.aim) <= noise * value) {
+      met += ' (within noise)';
+      withinNoise = true;
+    }
+  }
+  console.log(pad(r.label, 68) + pad(value.toFixed(2), 8) + pad(aim, 9) + pad(met, 22) + percent(noise));
+}
+if (sdkFigures) {
+  console.log(pad('change-feed walk: SDK paginate / plain fetch', 68) + pad((median(sdkFigures.sdkWalks) / median(sdkFigures.fetchWalks)).toFixed(2), 8) + pad('-', 9) + pad('-', 22) + '-');
+}
+console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each)');
+if (withinNoise) console.log('within noise: the ratio is nearer its aim than its noise; one run does not tell, repeat it');
+const withKey = find(svc('GET /me (key + rate limit)'));
+const withoutKey = find(svc('GET /health'));
+const manyKeys = find(svc('GET /me (key + rate limit)', '50 keys'));
+if (withKey && withoutKey) {
+  // Server time per request = 1 / (requests/s) at full load; below zero when noise is larger than the cost.
+  const cost = (r: Measured) => {
+    const us = (1 / r.perSecond - 1 / withoutKey.perSecond) * 1e6;
+    return us > 0 ? `~${us.toFixed(0)} us` : 'none measurable (noise)';
+  };
+  console.log(`authentication + rate limit, server time per request: ${cost(withKey)} with one key${manyKeys ? `, ${cost(manyKeys)} with 50` : ''}`);
+}
+
+async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string; keys: string[]; feedKey: string }> {
   const pool = new pg.Pool({ connectionString: url });
   try {
     await applyMigrations(pool);
-    const organization = await createOrganization(kyselyOver(pool), { name: 'Bench Distributor', baseCurrency: 'UGX' });
+    const db = kyselyOver(pool);
+    const organization = await createOrganization(db, { name: 'Bench Distributor', baseCurrency: 'UGX' });
     // Limits high enough never to refuse: the bench measures the cost of the bucket, not its refusals.
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const issued = await createApiKey(kyselyOver(pool), { organizationId: organization.id, environment: 'production', scopes: ['customers:read', 'customers:write', 'prices:read', 'prices:write'], rateLimits: { read: unlimited, write: unlimited } });
-    const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
-    await pool.query(
-      `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)
-       SELECT $1, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id
-         FROM jsonb_to_recordset($2::jsonb) AS x(id text, outlet_code text, name text, status text, channel text, price_group text, credit_limit_amount numeric,
-           credit_limit_currency text, payment_terms_days int, address jsonb, region text, phone text, tax_id text)`,
-      [organization.id, JSON.stringify(outlets)],
-    );
+    const scopes = ['customers:read', 'customers:write', 'prices:read', 'prices:write'];
+    const issue = async (organizationId: string, name: string) =>
+      (await createApiKey(db, { organizationId, name, environment: 'production', scopes, rateLimits: { read: unlimited, write: unlimited } })).secret;
+    const key = await issue(organization.id, 'bench');
+    const keys: string[] = [];
+    for (let i = 0; i < KEY_COUNT; i += 1) keys.push(await issue(organization.id, `bench ${i + 1} of ${KEY_COUNT}`));
+    // The change-feed walks read an organisation of their own, which no scenario writes to.
+    const feed = await createOrganization(db, { name: 'Bench Feed Reader', baseCurrency: 'UGX' });
+    const feedKey = await issue(feed.id, 'bench feed');
+    for (const org of [organization.id, feed.id]) {
+      const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
+      await pool.query(
+        `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)
+         SELECT $1, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id
+           FROM jsonb_to_recordset($2::jsonb) AS x(id text, outlet_code text, name text, status text, channel text, price_group text, credit_limit_amount numeric,
+             credit_limit_currency text, payment_terms_days int, address jsonb, region text, phone text, tax_id text)`,
+        [org, JSON.stringify(outlets)],
+      );
+    }
     await pool.query(
       `INSERT INTO products (organization_id, id, product_code, name, status, pack_size, selling_units, tracks_stock, tax_rate, is_empty)
        SELECT $1, 'prd_' || lpad(g::text, 26, '0'), lpad(g::text, 6, '0'), 'Bench product ' || g, 'active', 24, ARRAY['case'], true, 18, false
          FROM generate_series(1, $2) AS g`,
       [organization.id, PRICE_BATCH_PRODUCTS],
     );
-    return { organizationId: organization.id, key: issued.secret, keyId: issued.id };
+    return { organizationId: organization.id, key, keys, feedKey };
   } finally {
     await pool.end();
   }
@@ -192,63 +358,85 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
  * Measures a scenario in two halves of the duration: the figure is the whole, and the spread between the halves
  * (|a - b| / mean) is this run's own noise, against which a change between two runs is judged.
  */
-async function measure(port: number, scenario: Scenario): Promise<Measured> {
-  const halves = [await load(port, scenario, duration / 2), await load(port, scenario, duration / 2)];
-  const [a, b] = halves.map((half) => half.requests.average) as [number, number];
+async function measure(ports: number[], scenario: Scenario): Promise<Measured> {
+  const halves = [await half(ports, scenario, duration / 2), await half(ports, scenario, duration / 2)] as [Half, Half];
+  const [a, b] = halves.map((h) => h.perSecond) as [number, number];
+  const latency = (pick: (h: Half) => number | null) => (halves.some((h) => pick(h) === null) ? null : Math.max(...halves.map((h) => pick(h)!)));
   return {
-    scenario, requestsPerSecond: (a + b) / 2, spread: Math.abs(a - b) / ((a + b) / 2),
-    p50: Math.max(...halves.map((half) => half.latency.p50)), p99: Math.max(...halves.map((half) => half.latency.p99)),
-    non2xx: halves.reduce((total, half) => total + half.non2xx, 0),
+    scenario, perSecond: (a + b) / 2, spread: Math.abs(a - b) / ((a + b) / 2),
+    p50: latency((h) => h.p50), p99: latency((h) => h.p99), failed: halves.reduce((total, h) => total + h.failed, 0),
   };
 }
 
-/** Walks the whole customers change feed page by page, as a partner's poller would; records/s of 3 walks. */
-async function walkFeed(port: number, headers: Record<string, string>): Promise<number[]> {
-  const walks: number[] = [];
-  for (let walk = 0; walk < 3; walk += 1) {
-    const started = performance.now();
-    let records = 0;
+/** One half: every process of the target driven at once, its own share of the connections each; the figure is the sum. */
+async function half(ports: number[], scenario: Scenario, seconds: number): Promise<Half> {
+  if (scenario.walk) return walkFeed(ports[0]!, keysOf[scenario.keys][0]!, seconds);
+  const total = scenario.connections ?? connections;
+  const runs = await Promise.all(ports.map((port, i) => load(port, scenario, seconds, Math.floor(total / ports.length) + (i < total % ports.length ? 1 : 0))));
+  return {
+    perSecond: runs.reduce((sum, run) => sum + run.requests.average, 0),
+    p50: Math.max(...runs.map((run) => run.latency.p50)),
+    p99: Math.max(...runs.map((run) => run.latency.p99)),
+    failed: runs.reduce((sum, run) => sum + run.non2xx + run.errors, 0),
+  };
+}
+
+/** Walks the whole customers change feed page by page, as a partner's poller would, again and again for `seconds`. */
+async function walkFeed(port: number, key: string, seconds: number): Promise<Half> {
+  const started = performance.now();
+  let records = 0;
+  let failed = 0;
+  do {
     let cursor: string | null = null;
     do {
       const query = `updatedSince=2000-01-01T00:00:00.000Z&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers });
-      if (!response.ok) throw new Error(`feed walk: ${response.status} ${await response.text()}`);
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers: { Authorization: `Bearer ${key}` } });
+      if (!response.ok) {
+        failed += 1;
+        process.stderr.write(`feed walk: ${response.status} ${await response.text()}\n`);
+        break;
+      }
       const page = await response.json() as { data: unknown[]; nextCursor: string | null };
       records += page.data.length;
       cursor = page.nextCursor;
     } while (cursor);
-    walks.push(records / ((performance.now() - started) / 1000));
-  }
-  return walks;
+  } while (performance.now() - started < seconds * 1000 && failed === 0);
+  return { perSecond: records / ((performance.now() - started) / 1000), p50: null, p99: null, failed };
 }
 
-function load(port: number, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
-  const headers = { ...scenario.headers, ...(scenario.create || scenario.body ? { 'content-type': 'application/json' } : {}) };
+function load(port: number, scenario: Scenario, seconds: number, connectionCount: number): Promise<autocannon.Result> {
+  const headers: Record<string, string> = scenario.create || scenario.body ? { 'content-type': 'application/json' } : {};
+  const keys = keysOf[scenario.keys];
+  if (keys.length === 1) headers.authorization = `Bearer ${keys[0]}`;
+  // Many keys: each request takes the next key in turn (shared by both autocannon instances of a two-process row).
+  const authorization = (): Record<string, string> => (keys.length > 1 ? { authorization: `Bearer ${keys[(keyTurn += 1) % keys.length]}` } : {});
+  const setupRequest = scenario.create
+    ? (request: autocannon.Request) => {
+        createSequence += 1;
+        const code = `UG${String(createSequence).padStart(7, '0')}`;
+        return {
+          ...request, headers: { ...headers, ...authorization(), 'idempotency-key': `bench-${scenario.target}-${createSequence}` },
+          body: JSON.stringify({ outletCode: code, name: `Bench outlet ${createSequence}`, channel: 'retail' }),
+        };
+      }
+    : keys.length > 1 ? (request: autocannon.Request) => ({ ...request, headers: { ...headers, ...authorization() } }) : undefined;
   return autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: scenario.connections ?? connections,
+    connections: connectionCount,
     duration: seconds,
     requests: [{
       method: scenario.method ?? 'GET',
       path: scenario.path,
       headers,
       ...(scenario.body ? { body: JSON.stringify(scenario.body) } : {}),
-      ...(scenario.create
-        ? {
-            setupRequest: (request: autocannon.Request) => {
-              createSequence += 1;
-              const code = `UG${String(createSequence).padStart(7, '0')}`;
-              return { ...request, headers: { ...headers, 'idempotency-key': `bench-${scenario.target}-${createSequence}` }, body: JSON.stringify({ outletCode: code, name: `Bench outlet ${createSequence}`, channel: 'retail' }) };
-            },
-          }
-        : {}),
+      ...(setupRequest ? { setupRequest } : {}),
     }],
   });
 }
 
-function startProcess(entry: string, env: Record<string, string>, readyText: string): Promise<ChildProcess> {
+function startProcess(entry: string, args: string[], env: Record<string, string>, readyText: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk;
@@ -268,6 +456,9 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+function percent(fraction: number): string {
+  return `${(fraction * 100).toFixed(0)}%`;
+}
 
 function pad(text: string, width: number): string {
   return text.padEnd(width);

@@ -1,30 +1,73 @@
-// Baseline: a bare express 5 app doing the same database work as the service with raw pg and nothing else:
-// POST /customers = one insert plus the idempotency row in one transaction; GET /customers = one keyset page (or,
-// with updatedSince, one page of the change feed); PUT /prices = one set-based upsert of the batch.
+// Baseline: a bare express 5 app doing the same database work as the service with raw pg and nothing else.
+// Every request authenticates as any API with keys must: it parses the Bearer header, hashes the secret as the
+// service does (api-key-secret.ts) and reads its key with one indexed SELECT (by prefix and secret hash, joined to
+// its organisation, not revoked, not expired); an unknown key is 401. No rate limit: that is the service's own
+// feature, and the aims leave room for it. Then:
+//   POST /customers = one insert plus the idempotency row of the requesting key, in one transaction;
+//   GET /customers  = one keyset page (or, with updatedSince, one page of the change feed);
+//   PUT /prices     = one set-based upsert of the batch, in one transaction.
+// The organisation is the key's. Statements are sent unnamed (parse and bind each time), as the service sends its own.
+// Environment: PORT, DATABASE_URL, ENVIRONMENT (sandbox|production, default production), BENCH_API_KEYS (the
+// secrets the bench will send, comma-separated: checked once at start, so that a key this baseline cannot read
+// fails the start instead of measuring 401s; each request still reads its key from the database).
 import { randomUUID } from 'node:crypto';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import pg from 'pg';
+import { hashSecret, parseSecret } from '../../../server/platform/access/api-key-secret.js';
+
+interface Key { id: string; organization_id: string; scopes: string[]; api_access_enabled: boolean }
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-const organizationId = process.env.ORGANIZATION_ID!;
-const apiKeyId = process.env.API_KEY_ID!; // a real key: idempotency rows reference api_keys
+const environment = process.env.ENVIRONMENT ?? 'production';
+
+const KEY_QUERY = `SELECT k.id, k.organization_id, k.scopes, o.api_access_enabled
+  FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+ WHERE k.prefix = $1 AND k.secret_hash = $2 AND k.environment = $3
+   AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())`;
+
+async function findKey(secret: string): Promise<Key | undefined> {
+  const parsed = parseSecret(secret);
+  if (!parsed || parsed.environment !== environment) return undefined;
+  const { rows } = await pool.query<Key>(KEY_QUERY, [parsed.prefix, hashSecret(secret), parsed.environment]);
+  return rows[0];
+}
+
+/** The key of the request in res.locals.key, or 401 (unknown, revoked, expired), 403 (API off, scope missing). */
+function authenticate(scope: string): RequestHandler {
+  return async (req, res, next) => {
+    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    const key = match ? await findKey(match[1]!) : undefined;
+    if (!key) {
+      res.status(401).json({ error: 'unauthorized' });
+      return;
+    }
+    if (!key.api_access_enabled || !key.scopes.includes(scope)) {
+      res.status(403).json({ error: 'forbidden' });
+      return;
+    }
+    res.locals.key = key;
+    next();
+  };
+}
+
 const app = express();
 app.use(express.json({ limit: '1mb' }));
 
-app.post('/api/v1/customers', async (req, res) => {
+app.post('/api/v1/customers', authenticate('customers:write'), async (req, res) => {
+  const key = res.locals.key as Key;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const { rows } = await client.query(
       `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, updated_at) VALUES ($1, $2, $3, $4, 'active', $5, now())
        RETURNING id, outlet_code, name, status, channel, created_at, updated_at`,
-      [organizationId, `cus_${randomUUID()}`, req.body.outletCode, req.body.name, req.body.channel],
+      [key.organization_id, `cus_${randomUUID()}`, req.body.outletCode, req.body.name, req.body.channel],
     );
     const body = JSON.stringify(rows[0]);
     await client.query(
       `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
-       VALUES ($1, $4, $2, 'POST', '/api/v1/customers', repeat('0', 64), 201, $3)`,
-      [organizationId, req.header('idempotency-key'), body, apiKeyId],
+       VALUES ($1, $2, $3, 'POST', '/api/v1/customers', repeat('0', 64), 201, $4)`,
+      [key.organization_id, key.id, req.header('idempotency-key'), body],
     );
     await client.query('COMMIT');
     res.status(201).type('application/json').send(body);
@@ -36,7 +79,8 @@ app.post('/api/v1/customers', async (req, res) => {
   }
 });
 
-app.get('/api/v1/customers', async (req, res) => {
+app.get('/api/v1/customers', authenticate('customers:read'), async (req, res) => {
+  const { organization_id: organizationId } = res.locals.key as Key;
   const limit = Number(req.query.limit ?? 25);
   if (req.query.updatedSince === undefined) {
     const { rows } = await pool.query('SELECT * FROM customers WHERE organization_id = $1 ORDER BY id DESC LIMIT $2', [organizationId, limit + 1]);
@@ -54,7 +98,8 @@ app.get('/api/v1/customers', async (req, res) => {
   res.json({ data: page, nextCursor: hasMore ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null, hasMore });
 });
 
-app.put('/api/v1/prices', async (req, res) => {
+app.put('/api/v1/prices', authenticate('prices:write'), async (req, res) => {
+  const { organization_id: organizationId } = res.locals.key as Key;
   // The same database work as the service's batch upsert: one set-based statement in one transaction.
   const client = await pool.connect();
   try {
@@ -79,5 +124,12 @@ app.put('/api/v1/prices', async (req, res) => {
   }
 });
 
+// Every key the bench will send must be readable here, or the start fails (a 401 is not a figure).
+const secrets = (process.env.BENCH_API_KEYS ?? '').split(',').filter((secret) => secret !== '');
+const unreadable = (await Promise.all(secrets.map(async (secret) => ((await findKey(secret)) ? null : secret.slice(0, 14))))).filter((prefix) => prefix !== null);
+if (unreadable.length > 0) {
+  console.error(`raw pg baseline: no usable ${environment} key for ${unreadable.join(', ')}`);
+  process.exit(1);
+}
 const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 process.on('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));

@@ -61,10 +61,16 @@ test('the read sees a result committed after the calling statement took its snap
   // as part of the calling statement does not (that is why lock and read cannot simply be one SELECT).
   const statement = pool.query<{ locked: boolean; method: string | null; outer_sees: boolean }>(
     `SELECT c.locked, c.method, EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.api_key_id = $2 AND k.key = $3) AS outer_sees
-       FROM (SELECT pg_sleep(0.5)) AS s, LATERAL claim_idempotency_key($1, $2, $3, 24) AS c`,
+       FROM (SELECT pg_sleep(1)) AS s, LATERAL claim_idempotency_key($1, $2, $3, 24) AS c`,
     [caller.organizationId, caller.keyId, 'claim-late'],
   );
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // Commit the result only once the statement is running (asleep), so its snapshot is surely the older one.
+  for (let attempt = 0; ; attempt++) {
+    const { rows } = await pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%claim_idempotency_key%'");
+    if (rows.length > 0) break;
+    if (attempt > 200) throw new Error('the statement never started');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await storeResult('claim-late');
   const [row] = (await statement).rows;
   t.like(row, { locked: true, method: 'POST' });

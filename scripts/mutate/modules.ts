@@ -18,7 +18,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'money', file: 'server/domain/money.ts', tests: ['test/unit/money.test.ts'] },
   { name: 'cursor', file: 'server/platform/lists/cursor.ts', tests: ['test/unit/cursor.test.ts'] },
   { name: 'destination', file: 'server/platform/webhooks/destination.ts', tests: ['test/unit/destination.test.ts'] },
-  { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts'], database: true },
+  { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts', 'test/access/rate-budget.test.ts'], database: true },
   { name: 'sdk-webhooks', file: 'client-sdk/src/webhooks.ts', tests: ['test/unit/sdk-webhooks.test.ts'] },
   { name: 'sdk-retry', file: 'client-sdk/src/retry.ts', tests: ['test/unit/sdk-retry.test.ts'] },
   { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },

@@ -95,6 +95,18 @@ test('two processes (two budgets over their own statements) never spend more tha
   t.true(tokens < 1, `the bucket row holds ${tokens}`);
 });
 
+test('50 keys with a request each at once share a few statements, and each key is charged exactly one token', async (t) => {
+  const keys = await Promise.all(Array.from({ length: 50 }, () => newKey()));
+  const { budget, statements } = countedBudget();
+  const limit = { perMinute: 1, burst: 10 };
+  const answers = await Promise.all(keys.map((key) => budget.take(key, 'read', limit)));
+  t.true(answers.every((answer) => answer.allowed && Math.floor(answer.remaining) === 9));
+  t.true(statements() <= 4, `${statements()} statements for 50 keys`);
+  const { rows } = await pool.query('SELECT tokens FROM rate_limit_buckets WHERE api_key_id = ANY($1)', [keys.map((key) => key.id)]);
+  t.is(rows.length, 50);
+  t.true(rows.every((row) => row.tokens >= 9 && row.tokens < 9.01), 'one token each: one request per key holds nothing back');
+});
+
 test('tokens held for a key are dropped when its organisation changes', async (t) => {
   const key = await newKey();
   const { budget, statements } = countedBudget();

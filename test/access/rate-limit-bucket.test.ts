@@ -32,8 +32,9 @@ async function take(key: { organizationId: string; keyId: string }, limit: { per
     .with('key', (q) => q.selectNoFrom((eb) => [
       eb.val(key.organizationId).as('organization_id'), eb.val(key.keyId).as('id'),
       eb.cast<number>(eb.val(limit.perMinute), 'float8').as('per_minute'), eb.cast<number>(eb.val(limit.burst), 'float8').as('burst'),
+      eb.val(rateClass).as('class'), eb.lit(1).as('wanted'), eb.lit(0).as('prefetch'), // one request, nothing held
     ]))
-    .with('bucket', (q) => takeTokenUpsert(q as never, rateClass))
+    .with('bucket', (q) => takeTokenUpsert(q as never))
     .selectFrom('bucket').selectAll()
     .executeTakeFirstOrThrow();
   return { allowed: row.last_allowed, tokens: Number(row.tokens) };

@@ -1,4 +1,4 @@
-import { sql, type Expression, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type QueryCreator, type RawBuilder } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
@@ -24,12 +24,20 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-/** What a token is taken for: the rows of a CTE named `key`, one per key (authentication's key lookup). */
+/**
+ * What tokens are taken for: the rows of a CTE named `key`, one per key and class, each with the key's limit in that
+ * class and how many tokens it asks for (see TokenBatch).
+ */
 export interface TokenSource {
   organization_id: string;
   id: string;
+  class: string;
   per_minute: number;
   burst: number;
+  /** Requests waiting for a token of this key and class. */
+  wanted: number;
+  /** How many more the statement may take for the key's next requests (see PREFETCH_MAX). */
+  prefetch: number;
 }
 
 /**
@@ -38,77 +46,70 @@ export interface TokenSource {
  * never more than an eighth of what the bucket holds), which it spends in memory on the next requests. One request
  * at a time takes exactly one: the budget is shared as precisely as before, and only a busy key is batched.
  * Unspent tokens are dropped after HELD_FOR_MS. So across P processes a key can spend, in any window, at most
- * P x min(PREFETCH_MAX, burst / 8) tokens more than its budget allows (tokens leased before the window and spent
+ * P x min(PREFETCH_MAX, burst / 8) tokens more than its budget allows (tokens taken before the window and spent
  * in it); the README states the rule.
  */
 export const PREFETCH_MAX = 32;
 export const PREFETCH_DIVISOR = 8;
 export const HELD_FOR_MS = 1_000;
-
-/** How many tokens a statement takes: the requests waiting, and how many more it may hold for the next ones. */
-export interface TokenBatch {
-  wanted: Expression<number>;
-  prefetch: Expression<number>;
-}
-
-// One request, nothing held: the statement as every single request runs it. Constants, nothing bound.
-const ONE: TokenBatch = { wanted: sql<number>`1`, prefetch: sql<number>`0` };
+/** Bucket statements a process has under way at once; requests arriving meanwhile wait for the next one. */
+export const STATEMENTS_IN_FLIGHT = 2;
 
 /**
- * The upsert that takes tokens from a key's bucket for the rows of the CTE `key` (see TokenSource), in `rateClass`.
- * It refills by the time since the last statement, takes what `batch` asks for while whole tokens are there
- * (never more than there are), and says how many it took, in one statement, so that the row lock that makes every
- * process share the budget is held as briefly as possible. One timestamp per statement keeps the expressions
- * consistent; refilled_at never moves backwards.
+ * The upsert that takes tokens from the buckets of the rows of the CTE `key` (see TokenSource): for each, it refills
+ * by the time since the last statement, takes what the row asks for while whole tokens are there (never more than
+ * there are), and says how many it took. One statement for many keys, so that a process's requests cost one round
+ * trip between them; rows are written in key order, so two processes' statements never deadlock; the row lock that
+ * makes every process share a key's budget is held for one statement. One timestamp per statement keeps the
+ * expressions consistent; refilled_at never moves backwards.
  */
-export function takeTokenUpsert(query: QueryCreator<DB & { key: TokenSource }>, rateClass: string, batch: TokenBatch = ONE) {
-  // The refill and batch arithmetic over excluded.* and the bucket's old row has no builder form (EXTRACT(EPOCH ...),
-  // statement_timestamp(), floor); the fragments are composed as Kysely composes sql templates, and only the batch's
-  // own expressions carry bound values.
-  const granted = (available: RawBuilder<number>) =>
-    sql<number>`CASE WHEN ${available} >= 1 THEN LEAST(${batch.wanted} + LEAST(${batch.prefetch}, floor(${available} / ${sql.lit(PREFETCH_DIVISOR)})), floor(${available}))::int ELSE 0 END`;
-  const full = sql<number>`key.burst`; // a first statement finds the bucket full
+export function takeTokenUpsert(query: QueryCreator<DB & { key: TokenSource }>) {
+  // The refill and batch arithmetic has no builder form (EXTRACT(EPOCH ...), statement_timestamp(), floor, the
+  // conflicting row's own values); the fragments are constant and composed as Kysely composes sql templates.
+  const granted = (available: RawBuilder<number>, wanted: RawBuilder<number>, prefetch: RawBuilder<number>) =>
+    sql<number>`CASE WHEN ${available} >= 1 THEN LEAST(${wanted} + LEAST(${prefetch}, floor(${available} / ${sql.lit(PREFETCH_DIVISOR)})), floor(${available}))::int ELSE 0 END`;
+  // A first statement for a bucket finds it full.
+  const first = granted(sql`key.burst`, sql`key.wanted`, sql`key.prefetch`);
+  // On conflict only the bucket's own columns and excluded.* are in scope; the batch's numbers are read back from
+  // the CTE by the conflicting row's key and class.
+  const row = (column: 'wanted' | 'prefetch') =>
+    sql<number>`(SELECT b.${sql.ref(column)} FROM key AS b WHERE b.id = rate_limit_buckets.api_key_id AND b.class = rate_limit_buckets.class)`;
   const available = sql<number>`LEAST(excluded.burst, rate_limit_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - rate_limit_buckets.refilled_at)) * excluded.per_minute / 60)`;
+  const taken = granted(available, row('wanted'), row('prefetch'));
   return query.insertInto('rate_limit_buckets')
     .columns(['organization_id', 'api_key_id', 'class', 'tokens', 'refilled_at', 'last_allowed', 'last_granted', 'per_minute', 'burst'])
-    .expression((eb) => eb.selectFrom('key').select((k) => [
-      'key.organization_id', 'key.id', k.val(rateClass).as('class'), sql<number>`${full} - ${granted(full)}`.as('tokens'), // as above
+    .expression((eb) => eb.selectFrom('key').select([
+      'key.organization_id', 'key.id', 'key.class', sql<number>`key.burst - ${first}`.as('tokens'), // as above
       sql<Date>`statement_timestamp()`.as('refilled_at'), // as above: the statement's one timestamp
-      sql<boolean>`${granted(full)} >= 1`.as('last_allowed'), granted(full).as('last_granted'), 'key.per_minute', 'key.burst', // as above
-    ]))
+      sql<boolean>`${first} >= 1`.as('last_allowed'), first.as('last_granted'), 'key.per_minute', 'key.burst', // as above
+    ]).orderBy('key.organization_id').orderBy('key.id').orderBy('key.class'))
     .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'class']).doUpdateSet({
       // as above: the refill, then the tokens taken while whole ones are there
-      tokens: sql<number>`${available} - ${granted(available)}`,
-      last_allowed: sql<boolean>`${granted(available)} >= 1`,
-      last_granted: granted(available),
+      tokens: sql<number>`${available} - ${taken}`,
+      last_allowed: sql<boolean>`${taken} >= 1`,
+      last_granted: taken,
       // as above: the statement's one timestamp, never moving backwards
       refilled_at: sql<Date>`GREATEST(rate_limit_buckets.refilled_at, statement_timestamp())`,
       per_minute: (eb) => eb.ref('excluded.per_minute'),
       burst: (eb) => eb.ref('excluded.burst'),
     }))
-    .returning(['last_allowed', 'last_granted', 'tokens']);
+    .returning(['api_key_id', 'class', 'last_allowed', 'last_granted', 'tokens']);
 }
 
-/** A key's budget as a statement sees it: its ids and its limit in the class taken from. */
+/** A key's budget as a statement sees it: its ids. */
 export interface BudgetedKey {
   organizationId: string;
   id: string;
 }
 
-/** One statement for a batch: the key's values and the batch are bound; compiled once (see prepared.ts). */
+/** One statement for a batch of keys, given as one JSON array; compiled once (see prepared.ts). */
 const takeBatch = preparedStatement(
-  (a: { organizationId: string; keyId: string; rateClass: string; perMinute: string; burst: string; wanted: string; prefetch: string }) =>
-    statementBuilder
-      .with('key', (q) => q.selectNoFrom((eb) => [
-        eb.val(a.organizationId).as('organization_id'), eb.val(a.keyId).as('id'),
-        eb.cast<number>(eb.val(a.perMinute), 'float8').as('per_minute'), eb.cast<number>(eb.val(a.burst), 'float8').as('burst'),
-      ]))
-      .with('bucket', (q) => takeTokenUpsert(q as never, a.rateClass, {
-        wanted: sql<number>`CAST(${a.wanted} AS integer)`, // a bound parameter, typed for the arithmetic
-        prefetch: sql<number>`CAST(${a.prefetch} AS integer)`, // as above
-      }))
-      .selectFrom('bucket').select(['last_allowed', 'last_granted', 'tokens']),
-  ['organizationId', 'keyId', 'rateClass', 'perMinute', 'burst', 'wanted', 'prefetch'],
+  (a: { batch: string }) => statementBuilder
+    // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
+    .with('key', () => sql<TokenSource>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(organization_id text, id text, class text, per_minute float8, burst float8, wanted int, prefetch int))`)
+    .with('bucket', (q) => takeTokenUpsert(q as never))
+    .selectFrom('bucket').selectAll(),
+  ['batch'],
 );
 
 export interface TokenAnswer {
@@ -124,76 +125,109 @@ interface Waiter {
 
 interface BucketState {
   organizationId: string;
-  /** Tokens taken from the shared bucket and not yet spent (see PREFETCH_MAX). */
-  held: number;
+  /**
+   * Tokens taken from the shared bucket and not yet spent (see PREFETCH_MAX), each as the count the bucket was left
+   * with when it was taken: what its request reports as remaining. Highest first.
+   */
+  held: number[];
   heldSince: number;
-  /** What the shared bucket held after this process's last statement. */
-  level: number;
-  waiting: Waiter[];
-  taking: boolean;
+}
+
+interface Waiting {
+  key: BudgetedKey;
+  rateClass: RateClass;
+  limit: RateLimit;
+  waiters: Waiter[];
 }
 
 /**
- * A process's side of the shared budgets: requests of one key and class that arrive while a statement for them is
- * under way wait for the next one, which takes tokens for all of them at once; a key's concurrent requests in one
- * process therefore cost one row write per round trip, not one each, and never queue on the row lock among
+ * A process's side of the shared budgets. Requests that arrive while STATEMENTS_IN_FLIGHT bucket statements are
+ * under way wait for the next one, which takes tokens for all of them, whatever their keys: a process's concurrent
+ * requests cost one row write per key per round trip, not one statement each, and never queue on a row lock among
  * themselves. `buckets` runs with synchronous_commit off (see Database.relaxed).
  */
 export class RateBudget {
   private readonly states = new Map<string, BucketState>();
+  private waiting = new Map<string, Waiting>();
+  private inFlight = 0;
 
   constructor(private readonly buckets: Db) {}
 
   take(key: BudgetedKey, rateClass: RateClass, limit: RateLimit): Promise<TokenAnswer> {
     const name = `${key.id}:${rateClass}`;
-    let state = this.states.get(name);
-    if (!state) {
-      state = { organizationId: key.organizationId, held: 0, heldSince: 0, level: 0, waiting: [], taking: false };
-      this.states.set(name, state);
+    const state = this.states.get(name);
+    if (state && state.held.length > 0 && Date.now() - state.heldSince <= HELD_FOR_MS) {
+      const remaining = state.held.shift()!;
+      if (state.held.length === 0) this.states.delete(name);
+      return Promise.resolve({ allowed: true, remaining });
     }
-    if (state.held >= 1 && Date.now() - state.heldSince > HELD_FOR_MS) state.held = 0; // stale: dropped, not spent
-    if (state.held >= 1) {
-      state.held -= 1;
-      return Promise.resolve({ allowed: true, remaining: state.level + state.held });
-    }
-    const answer = new Promise<TokenAnswer>((resolve, reject) => state.waiting.push({ resolve, reject }));
-    if (!state.taking) void this.takeFor(name, state, key, rateClass, limit);
+    if (state) this.states.delete(name); // stale: dropped, not spent
+    const answer = new Promise<TokenAnswer>((resolve, reject) => {
+      let entry = this.waiting.get(name);
+      if (!entry) {
+        entry = { key, rateClass, limit, waiters: [] };
+        this.waiting.set(name, entry);
+      }
+      entry.waiters.push({ resolve, reject });
+    });
+    this.send();
     return answer;
   }
 
   /** Drops what is held for the organisation's keys ('*': every organisation's), whose limits or access changed. */
   forgetOrganization(organizationId: string): void {
     for (const state of this.states.values()) {
-      if (organizationId === '*' || state.organizationId === organizationId) state.held = 0;
+      if (organizationId === '*' || state.organizationId === organizationId) state.held = [];
     }
   }
 
-  private async takeFor(name: string, state: BucketState, key: BudgetedKey, rateClass: RateClass, limit: RateLimit): Promise<void> {
-    state.taking = true;
+  /** Sends what is waiting as one statement, unless STATEMENTS_IN_FLIGHT are under way (each sends again when done). */
+  private send(): void {
+    if (this.inFlight >= STATEMENTS_IN_FLIGHT || this.waiting.size === 0) return;
+    const batch = this.waiting;
+    this.waiting = new Map();
+    this.inFlight += 1;
+    void this.takeFor(batch).finally(() => {
+      this.inFlight -= 1;
+      this.send();
+    });
+  }
+
+  private async takeFor(batch: Map<string, Waiting>): Promise<void> {
+    const rows = [...batch.values()].map(({ key, rateClass, limit, waiters }) => ({
+      organization_id: key.organizationId, id: key.id, class: rateClass, per_minute: limit.perMinute, burst: limit.burst,
+      wanted: waiters.length, prefetch: waiters.length > 1 ? Math.min(PREFETCH_MAX, waiters.length) : 0,
+    }));
+    let answers: Awaited<ReturnType<typeof takeBatch>>;
     try {
-      while (state.waiting.length > 0) {
-        const batch = state.waiting.splice(0);
-        const prefetch = batch.length > 1 ? Math.min(PREFETCH_MAX, batch.length) : 0;
-        try {
-          const [row] = await takeBatch(this.buckets, {
-            organizationId: key.organizationId, keyId: key.id, rateClass, perMinute: String(limit.perMinute), burst: String(limit.burst),
-            wanted: String(batch.length), prefetch: String(prefetch),
-          });
-          const level = Number(row!.tokens);
-          const allowed = Math.min(row!.last_granted, batch.length);
-          state.level = level;
-          state.held = row!.last_granted - allowed;
-          state.heldSince = Date.now();
-          // Each allowed request took its own token: the first of the batch sees the most left.
-          batch.forEach((waiter, i) => waiter.resolve(i < allowed ? { allowed: true, remaining: level + state.held + (allowed - 1 - i) } : { allowed: false, remaining: level }));
-        } catch (error) {
-          for (const waiter of batch) waiter.reject(error);
-        }
-      }
-    } finally {
-      state.taking = false;
-      if (state.held < 1) this.states.delete(name); // nothing to remember; keeps the map to the busy keys
+      answers = await takeBatch(this.buckets, { batch: JSON.stringify(rows) });
+    } catch (error) {
+      for (const entry of batch.values()) for (const waiter of entry.waiters) waiter.reject(error);
+      return;
     }
+    for (const row of answers) {
+      const name = `${row.api_key_id}:${row.class}`;
+      const entry = batch.get(name)!;
+      batch.delete(name);
+      const level = Number(row.tokens);
+      // The statement's tokens, each as the count it left the bucket with: the first of the batch sees the most left.
+      // Statements on one bucket run one after another, so no two tokens carry the same count (until it refills).
+      const taken = Array.from({ length: row.last_granted }, (_, j) => level + row.last_granted - 1 - j);
+      const direct = taken.splice(0, entry.waiters.length);
+      // Tokens this process already holds for the key (taken by a statement that ran beside this one) serve the
+      // requests this one could not: a held token is never left unspent while a request of its key is refused.
+      const before = this.states.get(name);
+      const kept = before && Date.now() - before.heldSince <= HELD_FOR_MS ? before.held : [];
+      const held = [...kept, ...taken].sort((a, b) => b - a);
+      entry.waiters.forEach((waiter, i) => {
+        const count = i < direct.length ? direct[i] : held.shift();
+        waiter.resolve(count === undefined ? { allowed: false, remaining: level } : { allowed: true, remaining: count });
+      });
+      if (held.length > 0) this.states.set(name, { organizationId: entry.key.organizationId, held, heldSince: kept.length > 0 ? before!.heldSince : Date.now() });
+      else this.states.delete(name); // nothing to remember: the map keeps only the keys with tokens in hand
+    }
+    // Every row asked for is answered by the upsert; should one not be, its requests fail rather than hang.
+    for (const entry of batch.values()) for (const waiter of entry.waiters) waiter.reject(new Error(`no bucket row came back for key ${entry.key.id}`));
   }
 }
 

@@ -11,16 +11,17 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 
 let database: TestDatabase;
 let pool: pg.Pool;
-let servers: { process: ServerProcess; url: string }[] = [];
+const servers: { process: ServerProcess; url: string }[] = [];
 
 test.before(async () => {
   database = await createTestDatabase('two_processes');
   pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  servers = await Promise.all([0, 1].map(async () => {
+  await Promise.all([0, 1].map(async () => {
     const port = await freePort();
-    const child = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false' }, { args: ['--role', 'api'] });
-    if (!child.output().includes('API listening')) throw new Error(`the server did not start:\n${child.output()}`);
-    return { process: child, url: `http://127.0.0.1:${port}/api/v1` };
+    // Generous: each start compiles the server, and other test files may be starting processes of their own.
+    const child = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false' }, { args: ['--role', 'api'], startTimeoutMs: 110_000 });
+    servers.push({ process: child, url: `http://127.0.0.1:${port}/api/v1` }); // stopped by the after hook, started or not
+    if (!child.output().includes('API listening')) throw new Error(`the server did not start within 110 s; it printed:\n${child.output()}`);
   }));
 });
 

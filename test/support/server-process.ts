@@ -11,8 +11,11 @@ export interface ServerProcess {
   stop: () => Promise<void>;
 }
 
-/** Starts server/main.ts under `cwd` and waits (at most 60 s) for "API listening" or the process's end. */
-export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[] } = {}): Promise<ServerProcess> {
+/**
+ * Starts server/main.ts under `cwd` and waits (at most `startTimeoutMs`, 60 s by default) for "API listening" or the
+ * process's end. A start can take long on a machine busy with other test files: each start compiles the server.
+ */
+export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[]; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
@@ -22,7 +25,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
   child.stdout!.on('data', (c: Buffer) => { output += c; });
   child.stderr!.on('data', (c: Buffer) => { output += c; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (const deadline = Date.now() + 60_000; !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) {
+  for (const deadline = Date.now() + (options.startTimeoutMs ?? 60_000); !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -86,9 +86,11 @@ test.serial('under concurrent load on both processes one key spends no more than
   const started = Date.now();
   let allowed = 0;
   let refused = 0;
-  // 16 concurrent callers per process for about 2 s: far more than the budget, so most are refused.
+  // 16 concurrent callers per process for at least 2 s and until the budget is clearly spent (a busy machine answers
+  // slowly; at most 60 s).
+  const spent = () => Date.now() - started >= 2_000 && refused >= 20;
   await Promise.all(Array.from({ length: 32 }, async (_, i) => {
-    while (Date.now() - started < 2_000) {
+    while (!spent() && Date.now() - started < 60_000) {
       const status = await get(i % 2, caller);
       if (status === 200) allowed += 1;
       else if (status === 429) refused += 1;
@@ -99,6 +101,7 @@ test.serial('under concurrent load on both processes one key spends no more than
   const budget = limit.burst + (limit.perMinute / 60) * seconds;
   t.true(refused > 0, 'the load exceeded the budget');
   t.true(allowed <= budget + bound, `${allowed} allowed in ${seconds.toFixed(2)} s; the budget is ${budget.toFixed(1)}, the bound ${bound}`);
-  // Batching does not starve the key either: what the processes took they spent, less what each still holds.
-  t.true(allowed >= limit.burst + (limit.perMinute / 60) * (seconds - 0.5) - bound, `${allowed} allowed of ${budget.toFixed(1)}`);
+  // Batching does not starve the key either: what the processes took they spent, less what each still holds and what
+  // refilled while the last requests were under way (up to 2 s on a busy machine).
+  t.true(allowed >= limit.burst + (limit.perMinute / 60) * (seconds - 2) - bound, `${allowed} allowed of ${budget.toFixed(1)}`);
 });

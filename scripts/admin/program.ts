@@ -1,5 +1,6 @@
 // The command tree of the operator CLI. Each group lives in commands/; this file only assembles them.
 import { Command } from 'commander';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerLogCommand } from './commands/log.js';
@@ -23,5 +24,6 @@ export function buildProgram(): Command {
   registerScopesCommand(program);
   registerWebhookCommands(program);
   registerNotificationsCommand(program);
+  registerAuditCommand(program);
   return program;
 }

@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   product_not_found: { status: 422, title: 'Product not found', description: 'A product the body refers to does not exist in this organisation. `errors[]` names the field.' },
   no_open_trip: { status: 422, title: 'No open trip', description: 'A van sale needs the salesperson\'s in-transit trip with that van.' },
   credit_limit_exceeded: { status: 422, title: 'Credit limit exceeded', description: 'The customer\'s open balance plus this document would exceed the credit limit.' },
+  insufficient_stock: { status: 422, title: 'Insufficient stock', description: 'A line would take a stock level below zero; nothing of the document was posted. `errors[]` names each short line and says what the location holds at that point of the document. Post less, or move stock there first.' },
   field_sales_disabled: { status: 422, title: 'Field sales disabled', description: 'A van sale needs the field sales modules, which the organisation has switched off.' },
   rate_limited: { status: 429, title: 'Rate limited', description: 'The key\'s budget for this request class is spent. Retry after Retry-After seconds.' },
   server_error: { status: 500, title: 'Server error', description: 'The service failed to complete the request; nothing was half-written. Retry with the same Idempotency-Key; quote the request id to support if it persists.' },

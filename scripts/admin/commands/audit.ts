@@ -1,0 +1,24 @@
+// audit: the ledger checker. Recomputes every balance from the ledger rows and lists each difference; exit 1 when
+// there is any, so that scripts and CI can rely on the exit code.
+import type { Command } from 'commander';
+import { getOrganization } from '../../../server/platform/access/organizations.js';
+import { auditStock } from '../../../server/modules/stock/audit.js';
+import { withDatabase } from '../database.js';
+import { printJson, printText, table } from '../output.js';
+
+export function registerAuditCommand(program: Command): void {
+  program.command('audit')
+    .description('recompute the organisation\'s balances (stock levels and valuations) from its ledgers; exit 1 listing each difference')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--json', 'print {"differences": [...]}')
+    .action(async (options: { org: string; json?: boolean }) => {
+      const differences = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return auditStock(db, options.org);
+      });
+      if (options.json) printJson({ differences });
+      else if (differences.length === 0) printText('no differences: every balance agrees with its ledger');
+      else printText(...table(['KIND', 'SUBJECT', 'LEDGER SAYS', 'KEPT'], differences.map((d) => [d.kind, d.subject, d.expected, d.actual])));
+      if (differences.length > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,175 @@
+// The stock module's own documents: adjustments (a reason code; lines of product, location and a signed quantity or
+// a counted quantity) and transfers (from one location to another; lines of product and quantity). Each is posted
+// at once, in one transaction, by a posting function (tx, actor, command): the document, its number and its ledger
+// movements (ledger.ts), or nothing at all. REST routes, the operator CLI, the sandbox and the DMS handlers call
+// these same functions.
+import { Decimal } from 'decimal.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+import type { Actor } from '../../domain/actor.js';
+import { nextDocumentNumber } from '../../domain/documents/numbers.js';
+import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
+import { newId } from '../../platform/ids.js';
+import { lockLevels, postMovements, type Movement, type PostedMovement } from './ledger.js';
+
+export type StockUnit = 'case' | 'bottle' | 'piece';
+
+export interface AdjustmentLine {
+  productId: string;
+  locationId: string;
+  unit: StockUnit;
+  /** Signed, not zero: what the line adds (positive) or removes (negative). */
+  quantity?: number;
+  /** Instead of quantity: what a count found; the line moves the difference from the level. */
+  countedQuantity?: number;
+  /** Cost of one unit of `unit` for stock the line adds; without it, added stock comes in at the moving average. */
+  unitCost?: string;
+}
+
+export interface AdjustmentCommand {
+  reasonCode: string;
+  note?: string | null;
+  lines: AdjustmentLine[];
+}
+
+export interface TransferCommand {
+  fromLocationId: string;
+  toLocationId: string;
+  note?: string | null;
+  lines: { productId: string; unit: StockUnit; quantity: number }[];
+}
+
+export interface StockDocument {
+  id: string;
+  number: string;
+  type: 'adjustment' | 'transfer';
+  reasonCode: string | null;
+  note: string | null;
+  movements: PostedMovement[];
+  createdAt: Date;
+}
+
+export const STOCK_DOCUMENT = 'stock_document';
+
+/** Posts an adjustment: its movements add to or remove from each line's location (counted lines: the difference). */
+export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, command: AdjustmentCommand): Promise<StockDocument> {
+  const organizationId = actor.organization.id;
+  const { products } = await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [line.locationId] })));
+  const problems: FieldError[] = [];
+  command.lines.forEach((line, i) => {
+    if ((line.quantity === undefined) === (line.countedQuantity === undefined)) {
+      problems.push({ field: `/lines/${i}/quantity`, code: 'invalid_field', message: 'give either quantity (signed) or countedQuantity, not both' });
+    } else if (line.quantity !== undefined && (!Number.isSafeInteger(line.quantity) || line.quantity === 0)) {
+      problems.push({ field: `/lines/${i}/quantity`, code: 'invalid_field', message: 'a whole number of units, not zero: positive adds stock, negative removes it' });
+    } else if (line.countedQuantity !== undefined && (!Number.isSafeInteger(line.countedQuantity) || line.countedQuantity < 0)) {
+      problems.push({ field: `/lines/${i}/countedQuantity`, code: 'invalid_field', message: 'a whole number of units, 0 or more' });
+    }
+  });
+  throwIfAny(problems);
+
+  // Counted lines need the level they correct, read under the lock the posting keeps.
+  const levels = await lockLevels(tx, organizationId, command.lines.map((line) => ({ locationId: line.locationId, productId: line.productId })));
+  const movements: Movement[] = [];
+  command.lines.forEach((line, i) => {
+    const perUnit = baseUnitsPer(products.get(line.productId)!, line.unit);
+    const change = line.quantity !== undefined
+      ? line.quantity * perUnit
+      : line.countedQuantity! * perUnit - levels.get(`${line.locationId}|${line.productId}`)!;
+    if (change === 0) return; // a count that found what the books say moves nothing
+    movements.push(change > 0
+      ? { line: i + 1, productId: line.productId, fromLocationId: null, toLocationId: line.locationId, quantity: change, ...(line.unitCost === undefined ? {} : { unitCost: perBaseUnit(line.unitCost, perUnit) }) }
+      : { line: i + 1, productId: line.productId, fromLocationId: line.locationId, toLocationId: null, quantity: -change });
+  });
+  return postDocument(tx, organizationId, { type: 'adjustment', prefix: 'ADJ', reasonCode: command.reasonCode, note: command.note ?? null }, movements, (line) => adjustmentField(command.lines[line - 1]!, line));
+}
+
+/** Posts a transfer: every line moves from one location to the other, both sides or neither. */
+export async function postStockTransfer(tx: Transaction<DB>, actor: Actor, command: TransferCommand): Promise<StockDocument> {
+  const organizationId = actor.organization.id;
+  if (command.fromLocationId === command.toLocationId) {
+    throw new ApiError('business_rule', 'A transfer moves stock between two different locations.', [{ field: '/toLocationId', code: 'business_rule', message: 'the same location as fromLocationId' }]);
+  }
+  const { products } = await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.fromLocationId, command.toLocationId] })), ['/fromLocationId', '/toLocationId']);
+  throwIfAny(command.lines.flatMap((line, i) => (Number.isSafeInteger(line.quantity) && line.quantity > 0
+    ? []
+    : [{ field: `/lines/${i}/quantity`, code: 'invalid_field' as const, message: 'a whole number of units, more than 0' }])));
+  const movements = command.lines.map((line, i): Movement => ({
+    line: i + 1, productId: line.productId, fromLocationId: command.fromLocationId, toLocationId: command.toLocationId,
+    quantity: line.quantity * baseUnitsPer(products.get(line.productId)!, line.unit),
+  }));
+  return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
+}
+
+async function postDocument(
+  tx: Transaction<DB>,
+  organizationId: string,
+  header: { type: StockDocument['type']; prefix: string; reasonCode: string | null; note: string | null },
+  movements: Movement[],
+  fieldOf: (line: number) => string,
+): Promise<StockDocument> {
+  const id = newId('sdc');
+  // The stock first, the number last: every posting takes its locks in the ledger's order (valuations, levels) and
+  // the number's sequence after them, so two documents of different types never wait on each other in a circle.
+  const posted = movements.length > 0 ? await postMovements(tx, organizationId, { type: STOCK_DOCUMENT, id }, movements, fieldOf) : [];
+  const number = await nextDocumentNumber(tx, organizationId, `stock_${header.type}`, header.prefix);
+  const row = await tx.insertInto('stock_documents')
+    .values({ organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note })
+    .returning('created_at')
+    .executeTakeFirstOrThrow();
+  return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, movements: posted, createdAt: row.created_at };
+}
+
+interface ProductFacts {
+  packSize: number;
+  tracksStock: boolean;
+}
+
+/** The lines' products and locations, each refused by the field that names it when it is not the organisation's. */
+async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: { productId: string; locationIds: string[] }[], headerLocationFields?: string[]): Promise<{ products: Map<string, ProductFacts> }> {
+  const productIds = [...new Set(lines.map((line) => line.productId))];
+  const locationIds = [...new Set(lines.flatMap((line) => line.locationIds))];
+  const [productRows, locationRows] = await Promise.all([
+    productIds.length === 0 ? [] : tx.selectFrom('products').select(['id', 'pack_size', 'tracks_stock']).where('organization_id', '=', organizationId).where('id', 'in', productIds).execute(),
+    locationIds.length === 0 ? [] : tx.selectFrom('locations').select(['id', 'active']).where('organization_id', '=', organizationId).where('id', 'in', locationIds).execute(),
+  ]);
+  const products = new Map(productRows.map((row) => [row.id, { packSize: row.pack_size, tracksStock: row.tracks_stock }]));
+  const locations = new Map(locationRows.map((row) => [row.id, row.active]));
+  const missingProducts: FieldError[] = [];
+  const other: FieldError[] = [];
+  lines.forEach((line, i) => {
+    const product = products.get(line.productId);
+    if (!product) missingProducts.push({ field: `/lines/${i}/productId`, code: 'product_not_found', message: `there is no product ${line.productId} in this organisation` });
+    else if (!product.tracksStock) other.push({ field: `/lines/${i}/productId`, code: 'business_rule', message: 'the product does not track stock' });
+  });
+  const locationField = (_id: string, i: number, j: number) => headerLocationFields?.[j] ?? `/lines/${i}/locationId`;
+  const reported = new Set<string>();
+  lines.forEach((line, i) => line.locationIds.forEach((id, j) => {
+    const field = locationField(id, i, j);
+    if (reported.has(field)) return;
+    if (!locations.has(id)) other.push({ field, code: 'business_rule', message: `there is no location ${id} in this organisation` });
+    else if (!locations.get(id)) other.push({ field, code: 'business_rule', message: `location ${id} is inactive` });
+    else return;
+    reported.add(field);
+  }));
+  if (missingProducts.length > 0) throw new ApiError('product_not_found', 'A line names a product that is not in this organisation. errors[] names each.', [...missingProducts, ...other]);
+  if (other.length > 0) throw new ApiError('business_rule', 'A line names a location or product that cannot hold stock. errors[] names each.', other);
+  return { products };
+}
+
+/** Base units in one unit: a case holds the product's pack size; a bottle or piece is itself. */
+function baseUnitsPer(product: ProductFacts, unit: StockUnit): number {
+  return unit === 'case' ? product.packSize : 1;
+}
+
+/** The cost of one base unit from the cost of one `unit` (a case's cost over its pack size), to 6 decimals. */
+function perBaseUnit(unitCost: string, perUnit: number): string {
+  return new Decimal(unitCost).dividedBy(perUnit).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6);
+}
+
+function adjustmentField(line: AdjustmentLine, number: number): string {
+  return `/lines/${number - 1}/${line.quantity === undefined ? 'countedQuantity' : 'quantity'}`;
+}
+
+function throwIfAny(problems: FieldError[]): void {
+  if (problems.length > 0) throw new ApiError('invalid_field', problems.length === 1 ? `${problems[0]!.field.slice(1)}: ${problems[0]!.message}.` : 'Several lines are invalid; errors[] names each.', problems);
+}

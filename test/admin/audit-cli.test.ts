@@ -22,6 +22,7 @@ test('audit exits 0 on a ledger that agrees with its balances, and 1 listing a l
   t.is(clean.code, 0, clean.stderr);
   t.regex(clean.stdout, /no differences/);
 
+  world.tampered(organization.id); // on purpose: the file's closing check leaves this organisation out
   await world.db.updateTable('stock_levels').set({ quantity: 23 }).where('organization_id', '=', organization.id).execute();
   const json = await runCli(['audit', '--org', organization.id, '--json'], env);
   t.is(json.code, 1);

@@ -113,6 +113,7 @@ test('the ledger is append-only, and the checker finds a level changed behind it
   await world.post((tx) => postStockAdjustment(tx, operator, { reasonCode: 'OPEN', lines: [{ productId, locationId: warehouse, unit: 'bottle', quantity: 5 }] }));
   const refused = await t.throwsAsync(world.db.updateTable('stock_movements').set({ quantity: 6 }).where('organization_id', '=', operator.organization.id).execute());
   t.is((refused as { code?: string }).code, '23001');
+  world.tampered(operator.organization.id); // on purpose: the file's closing check leaves this organisation out
   await inTransaction(world.db, (tx) => tx.updateTable('stock_levels').set({ quantity: 7 }).where('location_id', '=', warehouse).where('product_id', '=', productId).execute());
   const differences = await auditStock(world.db, operator.organization.id);
   t.deepEqual(differences.map((d) => [d.kind, d.expected, d.actual]), [

@@ -6,6 +6,7 @@ import { inTransaction, type Db, type Tx } from '../../server/platform/database/
 import { actingOrganization, createOrganization, type Module } from '../../server/platform/access/organizations.js';
 import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/domain/actor.js';
 import { operatorActor } from '../../server/domain/actor.js';
+import { auditStock } from '../../server/modules/stock/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface DomainWorld {
@@ -15,28 +16,53 @@ export interface DomainWorld {
   organization(options?: { baseCurrency?: string; modules?: Module[] }): Promise<{ organization: ActingOrganization; operator: OperatorActor }>;
   /** An actor as an API key with exactly these scopes would be. */
   keyActor(organization: ActingOrganization, scopes: readonly string[]): ApiKeyActor;
-  /** Runs fn in one transaction, as a route or a DMS handler does. */
+  /**
+   * Runs fn in one transaction, as a route or a DMS handler does. close() runs the ledger checker on every
+   * organisation the file made and fails the file when a balance disagrees with its ledger (unless the test that
+   * tampered with one marked it with `tampered`).
+   */
   post<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** A test that changes a balance behind the ledger's back on purpose (to prove the checker) marks the organisation. */
+  tampered(organizationId: string): void;
+}
+
+/** The ledger checker over each organisation: a difference fails the test file that caused it. */
+async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
+  const found: string[] = [];
+  for (const organizationId of organizations) {
+    for (const d of await auditStock(db, organizationId)) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
+  }
+  if (found.length > 0) throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
 }
 
 export async function domainWorld(label: string): Promise<DomainWorld> {
   const database = await createTestDatabase(label);
   const pool = new pg.Pool({ connectionString: database.url, max: 5 });
   const db = kyselyOver(pool);
+  const organizations: string[] = [];
   return {
     db,
     database,
     async organization(options = {}) {
       const record = await createOrganization(db, { name: `Distributor ${label}`, baseCurrency: options.baseCurrency ?? 'UGX', modules: options.modules });
+      organizations.push(record.id);
       const organization = actingOrganization(record);
       return { organization, operator: operatorActor(organization, `test ${label}`) };
     },
     keyActor: (organization, scopes) => ({ kind: 'api_key', organization, scopes: new Set(scopes), apiKeyId: 'key_test', environment: 'sandbox' }),
     post: (fn) => inTransaction(db, fn),
+    tampered(organizationId) {
+      const i = organizations.indexOf(organizationId);
+      if (i >= 0) organizations.splice(i, 1);
+    },
     async close() {
-      await db.destroy();
-      await database.drop();
+      try {
+        await assertLedgersAgree(db, organizations);
+      } finally {
+        await db.destroy();
+        await database.drop();
+      }
     },
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
+import { auditStock } from '../../server/modules/stock/audit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
@@ -152,4 +153,18 @@ test('two bootstraps on two databases give the same codes, names, prices, routes
   const [a, b] = [await snapshot(runs[0]!), await snapshot(runs[1]!)];
   t.deepEqual(a, b);
   t.notDeepEqual((await rows('SELECT id FROM routes ORDER BY route_code', runs[0])), (await rows('SELECT id FROM routes ORDER BY route_code', runs[1])));
+});
+
+test('every main warehouse opens with stock of every beverage (in cases) and empty, posted through the ledger, which the checker finds in order', async (t) => {
+  const run = runs[0]!;
+  const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
+  const levels = await query(`SELECT l.code, count(*)::int AS products, min(s.quantity) AS least
+                                FROM stock_levels s JOIN locations l ON l.organization_id = s.organization_id AND l.id = s.location_id
+                               WHERE s.organization_id = $1 GROUP BY l.code ORDER BY l.code`);
+  const [{ n: tracked }] = await query('SELECT count(*)::int AS n FROM products WHERE organization_id = $1 AND tracks_stock');
+  t.deepEqual(levels.map((l) => [l.code, l.products]), [['M01', tracked], ['M02', tracked]]);
+  t.true(levels.every((l) => l.least > 0));
+  const documents = await query('SELECT number, reason_code FROM stock_documents WHERE organization_id = $1 ORDER BY number');
+  t.deepEqual(documents, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }]);
+  t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
 });

@@ -2,6 +2,7 @@
 // transaction: the sandbox holds nothing the API could not have written, and every rule (references, price groups,
 // empties, codes) and event applies to it as to a partner's writes. The synthetic data names records by its own
 // local ids; each is mapped to the id the module gave the record it created.
+import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -12,6 +13,7 @@ import { setPrices } from '../prices/service.js';
 import { products } from '../products/service.js';
 import { routes } from '../routes/service.js';
 import { salespeople } from '../salespeople/service.js';
+import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 
 type Schemas = components['schemas'];
@@ -73,5 +75,31 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
       ...(visit.week_parity === null ? {} : { weekParity: visit.week_parity }),
     }));
     await replaceJourneyPlan(tx, actor, { routeId: idOf.get(plan.route_id)!, visits } as Schemas['JourneyPlanReplace']);
+  }
+
+  await writeOpeningStock(tx, actor, d, idOf);
+}
+
+/**
+ * Opening stock in every main warehouse: one adjustment each (reason OPENING) through the stock module's posting
+ * function, so the ledger, the levels and the moving average cost start as a partner's own postings would leave them.
+ * Beverages in cases at three quarters of their wholesale case price; empties in pieces at their deposit. The
+ * quantities follow from each product's place in the catalogue (the seeded random streams of the other data are
+ * left as they were).
+ */
+async function writeOpeningStock(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+  const wholesaleCase = new Map(d.prices.filter((price) => price.price_group === 'WHOLESALE' && price.unit === 'case').map((price) => [price.product_code, price.amount]));
+  for (const [w, warehouse] of d.locations.filter((location) => location.kind === 'main').entries()) {
+    const lines = d.products.flatMap((product, i): AdjustmentLine[] => {
+      if (!product.tracks_stock) return [];
+      const cost = product.is_empty ? product.deposit_amount : wholesaleCase.get(product.product_code);
+      if (!cost) return [];
+      return [{
+        productId: idOf.get(product.id)!, locationId: idOf.get(warehouse.id)!, unit: product.is_empty ? product.selling_units[0]! : 'case',
+        quantity: product.is_empty ? 2_000 + ((i * 131 + w * 17) % 3_000) : 60 + ((i * 37 + w * 53) % 240),
+        unitCost: product.is_empty ? cost : new Decimal(cost).times('0.75').toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed(0),
+      }];
+    });
+    if (lines.length > 0) await postStockAdjustment(tx, actor, { reasonCode: 'OPENING', note: 'Sandbox opening stock', lines });
   }
 }

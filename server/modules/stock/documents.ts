@@ -67,8 +67,9 @@ export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, com
   });
   throwIfAny(problems);
 
-  // Counted lines need the level they correct, read under the lock the posting keeps.
-  const levels = await lockLevels(tx, organizationId, command.lines.map((line) => ({ locationId: line.locationId, productId: line.productId })));
+  // Counted lines need the level they correct, read under the lock the posting keeps (other lines need no read).
+  const counted = command.lines.filter((line) => line.countedQuantity !== undefined);
+  const levels = counted.length === 0 ? new Map<string, number>() : await lockLevels(tx, organizationId, counted.map((line) => ({ locationId: line.locationId, productId: line.productId })));
   const movements: Movement[] = [];
   command.lines.forEach((line, i) => {
     const perUnit = baseUnitsPer(products.get(line.productId)!, line.unit);
@@ -141,16 +142,14 @@ async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: 
     if (!product) missingProducts.push({ field: `/lines/${i}/productId`, code: 'product_not_found', message: `there is no product ${line.productId} in this organisation` });
     else if (!product.tracksStock) other.push({ field: `/lines/${i}/productId`, code: 'business_rule', message: 'the product does not track stock' });
   });
-  const locationField = (_id: string, i: number, j: number) => headerLocationFields?.[j] ?? `/lines/${i}/locationId`;
-  const reported = new Set<string>();
-  lines.forEach((line, i) => line.locationIds.forEach((id, j) => {
-    const field = locationField(id, i, j);
-    if (reported.has(field)) return;
-    if (!locations.has(id)) other.push({ field, code: 'business_rule', message: `there is no location ${id} in this organisation` });
-    else if (!locations.get(id)) other.push({ field, code: 'business_rule', message: `location ${id} is inactive` });
-    else return;
-    reported.add(field);
-  }));
+  // A transfer's locations are in its header (one field each), an adjustment's on its lines.
+  const locationFields = new Map<string, string>(); // field -> location id, each field once
+  lines.forEach((line, i) => line.locationIds.forEach((id, j) => locationFields.set(headerLocationFields?.[j] ?? `/lines/${i}/locationId`, id)));
+  for (const [field, id] of locationFields) {
+    const active = locations.get(id);
+    if (active === undefined) other.push({ field, code: 'business_rule', message: `there is no location ${id} in this organisation` });
+    else if (!active) other.push({ field, code: 'business_rule', message: `location ${id} is inactive` });
+  }
   if (missingProducts.length > 0) throw new ApiError('product_not_found', 'A line names a product that is not in this organisation. errors[] names each.', [...missingProducts, ...other]);
   if (other.length > 0) throw new ApiError('business_rule', 'A line names a location or product that cannot hold stock. errors[] names each.', other);
   return { products };

@@ -55,6 +55,11 @@ const levelKey = (locationId: string, productId: string): LevelKey => `${locatio
  */
 export async function lockLevels(tx: Transaction<DB>, organizationId: string, pairs: { locationId: string; productId: string }[]): Promise<Map<LevelKey, number>> {
   await lockValuations(tx, organizationId, pairs.map((p) => p.productId)); // the global order: valuations, then levels
+  return lockLevelRows(tx, organizationId, pairs);
+}
+
+/** The levels' rows alone, locked in (location, product) order; the caller holds the valuations' locks already. */
+async function lockLevelRows(tx: Transaction<DB>, organizationId: string, pairs: { locationId: string; productId: string }[]): Promise<Map<LevelKey, number>> {
   const unique = [...new Map(pairs.map((p) => [levelKey(p.locationId, p.productId), p])).values()]
     .sort((a, b) => (a.locationId === b.locationId ? compare(a.productId, b.productId) : compare(a.locationId, b.locationId)));
   if (unique.length === 0) return new Map();
@@ -82,9 +87,10 @@ export async function postMovements(tx: Transaction<DB>, organizationId: string,
   const productIds = [...new Set(movements.map((m) => m.productId))].sort(compare);
 
   // Valuations first (by product), then levels: the one global lock order of the ledger (lockLevels keeps it too).
+  // Locking a row this transaction already holds (a counted adjustment read its levels first) waits for nothing.
   const valuations = await lockValuations(tx, organizationId, productIds);
 
-  const levels = await lockLevels(tx, organizationId, movements.flatMap((m) => [
+  const levels = await lockLevelRows(tx, organizationId, movements.flatMap((m) => [
     ...(m.fromLocationId ? [{ locationId: m.fromLocationId, productId: m.productId }] : []),
     ...(m.toLocationId ? [{ locationId: m.toLocationId, productId: m.productId }] : []),
   ]));

@@ -31,7 +31,6 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
 export interface KeyFacts {
   caller: CallerContext;
   apiAccessEnabled: boolean;
-  organizationName: string;
   allowlist: [ipaddr.IPv4 | ipaddr.IPv6, number][];
 }
 
@@ -64,7 +63,7 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
     if (!key || !secretMatches(match![1]!, key.secretHash)) {
       throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
     }
-    const { caller, apiAccessEnabled, organizationName, allowlist } = key.caller;
+    const { caller, apiAccessEnabled, allowlist } = key.facts;
 
     // Only a usable key takes a token: a wrong secret cannot spend someone else's budget.
     const limit = caller.rateLimits[security.rateClass];
@@ -76,7 +75,7 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
       throw new ApiError('rate_limited', `The ${security.rateClass} budget of this key (${limit.perMinute} per minute, burst ${limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }
     if (!apiAccessEnabled) {
-      throw new ApiError('api_disabled', `API access is switched off for ${organizationName}. An administrator must enable it.`);
+      throw new ApiError('api_disabled', `API access is switched off for ${caller.organizationName}. An administrator must enable it.`);
     }
     if (allowlist.length > 0 && !addressInRanges(req.ip ?? '', allowlist)) {
       throw new ApiError('ip_not_allowed', `Calls from ${req.ip} are outside this key's IP allowlist.`);
@@ -114,11 +113,10 @@ async function readKey(db: Db, prefix: string, secretHash: string, environment: 
   const [row] = await keyByPrefix(db, { prefix, secretHash, environment });
   if (!row) return undefined;
   return {
-    organizationId: row.organization_id, keyId: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at,
-    caller: {
+    organizationId: row.organization_id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at,
+    facts: {
       caller: toCaller(row),
       apiAccessEnabled: row.api_access_enabled,
-      organizationName: row.organization_name,
       allowlist: row.ip_allowlist.map((cidr) => ipaddr.parseCIDR(cidr)),
     },
   };
@@ -145,10 +143,6 @@ function toCaller(key: KeyRow): CallerContext {
     scopes,
     rateLimits: key.rate_limits,
   };
-}
-
-export function addressAllowed(address: string, allowlist: string[]): boolean {
-  return addressInRanges(address, allowlist.map((cidr) => ipaddr.parseCIDR(cidr)));
 }
 
 function addressInRanges(address: string, ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {

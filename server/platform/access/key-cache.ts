@@ -10,14 +10,13 @@
 // generation counter, moved by every notification and every loss of the LISTEN, tells the read that it is stale.
 
 /** What a request needs of its key and organisation: read once, then served from memory. */
-export interface KnownKey<Caller> {
+export interface KnownKey<Facts> {
   organizationId: string;
-  keyId: string;
   secretHash: string;
   revokedAt: Date | null;
   expiresAt: Date | null;
   /** What authentication builds from the row once (the caller context, its actor). */
-  caller: Caller;
+  facts: Facts;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -33,8 +32,8 @@ export function accessChanged(organizationId: string): void {
   for (const cache of caches) cache.organizationChanged(organizationId);
 }
 
-export class KeyCache<Caller> {
-  private readonly entries = new Map<string, KnownKey<Caller>>();
+export class KeyCache<Facts> {
+  private readonly entries = new Map<string, KnownKey<Facts>>();
   private generation = 0;
   private listening = false;
   private readonly changeListeners: ((organizationId: string) => void)[] = [];
@@ -47,7 +46,7 @@ export class KeyCache<Caller> {
    * The key with this prefix and secret hash, usable now (not revoked, not expired), or undefined. A cached one
    * when the cache is working; otherwise `read` (the database), whose answer is kept when nothing changed meanwhile.
    */
-  async find(prefix: string, secretHash: string, read: () => Promise<KnownKey<Caller> | undefined>): Promise<KnownKey<Caller> | undefined> {
+  async find(prefix: string, secretHash: string, read: () => Promise<KnownKey<Facts> | undefined>): Promise<KnownKey<Facts> | undefined> {
     const cached = this.listening ? this.entries.get(prefix) : undefined;
     if (cached && cached.secretHash === secretHash) {
       if (usable(cached, Date.now())) return cached;
@@ -70,17 +69,14 @@ export class KeyCache<Caller> {
 
   /** The LISTEN is in place: entries read from now on can be trusted until their notification. */
   listeningStarted(): void {
-    this.generation += 1;
-    this.entries.clear();
+    this.generation += 1; // a read that began before the LISTEN was in place may have missed a change: not kept
     this.listening = true;
   }
 
   /** The LISTEN is gone: changes may pass unheard, so nothing is served from memory until it is back. */
   listeningLost(): void {
     this.listening = false;
-    this.generation += 1;
-    this.entries.clear();
-    for (const listener of this.changeListeners) listener('*');
+    this.organizationChanged('*');
   }
 
   organizationChanged(organizationId: string): void {
@@ -94,10 +90,6 @@ export class KeyCache<Caller> {
     this.listening = false;
     this.entries.clear();
     caches.delete(this as KeyCache<unknown>);
-  }
-
-  get size(): number {
-    return this.entries.size;
   }
 }
 

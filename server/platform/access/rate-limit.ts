@@ -176,8 +176,8 @@ export class RateBudget {
 
   /** Drops what is held for the organisation's keys ('*': every organisation's), whose limits or access changed. */
   forgetOrganization(organizationId: string): void {
-    for (const state of this.states.values()) {
-      if (organizationId === '*' || state.organizationId === organizationId) state.held = [];
+    for (const [name, state] of this.states) {
+      if (organizationId === '*' || state.organizationId === organizationId) this.states.delete(name);
     }
   }
 

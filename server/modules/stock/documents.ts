@@ -29,6 +29,8 @@ export interface AdjustmentLine {
 export interface AdjustmentCommand {
   reasonCode: string;
   note?: string | null;
+  /** The trip the adjustment belongs to (a van's count at its return); the trips module checks it. */
+  tripId?: string | null;
   lines: AdjustmentLine[];
 }
 
@@ -36,6 +38,8 @@ export interface TransferCommand {
   fromLocationId: string;
   toLocationId: string;
   note?: string | null;
+  /** The trip the transfer belongs to (a van's load, or what goes back at its return); the trips module checks it. */
+  tripId?: string | null;
   lines: { productId: string; unit: StockUnit; quantity: number }[];
 }
 
@@ -45,6 +49,7 @@ export interface StockDocument {
   type: 'adjustment' | 'transfer';
   reasonCode: string | null;
   note: string | null;
+  tripId: string | null;
   movements: PostedMovement[];
   createdAt: Date;
 }
@@ -81,7 +86,7 @@ export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, com
       ? { line: i + 1, productId: line.productId, fromLocationId: null, toLocationId: line.locationId, quantity: change, ...(line.unitCost === undefined ? {} : { unitCost: perBaseUnit(line.unitCost, perUnit) }) }
       : { line: i + 1, productId: line.productId, fromLocationId: line.locationId, toLocationId: null, quantity: -change });
   });
-  return postDocument(tx, organizationId, { type: 'adjustment', prefix: 'ADJ', reasonCode: command.reasonCode, note: command.note ?? null }, movements, (line) => adjustmentField(command.lines[line - 1]!, line));
+  return postDocument(tx, organizationId, { type: 'adjustment', prefix: 'ADJ', reasonCode: command.reasonCode, note: command.note ?? null, tripId: command.tripId ?? null }, movements, (line) => adjustmentField(command.lines[line - 1]!, line));
 }
 
 /** Posts a transfer: every line moves from one location to the other, both sides or neither. */
@@ -98,13 +103,13 @@ export async function postStockTransfer(tx: Transaction<DB>, actor: Actor, comma
     line: i + 1, productId: line.productId, fromLocationId: command.fromLocationId, toLocationId: command.toLocationId,
     quantity: line.quantity * baseUnitsPer(products.get(line.productId)!, line.unit),
   }));
-  return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
+  return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null, tripId: command.tripId ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
 }
 
 async function postDocument(
   tx: Transaction<DB>,
   organizationId: string,
-  header: { type: StockDocument['type']; prefix: string; reasonCode: string | null; note: string | null },
+  header: { type: StockDocument['type']; prefix: string; reasonCode: string | null; note: string | null; tripId: string | null },
   movements: Movement[],
   fieldOf: (line: number) => string,
 ): Promise<StockDocument> {
@@ -114,10 +119,10 @@ async function postDocument(
   const posted = movements.length > 0 ? await postMovements(tx, organizationId, { type: STOCK_DOCUMENT, id }, movements, fieldOf) : [];
   const number = await nextDocumentNumber(tx, organizationId, `stock_${header.type}`, header.prefix);
   const row = await tx.insertInto('stock_documents')
-    .values({ organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note })
+    .values({ organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note, trip_id: header.tripId })
     .returning('created_at')
     .executeTakeFirstOrThrow();
-  return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, movements: posted, createdAt: row.created_at };
+  return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, tripId: header.tripId, movements: posted, createdAt: row.created_at };
 }
 
 interface ProductFacts {

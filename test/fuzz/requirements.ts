@@ -165,19 +165,29 @@ function decode(raw: string, query: boolean): string | undefined {
   }
 }
 
-function visitStrings(value: unknown, visit: (s: string) => void): void {
-  if (typeof value === 'string') visit(value);
-  else if (Array.isArray(value)) value.forEach((v) => visitStrings(v, visit));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) { visit(k); visitStrings(v, visit); }
+// Both walks keep their own stack rather than recursing: a fuzzed body may nest 100 000 arrays deep, which the
+// service refuses and a recursive walk here would overflow on.
+function visitStrings(root: unknown, visit: (s: string) => void): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') visit(value);
+    else if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) { visit(k); stack.push(v); }
+  }
 }
 
-function visitFields(value: unknown, visit: (key: string, value: unknown) => void): void {
-  if (Array.isArray(value)) value.forEach((v) => visitFields(v, visit));
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (Array.isArray(v)) v.forEach((item) => (typeof item === 'string' ? visit(k, item) : visitFields(item, visit)));
-      else if (typeof v === 'string') visit(k, v);
-      else visitFields(v, visit);
+function visitFields(root: unknown, visit: (key: string, value: unknown) => void): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (Array.isArray(v)) v.forEach((item) => (typeof item === 'string' ? visit(k, item) : stack.push(item)));
+        else if (typeof v === 'string') visit(k, v);
+        else stack.push(v);
+      }
     }
   }
 }

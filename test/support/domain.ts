@@ -28,7 +28,7 @@ export interface DomainWorld {
 }
 
 /** The ledger checker over each organisation: a difference fails the test file that caused it. */
-async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
+export async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
   const found: string[] = [];
   for (const organizationId of organizations) {
     for (const d of await auditStock(db, organizationId)) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);

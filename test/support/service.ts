@@ -7,7 +7,9 @@ import { responseContract, type ResponseContract } from '../../scripts/contract/
 import { loadConfig, type Config } from '../../server/platform/config.js';
 import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
 import { startService, type RunningService, type ServiceOptions } from '../../server/composition/service.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { assertLedgersAgree } from './domain.js';
 
 export interface ApiResponse {
   status: number;
@@ -74,8 +76,14 @@ export async function startTestService(label: string, options: TestServiceOption
       return { status: response.status, headers: response.headers, text, body: parsed };
     },
     async stop() {
-      await service.stop();
-      await database.drop();
+      try {
+        // The ledger checker over every organisation the file made: a balance that disagrees with its ledger fails it.
+        const db = kyselyOver(service.database.pool);
+        await assertLedgersAgree(db, (await db.selectFrom('organizations').select('id').execute()).map((row) => row.id));
+      } finally {
+        await service.stop();
+        await database.drop();
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
 import { lockLevels, postMovements, type Movement, type PostedMovement } from './ledger.js';
 
@@ -43,10 +44,12 @@ export interface TransferCommand {
   lines: { productId: string; unit: StockUnit; quantity: number }[];
 }
 
+export type StockDocumentType = 'adjustment' | 'transfer' | 'empties_receipt' | 'empties_return';
+
 export interface StockDocument {
   id: string;
   number: string;
-  type: 'adjustment' | 'transfer';
+  type: StockDocumentType;
   reasonCode: string | null;
   note: string | null;
   tripId: string | null;
@@ -55,6 +58,9 @@ export interface StockDocument {
 }
 
 export const STOCK_DOCUMENT = 'stock_document';
+
+/** One event per inventory document, whatever moved (its webhook object is the document with its movements). */
+export const STOCK_MOVEMENT_CREATED = 'stock.movement.created';
 
 /** Posts an adjustment: its movements add to or remove from each line's location (counted lines: the difference). */
 export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, command: AdjustmentCommand): Promise<StockDocument> {
@@ -68,6 +74,8 @@ export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, com
       problems.push({ field: `/lines/${i}/quantity`, code: 'invalid_field', message: 'a whole number of units, not zero: positive adds stock, negative removes it' });
     } else if (line.countedQuantity !== undefined && (!Number.isSafeInteger(line.countedQuantity) || line.countedQuantity < 0)) {
       problems.push({ field: `/lines/${i}/countedQuantity`, code: 'invalid_field', message: 'a whole number of units, 0 or more' });
+    } else if (line.unitCost !== undefined && line.quantity !== undefined && line.quantity < 0) {
+      problems.push({ field: `/lines/${i}/unitCost`, code: 'invalid_field', message: 'a removal moves at the moving average cost; leave unitCost out' });
     }
   });
   throwIfAny(problems);
@@ -106,39 +114,57 @@ export async function postStockTransfer(tx: Transaction<DB>, actor: Actor, comma
   return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null, tripId: command.tripId ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
 }
 
-async function postDocument(
+export interface DocumentHeader {
+  type: StockDocumentType;
+  /** The number's prefix: ADJ, TRF, ERC, ERT. */
+  prefix: string;
+  reasonCode: string | null;
+  note: string | null;
+  tripId: string | null;
+}
+
+/**
+ * Posts one stock document: its movements through the ledger, then `alsoPost` (what else the document moves in the
+ * same transaction, such as its empties movements, which name the stock movements), then its number and row and its
+ * `stock.movement.created` event. Every document type of the module ends here.
+ */
+export async function postDocument(
   tx: Transaction<DB>,
   organizationId: string,
-  header: { type: StockDocument['type']; prefix: string; reasonCode: string | null; note: string | null; tripId: string | null },
+  header: DocumentHeader,
   movements: Movement[],
   fieldOf: (line: number) => string,
+  alsoPost?: (document: { type: typeof STOCK_DOCUMENT; id: string }, posted: PostedMovement[]) => Promise<void>,
 ): Promise<StockDocument> {
   const id = newId('sdc');
-  // The stock first, the number last: every posting takes its locks in the ledger's order (valuations, levels) and
-  // the number's sequence after them, so two documents of different types never wait on each other in a circle.
+  // The stock first, the number last: every posting takes its locks in the ledger's order (valuations, levels, then
+  // customers' empties) and the number's sequence after them, so two documents never wait on each other in a circle.
   const posted = movements.length > 0 ? await postMovements(tx, organizationId, { type: STOCK_DOCUMENT, id }, movements, fieldOf) : [];
+  await alsoPost?.({ type: STOCK_DOCUMENT, id }, posted);
   const number = await nextDocumentNumber(tx, organizationId, `stock_${header.type}`, header.prefix);
   const row = await tx.insertInto('stock_documents')
     .values({ organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note, trip_id: header.tripId })
     .returning('created_at')
     .executeTakeFirstOrThrow();
+  await recordEvent(tx, organizationId, STOCK_MOVEMENT_CREATED, STOCK_DOCUMENT, id);
   return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, tripId: header.tripId, movements: posted, createdAt: row.created_at };
 }
 
-interface ProductFacts {
+export interface ProductFacts {
   packSize: number;
   tracksStock: boolean;
+  isEmpty: boolean;
 }
 
 /** The lines' products and locations, each refused by the field that names it when it is not the organisation's. */
-async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: { productId: string; locationIds: string[] }[], headerLocationFields?: string[]): Promise<{ products: Map<string, ProductFacts> }> {
+export async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: { productId: string; locationIds: string[] }[], headerLocationFields?: string[]): Promise<{ products: Map<string, ProductFacts> }> {
   const productIds = [...new Set(lines.map((line) => line.productId))];
   const locationIds = [...new Set(lines.flatMap((line) => line.locationIds))];
   const [productRows, locationRows] = await Promise.all([
-    productIds.length === 0 ? [] : tx.selectFrom('products').select(['id', 'pack_size', 'tracks_stock']).where('organization_id', '=', organizationId).where('id', 'in', productIds).execute(),
+    productIds.length === 0 ? [] : tx.selectFrom('products').select(['id', 'pack_size', 'tracks_stock', 'is_empty']).where('organization_id', '=', organizationId).where('id', 'in', productIds).execute(),
     locationIds.length === 0 ? [] : tx.selectFrom('locations').select(['id', 'active']).where('organization_id', '=', organizationId).where('id', 'in', locationIds).execute(),
   ]);
-  const products = new Map(productRows.map((row) => [row.id, { packSize: row.pack_size, tracksStock: row.tracks_stock }]));
+  const products = new Map(productRows.map((row) => [row.id, { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty }]));
   const locations = new Map(locationRows.map((row) => [row.id, row.active]));
   const missingProducts: FieldError[] = [];
   const other: FieldError[] = [];
@@ -152,7 +178,7 @@ async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: 
   lines.forEach((line, i) => line.locationIds.forEach((id, j) => locationFields.set(headerLocationFields?.[j] ?? `/lines/${i}/locationId`, id)));
   for (const [field, id] of locationFields) {
     const active = locations.get(id);
-    if (active === undefined) other.push({ field, code: 'business_rule', message: `there is no location ${id} in this organisation` });
+    if (active === undefined) other.push({ field, code: 'location_not_found', message: `there is no location ${id} in this organisation` });
     else if (!active) other.push({ field, code: 'business_rule', message: `location ${id} is inactive` });
   }
   if (missingProducts.length > 0) throw new ApiError('product_not_found', 'A line names a product that is not in this organisation. errors[] names each.', [...missingProducts, ...other]);
@@ -161,12 +187,12 @@ async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: 
 }
 
 /** Base units in one unit: a case holds the product's pack size; a bottle or piece is itself. */
-function baseUnitsPer(product: ProductFacts, unit: StockUnit): number {
+export function baseUnitsPer(product: ProductFacts, unit: StockUnit): number {
   return unit === 'case' ? product.packSize : 1;
 }
 
 /** The cost of one base unit from the cost of one `unit` (a case's cost over its pack size), to 6 decimals. */
-function perBaseUnit(unitCost: string, perUnit: number): string {
+export function perBaseUnit(unitCost: string, perUnit: number): string {
   return new Decimal(unitCost).dividedBy(perUnit).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6);
 }
 
@@ -174,6 +200,6 @@ function adjustmentField(line: AdjustmentLine, number: number): string {
   return `/lines/${number - 1}/${line.quantity === undefined ? 'countedQuantity' : 'quantity'}`;
 }
 
-function throwIfAny(problems: FieldError[]): void {
+export function throwIfAny(problems: FieldError[]): void {
   if (problems.length > 0) throw new ApiError('invalid_field', problems.length === 1 ? `${problems[0]!.field.slice(1)}: ${problems[0]!.message}.` : 'Several lines are invalid; errors[] names each.', problems);
 }

@@ -1,0 +1,44 @@
+// Stock: the stock ledger (movements, levels, moving average cost), its adjustments and transfers, the empties
+// ledger, and the stock.movement.created event of every inventory document.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import { OBJECT_LIMIT_BYTES, type WebhookObject } from '../../platform/webhooks/objects.js';
+import { STOCK_MOVEMENT_CREATED } from './documents.js';
+import { findStockDocument } from './repository.js';
+import { toStockDocument } from './representation.js';
+import { stockRoutes } from './routes.js';
+
+export const stockModule: ModuleManifest = {
+  name: 'stock',
+  routes: ({ db }) => stockRoutes(db),
+  webhookObjects: {
+    [STOCK_MOVEMENT_CREATED]: {
+      async read(db, actor, id) {
+        const found = await findStockDocument(db, actor, id);
+        return found ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject) : null;
+      },
+      // The movements in full: the document's own movements of the ledger.
+      fetchPath: (id) => `${API_BASE_PATH}/stock-movements?documentId=${encodeURIComponent(id)}`,
+    },
+  },
+};
+
+/**
+ * A stock document whose JSON would pass the webhook object limit keeps the movements that fit and says
+ * `movementsTruncated` (the rest are read from GET /stock-movements?documentId=), rather than becoming a truncated
+ * record without any movement.
+ */
+export function fitMovements(document: WebhookObject, limitBytes = OBJECT_LIMIT_BYTES): WebhookObject {
+  const movements = document.movements as unknown[];
+  if (Buffer.byteLength(JSON.stringify(document), 'utf8') <= limitBytes) return document;
+  const head = Buffer.byteLength(JSON.stringify({ ...document, movements: [], movementsTruncated: true }), 'utf8');
+  let size = head;
+  let kept = 0;
+  for (const movement of movements) {
+    const added = Buffer.byteLength(JSON.stringify(movement), 'utf8') + (kept > 0 ? 1 : 0); // the comma between
+    if (size + added > limitBytes) break;
+    size += added;
+    kept += 1;
+  }
+  return { ...document, movements: movements.slice(0, kept), movementsTruncated: true };
+}

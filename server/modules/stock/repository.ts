@@ -1,0 +1,123 @@
+// The stock module's reads: a document with its movements, and the lists of movements, levels and empties
+// movements. Every statement is scoped by organization_id first. A list's filter that names a record of another
+// organisation (or none) is 404 not_found, so that a mistyped id is not mistaken for an empty list.
+import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+import type { Actor } from '../../domain/actor.js';
+import type { Db } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { readPage, type Filter, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
+import { STOCK_DOCUMENT } from './documents.js';
+import type { DocumentRow, EmptiesRow, LevelRow, MovementRow } from './representation.js';
+
+/** The records a list filter may name, each checked to be the organisation's. */
+const FILTER_TABLES = {
+  productId: 'products',
+  locationId: 'locations',
+  customerId: 'customers',
+  tripId: 'trips',
+  documentId: 'stock_documents',
+} as const;
+
+export type FilterParameter = keyof typeof FILTER_TABLES;
+
+/** 404 not_found naming the query parameter when an id filter names no record of the organisation. */
+export async function requireFilterRecords(db: Db, organizationId: string, query: Partial<Record<FilterParameter, string>>): Promise<void> {
+  for (const [parameter, table] of Object.entries(FILTER_TABLES) as [FilterParameter, (typeof FILTER_TABLES)[FilterParameter]][]) {
+    const id = query[parameter];
+    if (id === undefined) continue;
+    const found = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    if (!found) {
+      throw new ApiError('not_found', `There is no ${table.replace(/s$/, '').replace('_', ' ')} ${id} in this organisation.`, [
+        { field: `/query/${parameter}`, code: 'not_found', message: 'names no record of this organisation' },
+      ]);
+    }
+  }
+}
+
+const movementColumns = ['t.id', 't.document_type', 't.document_id', 't.line_number', 't.product_id', 't.from_location_id', 't.to_location_id', 't.quantity', 't.unit_cost', 'p.is_empty', 't.created_at', 't.updated_at'] as const;
+
+/** A stock document and its movements in line order; null when the organisation has no such document. */
+export async function findStockDocument(db: Db, actor: Actor, id: string): Promise<{ document: DocumentRow; movements: MovementRow[] } | null> {
+  const organizationId = actor.organization.id;
+  const document = await db.selectFrom('stock_documents').select(['id', 'number', 'type', 'reason_code', 'note', 'trip_id', 'created_at', 'updated_at'])
+    .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  if (!document) return null;
+  const movements = await db.selectFrom('stock_movements as t')
+    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'))
+    .select(movementColumns)
+    .where('t.organization_id', '=', organizationId).where('t.document_type', '=', STOCK_DOCUMENT).where('t.document_id', '=', id)
+    .orderBy('t.line_number').orderBy('t.id')
+    .execute();
+  return { document, movements };
+}
+
+export interface MovementFilters {
+  productId?: string;
+  locationId?: string;
+  documentId?: string;
+}
+
+export async function listStockMovements(db: Db, actor: Actor, request: ListRequest, filters: MovementFilters): Promise<Page<MovementRow>> {
+  const organizationId = actor.organization.id;
+  const query = db.selectFrom('stock_movements as t')
+    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'))
+    .select(movementColumns)
+    .where('t.organization_id', '=', organizationId);
+  const eb = expressionBuilder<DB & { t: DB['stock_movements'] }, 't'>();
+  return readPage('stock-movements', query as unknown as ListQuery<MovementRow>, organizationId, request, {
+    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
+    locationId: filter(filters.locationId, eb.or([eb('t.from_location_id', '=', filters.locationId ?? ''), eb('t.to_location_id', '=', filters.locationId ?? '')])),
+    documentId: filter(filters.documentId, eb.and([eb('t.document_type', '=', STOCK_DOCUMENT), eb('t.document_id', '=', filters.documentId ?? '')])),
+  });
+}
+
+export interface LevelFilters {
+  productId?: string;
+  locationId?: string;
+}
+
+/**
+ * Levels have no id of their own (their key is location and product); the page machinery keys on `t.id`, so the list
+ * reads them through a subquery that names the key `location_id|product_id` (ids are fixed-length ULIDs, so the
+ * string orders as the pair does).
+ */
+export async function listStockLevels(db: Db, actor: Actor, request: ListRequest, filters: LevelFilters): Promise<Page<LevelRow & { id: string }>> {
+  const organizationId = actor.organization.id;
+  const levels = db.selectFrom('stock_levels as l')
+    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 'l.organization_id').onRef('p.id', '=', 'l.product_id'))
+    // The key as one text column: concatenation has no builder form other than a raw expression.
+    .select(['l.location_id', 'l.product_id', 'l.quantity', 'p.is_empty', 'l.updated_at', sql<string>`l.location_id || '|' || l.product_id`.as('id')])
+    .where('l.organization_id', '=', organizationId);
+  const query = db.selectFrom(levels.as('t')).selectAll('t');
+  const eb = expressionBuilder<{ t: { location_id: string; product_id: string } }, 't'>();
+  return readPage('stock-levels', query as unknown as ListQuery<LevelRow & { id: string }>, organizationId, request, {
+    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
+    locationId: filter(filters.locationId, eb('t.location_id', '=', filters.locationId ?? '')),
+  });
+}
+
+export interface EmptiesFilters {
+  type?: string;
+  customerId?: string;
+  productId?: string;
+  locationId?: string;
+  tripId?: string;
+}
+
+export async function listEmptiesMovements(db: Db, actor: Actor, request: ListRequest, filters: EmptiesFilters): Promise<Page<EmptiesRow>> {
+  const organizationId = actor.organization.id;
+  const query = db.selectFrom('empties_movements as t').selectAll('t').where('t.organization_id', '=', organizationId);
+  const eb = expressionBuilder<DB & { t: DB['empties_movements'] }, 't'>();
+  return readPage('empties-movements', query as unknown as ListQuery<EmptiesRow>, organizationId, request, {
+    type: filter(filters.type, eb('t.type', '=', filters.type ?? '')),
+    customerId: filter(filters.customerId, eb('t.customer_id', '=', filters.customerId ?? '')),
+    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
+    locationId: filter(filters.locationId, eb('t.location_id', '=', filters.locationId ?? '')),
+    tripId: filter(filters.tripId, eb('t.trip_id', '=', filters.tripId ?? '')),
+  });
+}
+
+function filter(value: string | undefined, condition: Expression<SqlBool>): Filter | undefined {
+  return value === undefined ? undefined : { condition, value };
+}

@@ -7,7 +7,8 @@ import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors.js';
 import { buildProgram } from './program.js';
 
 function messageOf(error: unknown): string {
-  if (error instanceof ApiError) return error.detail;
+  // A refused posting names each bad field (errors[]); the operator needs those as much as a REST caller does.
+  if (error instanceof ApiError) return error.errors?.length ? `${error.detail} ${error.errors.map((e) => `[${e.field}: ${e.message}]`).join(' ')}` : error.detail;
   if (error instanceof AggregateError && error.message === '') return error.errors.map(messageOf).join('; ');
   if (error instanceof Error) return error.message || error.name;
   return String(error);

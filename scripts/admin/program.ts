@@ -1,6 +1,7 @@
 // The command tree of the operator CLI. Each group lives in commands/; this file only assembles them.
 import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerEmptiesCommands } from './commands/empties.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerLogCommand } from './commands/log.js';
@@ -25,5 +26,6 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerNotificationsCommand(program);
   registerAuditCommand(program);
+  registerEmptiesCommands(program);
   return program;
 }

@@ -4,7 +4,7 @@ import test from 'ava';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliJson } from '../support/cli.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;
@@ -31,4 +31,26 @@ test('audit exits 0 on a ledger that agrees with its balances, and 1 listing a l
     ['stock_level', '24 from the movements', '23 kept'],
     ['stock_valuation', '23 on hand over all locations', '24 kept'],
   ]);
+});
+
+test('empties receive and return post one document each with the supplier\'s empties movements; a return of more than the warehouse holds exits 1 naming the line and posts nothing', async (t) => {
+  const { organization, operator } = await world.organization();
+  const crate = await world.post((tx) => products.create(tx, operator, { productCode: '200002', name: 'Crate 24', packSize: 1, sellingUnits: ['piece'], isEmpty: true }));
+  const warehouse = await world.post((tx) => locations.create(tx, operator, { code: 'M01', name: 'Main' }));
+  const env = { DATABASE_URL: world.database.url };
+  const received = await runCliJson(['empties', 'receive', '--org', organization.id, '--location', warehouse.id, '--line', `${crate.id}:40:4500`], env);
+  t.regex(received.number, /^ERC-0+1$/);
+  t.deepEqual(received.movements.map((m: { toLocationId: string; quantity: number }) => [m.toLocationId, m.quantity]), [[warehouse.id, 40]]);
+  const tooMany = await runCli(['empties', 'return', '--org', organization.id, '--location', warehouse.id, '--line', `${crate.id}:41`], env);
+  t.is(tooMany.code, 1);
+  t.regex(tooMany.stderr, /more stock than the location holds.*\[\/lines\/0\/quantity: the location holds 40/);
+  const returned = await runCliJson(['empties', 'return', '--org', organization.id, '--location', warehouse.id, '--line', `${crate.id}:15`], env);
+  t.regex(returned.number, /^ERT-0+1$/);
+  const rows = await world.db.selectFrom('empties_movements').select(['type', 'direction', 'quantity', 'customer_id']).where('organization_id', '=', organization.id).orderBy('id').execute();
+  t.deepEqual(rows, [
+    { type: 'received_from_supplier', direction: 'in', quantity: 40, customer_id: null },
+    { type: 'returned_to_supplier', direction: 'out', quantity: 15, customer_id: null },
+  ]);
+  const level = await world.db.selectFrom('stock_levels').select('quantity').where('organization_id', '=', organization.id).executeTakeFirstOrThrow();
+  t.is(level.quantity, 25);
 });

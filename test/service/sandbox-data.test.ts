@@ -160,11 +160,25 @@ test('every main warehouse opens with stock of every beverage (in cases) and emp
   const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
   const levels = await query(`SELECT l.code, count(*)::int AS products, min(s.quantity) AS least
                                 FROM stock_levels s JOIN locations l ON l.organization_id = s.organization_id AND l.id = s.location_id
-                               WHERE s.organization_id = $1 GROUP BY l.code ORDER BY l.code`);
+                               WHERE s.organization_id = $1 AND l.kind = 'main' GROUP BY l.code ORDER BY l.code`);
   const [{ n: tracked }] = await query('SELECT count(*)::int AS n FROM products WHERE organization_id = $1 AND tracks_stock');
   t.deepEqual(levels.map((l) => [l.code, l.products]), [['M01', tracked], ['M02', tracked]]);
   t.true(levels.every((l) => l.least > 0));
-  const documents = await query('SELECT number, reason_code FROM stock_documents WHERE organization_id = $1 ORDER BY number');
-  t.deepEqual(documents, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }]);
+  const opening = await query(`SELECT number, reason_code FROM stock_documents WHERE organization_id = $1 AND reason_code = 'OPENING' AND number IN ('ADJ-000001', 'ADJ-000002') ORDER BY number`);
+  t.deepEqual(opening, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }], 'the opening stock is the first two documents');
   t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
+});
+
+test('the sandbox has stock history: empties from and back to the supplier, transfers, a write-off, and outlets holding empties', async (t) => {
+  const run = runs[0]!;
+  const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
+  const types = await query('SELECT type, count(*)::int AS n FROM stock_documents WHERE organization_id = $1 GROUP BY type ORDER BY type');
+  t.deepEqual(types.map((row) => row.type), ['adjustment', 'empties_receipt', 'empties_return', 'transfer']);
+  t.true(types.every((row) => row.n >= 1));
+  const empties = await query('SELECT type, count(DISTINCT customer_id)::int AS customers FROM empties_movements WHERE organization_id = $1 GROUP BY type ORDER BY type');
+  t.deepEqual(empties.map((row) => row.type), ['adjustment', 'received_from_supplier', 'returned_to_supplier']);
+  t.true(empties.find((row) => row.type === 'adjustment').customers >= 10, 'outlets hold empties');
+  const [{ n: writtenOff }] = await query(`SELECT count(*)::int AS n FROM stock_movements m JOIN stock_documents d ON d.organization_id = m.organization_id AND d.id = m.document_id
+                                            WHERE m.organization_id = $1 AND d.reason_code = 'DMG' AND m.to_location_id IS NULL`);
+  t.true(writtenOff >= 1);
 });

@@ -22,6 +22,8 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'sdk-webhooks', file: 'client-sdk/src/webhooks.ts', tests: ['test/unit/sdk-webhooks.test.ts'] },
   { name: 'sdk-retry', file: 'client-sdk/src/retry.ts', tests: ['test/unit/sdk-retry.test.ts'] },
   { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },
+  { name: 'stock-ledger', file: 'server/modules/stock/ledger.ts', tests: ['test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'], database: true },
+  { name: 'empties', file: 'server/modules/stock/empties.ts', tests: ['test/domain/empties.test.ts', 'test/admin/audit-cli.test.ts'], database: true },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

@@ -197,3 +197,17 @@ test('stock needs its scopes: reads stock:read, posting stock:write', async (t) 
   t.is(refused.body.code, 'insufficient_scope');
   t.is((await get(s.caller, '/stock-levels')).status, 200);
 });
+
+test('stock.movement.created is deliverable: its webhook object is the posted document as GET would read it, without costs', async (t) => {
+  const { webhookObjects, webhookEventTypes } = await import('../../server/composition/modules.js');
+  const { jobActor } = await import('../../server/domain/actor.js');
+  t.true(webhookEventTypes.includes('stock.movement.created'));
+  const s = await setup();
+  const posted = await receive(s, 3);
+  const db = kyselyOver(pool());
+  const record = await db.selectFrom('organizations').selectAll().where('id', '=', s.caller.organizationId).executeTakeFirstOrThrow();
+  const object = await webhookObjects['stock.movement.created']!.read(db, jobActor(actingOrganization(record as never), 'webhooks'), posted.id);
+  const { unitCost: _cost, ...movementWithoutCost } = posted.movements[0];
+  t.deepEqual(object, { ...posted, movements: [movementWithoutCost] });
+  t.is(await webhookObjects['stock.movement.created']!.read(db, jobActor(actingOrganization(record as never), 'webhooks'), 'sdc_01JD4R7Q8S6T9V3X5Z7B9D1F3Z'), null);
+});

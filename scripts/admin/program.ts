@@ -8,6 +8,7 @@ import { registerOrgCommands } from './commands/org.js';
 import { registerScopesCommand } from './commands/scopes.js';
 import { registerNotificationsCommand } from './commands/notifications.js';
 import { registerWebhookCommands } from './commands/webhook.js';
+import { registerTripCommands } from './commands/trip.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -25,5 +26,6 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerNotificationsCommand(program);
   registerAuditCommand(program);
+  registerTripCommands(program);
   return program;
 }

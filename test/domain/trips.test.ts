@@ -11,7 +11,8 @@ import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { closeTrip, departTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import { jobActor, type OperatorActor } from '../../server/domain/actor.js';
+import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;
@@ -88,6 +89,12 @@ test('the lifecycle: open (the route, salesperson and bad-stock location found f
   t.deepEqual(await eventsOf(opened.id), ['trip.opened', 'trip.loaded', 'trip.departed', 'trip.returned', 'trip.closed']);
   t.deepEqual(await documentsOf(opened.id), ['adjustment:TRIP_COUNT', 'transfer:-', 'transfer:-'], 'the count (which matched), the load and the return');
   t.deepEqual([await level(f.warehouse, f.soda), await level(f.van, f.soda)], [20 * 24, 0], 'everything came back');
+
+  // trip.closed is a webhook event whose object is the trip as GET /trips/{id} returns it, read by the delivery job
+  // (no scopes); the other moves are outbox rows no endpoint can subscribe to.
+  t.true(webhookEventTypes.includes('trip.closed'));
+  t.false(webhookEventTypes.some((type) => type.startsWith('trip.') && type !== 'trip.closed'));
+  t.deepEqual(await webhookObjects['trip.closed']!.read(world.db, jobActor(f.operator.organization, 'webhooks.deliver'), opened.id), closed);
 });
 
 test('moves outside the table are 409 invalid_state and change nothing: close or return while loading, depart twice, load after departure, anything once closed', async (t) => {

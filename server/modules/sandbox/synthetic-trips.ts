@@ -1,5 +1,6 @@
-// Three weeks of delivery trips in the sandbox: every route's van goes out on Monday, Wednesday and Friday from
-// 2026-11-02 to 2026-11-20 (45 trips), each written through the trips module's posting functions as an operator
+// Two weeks of delivery trips in the sandbox: every route's van goes out on Monday and Thursday from 2026-11-09 to
+// 2026-11-19 (20 trips; few, because the bootstrap writes each through the posting functions and must stay quick),
+// each written through the trips module's posting functions as an operator
 // would move it: opened, loaded from a main warehouse (routes R01-R03 from M01, the others from M02), departed,
 // a GPS trail around the route's town, returned (the count sometimes finds a few bottles missing, posted as a
 // TRIP_COUNT adjustment; the rest goes back to the warehouse) and closed. Quantities, losses and positions come from
@@ -11,8 +12,8 @@ import { SANDBOX_SEED, seededRandom } from './seeded-random.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { TOWNS } from './synthetic-outlets.js';
 
-/** The business dates of the sandbox's trips: Monday, Wednesday and Friday of three weeks. */
-export const SANDBOX_TRIP_DATES: readonly string[] = ['2026-11-02', '2026-11-04', '2026-11-06', '2026-11-09', '2026-11-11', '2026-11-13', '2026-11-16', '2026-11-18', '2026-11-20'];
+/** The business dates of the sandbox's trips: Monday and Thursday of two weeks. */
+export const SANDBOX_TRIP_DATES: readonly string[] = ['2026-11-09', '2026-11-12', '2026-11-16', '2026-11-19'];
 const GPS_FIXES = 6;
 
 export interface SyntheticTrip {

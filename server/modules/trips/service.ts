@@ -145,7 +145,7 @@ export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): 
 
 /** Loads the van: a transfer from the trip's warehouse to its van, only while the trip is loading (event trip.loaded). */
 export async function loadTrip(tx: Tx, actor: Actor, command: LoadTripCommand): Promise<TripMoved> {
-  const trip = await move(tx, actor, command.tripId, 'load');
+  const { before: trip } = await move(tx, actor, command.tripId, 'load');
   if (command.lines.length === 0) throw refuse('/lines', 'a load moves at least one line', 'invalid_field');
   const transfer = await postStockTransfer(tx, actor, {
     fromLocationId: trip.warehouse_location_id, toLocationId: trip.van_location_id, tripId: trip.id, note: `Load of trip ${trip.number}`, lines: command.lines,
@@ -155,8 +155,7 @@ export async function loadTrip(tx: Tx, actor: Actor, command: LoadTripCommand): 
 
 /** The van leaves: in_transit, departedAt (event trip.departed). */
 export async function departTrip(tx: Tx, actor: Actor, tripId: string): Promise<Trip> {
-  await move(tx, actor, tripId, 'depart', 'departed_at');
-  return current(tx, actor, tripId);
+  return (await move(tx, actor, tripId, 'depart', 'departed_at')).after!;
 }
 
 /**
@@ -164,7 +163,7 @@ export async function departTrip(tx: Tx, actor: Actor, tripId: string): Promise<
  * that was counted goes back to the warehouse in one transfer; status returned, returnedAt (event trip.returned).
  */
 export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripCommand): Promise<TripMoved> {
-  const trip = await move(tx, actor, command.tripId, 'return', 'returned_at');
+  const { before: trip, after } = await move(tx, actor, command.tripId, 'return', 'returned_at');
   const problems: FieldError[] = [];
   const seen = new Map<string, number>();
   command.lines.forEach((line, i) => {
@@ -178,7 +177,7 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
   if (problems.length > 0) throw new ApiError('business_rule', `The count cannot be posted: ${problems.map((p) => `${p.field.slice(1)}: ${p.message}`).join('; ')}.`, problems);
 
   const documents: StockDocument[] = [];
-  if (command.lines.length > 0) {
+  if (await countDiffers(tx, actor.organization.id, command.lines, held)) {
     documents.push(await postStockAdjustment(tx, actor, {
       reasonCode: TRIP_COUNT_REASON, note: `Count of trip ${trip.number} at its return`, tripId: trip.id,
       lines: command.lines.map((line) => ({ productId: line.productId, locationId: trip.van_location_id, unit: line.unit, countedQuantity: line.countedQuantity })),
@@ -191,13 +190,30 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
       lines: back.map((line) => ({ productId: line.productId, unit: line.unit, quantity: line.countedQuantity })),
     }));
   }
-  return { trip: await current(tx, actor, trip.id), documents };
+  return { trip: after!, documents };
+}
+
+/**
+ * Whether the count differs from what the van holds (in base units). A count that agrees with the books posts no
+ * adjustment. A line naming a product that is not the organisation's counts as a difference, so that the
+ * adjustment's posting function refuses it by its field. The levels are read without a lock: the trip's row is
+ * locked by its move, so no other move of this trip interleaves; a document of another kind that changes the van
+ * meanwhile makes the transfer back refuse (insufficient_stock) or leave the rest on the van.
+ */
+async function countDiffers(tx: Tx, organizationId: string, lines: ReturnTripCommand['lines'], held: Map<string, number>): Promise<boolean> {
+  if (lines.length === 0) return false;
+  const packSizes = new Map((await tx.selectFrom('products').select(['id', 'pack_size'])
+    .where('organization_id', '=', organizationId).where('id', 'in', lines.map((line) => line.productId)).execute()).map((row) => [row.id, row.pack_size]));
+  return lines.some((line) => {
+    const packSize = packSizes.get(line.productId);
+    if (packSize === undefined || !Number.isSafeInteger(line.countedQuantity) || line.countedQuantity < 0) return true;
+    return line.countedQuantity * (line.unit === 'case' ? packSize : 1) !== (held.get(line.productId) ?? 0);
+  });
 }
 
 /** The settlement is done: closed, closedAt (event trip.closed, delivered as a webhook). */
 export async function closeTrip(tx: Tx, actor: Actor, tripId: string): Promise<Trip> {
-  await move(tx, actor, tripId, 'close', 'closed_at');
-  return current(tx, actor, tripId);
+  return (await move(tx, actor, tripId, 'close', 'closed_at')).after!;
 }
 
 /** Appends points to the trip's GPS trail (refused once the trip is closed). Returns how many were recorded. */
@@ -231,18 +247,20 @@ export async function recordTripLocations(tx: Tx, actor: Actor, tripId: string, 
  * Moves the trip by its transition table (a guarded UPDATE: a concurrent move makes this one 409 invalid_state),
  * sets the move's timestamp column, and writes the move's event. Returns the trip as it was read before the move.
  */
-async function move(tx: Tx, actor: Actor, tripId: string, command: TripCommand, stamp?: 'departed_at' | 'returned_at' | 'closed_at'): Promise<TripRow> {
+async function move(tx: Tx, actor: Actor, tripId: string, command: TripCommand, stamp?: 'departed_at' | 'returned_at' | 'closed_at'): Promise<{ before: TripRow; after: Trip | null }> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   const trip = await findTrip(tx, organizationId, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
   const { event } = await tripLifecycle.move(tx, { table: 'trips', organizationId, id: trip.id, from: trip.status as TripStatus }, command);
-  if (stamp) {
-    await tx.updateTable('trips').set((eb) => ({ [stamp]: eb.fn<Date>('now') }))
-      .where('organization_id', '=', organizationId).where('id', '=', trip.id).execute();
-  }
   await recordEvent(tx, organizationId, event, TRIP_RESOURCE, trip.id);
-  return trip;
+  if (!stamp) return { before: trip, after: null };
+  // The move's time, and the trip as it is now (the status and updated_at the guarded UPDATE just wrote).
+  const row = await tx.updateTable('trips').set((eb) => ({ [stamp]: eb.fn<Date>('now') }))
+    .where('organization_id', '=', organizationId).where('id', '=', trip.id)
+    .returning(['status', 'departed_at', 'returned_at', 'closed_at', 'updated_at'])
+    .executeTakeFirstOrThrow();
+  return { before: trip, after: toTrip({ ...trip, ...row }) };
 }
 
 async function current(db: Db, actor: Actor, tripId: string): Promise<Trip> {

@@ -1,6 +1,7 @@
 // The trips reads over HTTP (the rules of moving trips are proved in test/domain/trips.test.ts): lists and their
 // filters, the change feed, reads by id, 403 module_disabled, 404 for a filter id of another organisation, the GPS
-// trail's position only with customers:pii, and the trail's `since` feed resuming from its cursor.
+// trail's position only with customers:pii, the trail's `since` feed resuming from its cursor, and trip.closed
+// delivered as a webhook.
 import test from 'ava';
 import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
@@ -14,8 +15,11 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
+import { webhookEventTypes } from '../../server/composition/modules.js';
+import { sleep, startReceiver, verifySignature } from '../webhooks/receiver.js';
 
-const api = useTestService(test, 'trips');
+const api = useTestService(test, 'trips', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
 const db = () => kyselyOver(api().service.database.pool);
 const get = (caller: TestCaller, path: string) => api().request('GET', path, { headers: caller.auth });
 
@@ -195,4 +199,23 @@ test('bad query values are 400 naming the parameter: an unknown status, a date t
     t.is(res.status, 400, path);
     t.like(res.body, { code: 'invalid_field', errors: [{ field }] });
   }
+});
+
+test('trip.closed is delivered as a webhook whose object is the trip as GET /trips/{id} returns it; the other moves are not', async (t) => {
+  const o = await organisation();
+  const hook = await startReceiver();
+  t.teardown(() => hook.close());
+  const endpoint = await addEndpoint(db(), { policy: { allowLoopback: true }, secretKey: api().config.webhookSecretKey, eventTypes: webhookEventTypes },
+    { organizationId: o.caller.organizationId, url: hook.url, events: ['*'] });
+  const id = await trip(o, 'R01', '2026-11-23', 'closed');
+  const deliveries = async () => hook.received.filter((r) => String(r.body?.type).startsWith('trip.'));
+  for (let i = 0; i < 100 && (await deliveries()).length === 0; i += 1) await sleep(100);
+  await sleep(500); // any other trip event would have come by now
+  const trips = await deliveries();
+  t.deepEqual(trips.map((r) => r.body.type), ['trip.closed']);
+  const [delivery] = trips;
+  t.true(verifySignature(delivery!.headers['service-signature'] as string, delivery!.raw, endpoint.secret).valid);
+  const read = await get(o.caller, `/trips/${id}`);
+  t.deepEqual(delivery!.body.data.object, read.body);
+  t.is(delivery!.body.data.object.status, 'closed');
 });

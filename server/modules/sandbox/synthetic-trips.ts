@@ -1,10 +1,10 @@
-// Two weeks of delivery trips in the sandbox: every route's van goes out on Monday and Thursday from 2026-11-09 to
-// 2026-11-19 (20 trips; few, because the bootstrap writes each through the posting functions and must stay quick),
-// each written through the trips module's posting functions as an operator
-// would move it: opened, loaded from a main warehouse (routes R01-R03 from M01, the others from M02), departed,
-// a GPS trail around the route's town, returned (the count sometimes finds a few bottles missing, posted as a
-// TRIP_COUNT adjustment; the rest goes back to the warehouse) and closed. Quantities, losses and positions come from
-// their own seeded stream, so the sandbox is the same on every machine (only ids and timestamps differ).
+// Two weeks of delivery trips in the sandbox: each route's van goes out once a week, R01 on Monday to R05 on Friday,
+// from 2026-11-09 to 2026-11-20 (10 trips; few, because the bootstrap writes each through the posting functions, about
+// 55 statements a trip, and must stay quick). Each is moved as an operator would move it: opened, loaded from a main
+// warehouse (routes R01-R03 from M01, the others from M02), departed, a GPS trail around the route's town, returned
+// (the count sometimes finds a few bottles missing, posted as a TRIP_COUNT adjustment; the rest goes back to the
+// warehouse) and closed. Quantities, losses and positions come from their own seeded stream, so the sandbox is the
+// same on every machine (only ids and timestamps differ).
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { closeTrip, departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
@@ -12,8 +12,8 @@ import { SANDBOX_SEED, seededRandom } from './seeded-random.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { TOWNS } from './synthetic-outlets.js';
 
-/** The business dates of the sandbox's trips: Monday and Thursday of two weeks. */
-export const SANDBOX_TRIP_DATES: readonly string[] = ['2026-11-09', '2026-11-12', '2026-11-16', '2026-11-19'];
+/** The Mondays of the sandbox's two weeks of trips; route N goes out N - 1 days after each. */
+export const SANDBOX_TRIP_WEEKS: readonly string[] = ['2026-11-09', '2026-11-16'];
 const GPS_FIXES = 6;
 
 export interface SyntheticTrip {
@@ -28,15 +28,16 @@ export interface SyntheticTrip {
   trail: TripPoint[];
 }
 
-/** The trips of the sandbox distributor, in the order they are written (by date, then route). */
+/** The trips of the sandbox distributor, in the order they are written (by date). */
 export function syntheticTrips(d: Pick<SandboxDistributor, 'routes' | 'products' | 'prices'>, seed = SANDBOX_SEED + 7): SyntheticTrip[] {
   const random = seededRandom(seed);
   // The beverages the opening stock holds: those with a wholesale case price (sandbox-writer.ts, writeOpeningStock).
   const stocked = new Set(d.prices.filter((price) => price.price_group === 'WHOLESALE' && price.unit === 'case').map((price) => price.product_code));
   const beverages = d.products.filter((product) => product.tracks_stock && !product.is_empty && stocked.has(product.product_code)).map((product) => product.product_code).sort();
   const trips: SyntheticTrip[] = [];
-  for (const businessDate of SANDBOX_TRIP_DATES) {
+  for (const monday of SANDBOX_TRIP_WEEKS) {
     d.routes.forEach((route, r) => {
+      const businessDate = new Date(Date.parse(`${monday}T00:00:00Z`) + (r % 5) * 86_400_000).toISOString().slice(0, 10);
       const town = TOWNS[r % TOWNS.length]!;
       const first = Math.floor(random() * beverages.length);
       const load = Array.from({ length: 4 }, (_, i) => ({ productCode: beverages[(first + i * 7) % beverages.length]!, cases: 2 + Math.floor(random() * 5) }));

@@ -134,13 +134,13 @@ export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): 
 
   const id = newId('trp');
   const number = await nextDocumentNumber(tx, organizationId, 'trip', 'TRP');
-  await tx.insertInto('trips').values({
+  const row = await tx.insertInto('trips').values({
     organization_id: organizationId, id, number, status: tripLifecycle.initial, source: 'erp',
     van_location_id: van.id, bad_stock_location_id: badStock?.id ?? null, warehouse_location_id: warehouse.id,
     salesperson_id: salesperson.id, route_id: route.id, business_date: command.businessDate,
-  }).execute();
+  }).returningAll().executeTakeFirstOrThrow();
   await recordEvent(tx, organizationId, 'trip.opened', TRIP_RESOURCE, id);
-  return toTrip((await findTrip(tx, organizationId, id))!);
+  return toTrip({ ...row, business_date: command.businessDate }); // the date as given (checked above), not as a local-midnight Date
 }
 
 /** Loads the van: a transfer from the trip's warehouse to its van, only while the trip is loading (event trip.loaded). */

@@ -52,6 +52,7 @@ interface TypedObjects {
   'customer.updated': Sent<Schemas['Customer']>;
   'product.created': Sent<Schemas['Product']>;
   'product.updated': Sent<Schemas['Product']>;
+  'trip.closed': Sent<Schemas['Trip']>;
 }
 
 export type WebhookObjectOf<Type extends WebhookEventType> = Type extends keyof TypedObjects ? TypedObjects[Type] : WebhookRecord;

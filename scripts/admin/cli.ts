@@ -7,8 +7,11 @@ import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors.js';
 import { buildProgram } from './program.js';
 
 function messageOf(error: unknown): string {
-  // A refused posting names each bad field (errors[]); the operator needs those as much as a REST caller does.
-  if (error instanceof ApiError) return error.errors?.length ? `${error.detail} ${error.errors.map((e) => `[${e.field}: ${e.message}]`).join(' ')}` : error.detail;
+  // The detail, and each field problem when the detail does not already say it (a stock line that is short).
+  if (error instanceof ApiError) {
+    const unsaid = (error.errors ?? []).filter((e) => !error.detail.includes(e.message));
+    return unsaid.length === 0 ? error.detail : `${error.detail} (${unsaid.map((e) => `${e.field}: ${e.message}`).join('; ')})`;
+  }
   if (error instanceof AggregateError && error.message === '') return error.errors.map(messageOf).join('; ');
   if (error instanceof Error) return error.message || error.name;
   return String(error);

@@ -9,6 +9,7 @@ import { registerOrgCommands } from './commands/org.js';
 import { registerScopesCommand } from './commands/scopes.js';
 import { registerNotificationsCommand } from './commands/notifications.js';
 import { registerWebhookCommands } from './commands/webhook.js';
+import { registerTripCommands } from './commands/trip.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -27,5 +28,6 @@ export function buildProgram(): Command {
   registerNotificationsCommand(program);
   registerAuditCommand(program);
   registerEmptiesCommands(program);
+  registerTripCommands(program);
   return program;
 }

@@ -11,6 +11,7 @@ import { salespeopleModule } from '../modules/salespeople/manifest.js';
 import { routesModule } from '../modules/routes/manifest.js';
 import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
 import { stockModule } from '../modules/stock/manifest.js';
+import { tripsModule } from '../modules/trips/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -22,6 +23,7 @@ export const MODULES: readonly ModuleManifest[] = [
   routesModule,
   journeyPlansModule,
   stockModule,
+  tripsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { apiDocument } from '../../server/platform/spec.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { openOneTrip } from '../support/trips.js';
 
 const api = useTestService(test, 'contract_command');
 const pool = () => api().service.database.pool;
@@ -103,8 +104,15 @@ async function withOwnDescription(answer: (res: ServerResponse) => void): Promis
   };
 }
 
+/** A caller whose organisation has the delivery module and one trip (the API only reads trips; the examples' trip ids stand for it). */
+async function callerWithTrip() {
+  const caller = await createCaller(pool(), { modules: ['delivery', 'field-sales'] });
+  await openOneTrip(pool(), caller.organizationId);
+  return caller;
+}
+
 test('every operation and example of the description passes against a fresh deployment, and again on a second run: upserts then answer 200 and the create makes a new code', async (t) => {
-  const caller = await createCaller(pool());
+  const caller = await callerWithTrip();
   const expected = expectedRequests(apiDocument as Json);
   t.true(expected.length > 30);
   t.is(new Set(expected).size, expected.length);
@@ -133,7 +141,7 @@ test('every operation and example of the description passes against a fresh depl
 });
 
 test('--spec deployment judges the answers by the deployment\'s own description, and they all pass', async (t) => {
-  const caller = await createCaller(pool());
+  const caller = await callerWithTrip();
   const result = await runContract(['--base-url', api().baseUrl, '--key', caller.secret, '--spec', 'deployment']);
   const expected = expectedRequests(apiDocument as Json);
   t.is(result.code, 0, result.stdout + result.stderr);
@@ -198,7 +206,7 @@ test('a production key is refused before anything is sent, unless --allow-live i
 });
 
 test('a response that breaks the description fails its operation and is counted in the summary', async (t) => {
-  const caller = await createCaller(pool());
+  const caller = await callerWithTrip();
   const document = structuredClone(apiDocument) as Json;
   const health = document.components.schemas.Health;
   health.properties.uptimeSeconds = { type: 'integer' };

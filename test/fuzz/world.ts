@@ -5,9 +5,10 @@
 import type pg from 'pg';
 import { operationsOf, type Json } from '../../scripts/contract/operations.js';
 import { checkDeployment } from '../../scripts/contract/runner.js';
-import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { createCaller, ALL_SCOPES, type TestCaller } from '../support/callers.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
+import { registerCodeSystem } from '../../server/platform/access/organizations.js';
+import { openOneTrip } from '../support/trips.js';
 
 export interface Tenant {
   caller: TestCaller;
@@ -54,8 +55,11 @@ export async function buildWorld(document: Json, pool: pg.Pool, apiRoot: URL): P
 }
 
 async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSystem: string): Promise<Tenant> {
-  const caller = await createCaller(pool, { rateLimits });
+  // With the delivery module, whose reads (trips) are otherwise 403 module_disabled.
+  const caller = await createCaller(pool, { rateLimits, modules: ['delivery', 'field-sales'] });
   await registerCodeSystem(kyselyOver(pool), caller.organizationId, partnerSystem);
+  // The API only reads trips: one is opened beforehand, for the examples' trip ids to stand for.
+  await openOneTrip(pool, caller.organizationId);
   const seedingProblems: string[] = [];
   const root = apiRoot.toString().replace(/\/$/, '');
   for await (const outcome of checkDeployment({ document, apiRoot: root, key: caller.secret, timeoutMs: 15_000 })) {

@@ -16,6 +16,7 @@ import { salespeople } from '../salespeople/service.js';
 import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
+import { writeTrips } from './synthetic-trips.js';
 
 type Schemas = components['schemas'];
 
@@ -80,6 +81,9 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
 
   await writeOpeningStock(tx, actor, d, idOf);
   await writeStockHistory(tx, actor, d, idOf);
+  // Three weeks of trips, loaded from that stock (only where the organisation has the delivery module, as the
+  // sandbox organisation has: the trips module refuses otherwise).
+  if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
 }
 
 /**

@@ -8,7 +8,7 @@
 // location and product, then, by the document, its number sequence), so concurrent postings on the same level wait
 // for each other instead of deadlocking or losing an update; the check against zero is made on the locked level.
 import { Decimal } from 'decimal.js';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
@@ -180,4 +180,12 @@ function checkMovement(move: Movement): void {
 /** Byte order, as Postgres's C collation and the ids (ULIDs) sort: the lock order must be the same everywhere. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What a location holds now, per product (levels above zero), in base units; read without a lock. */
+export async function heldAt(db: Kysely<DB>, organizationId: string, locationId: string): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('stock_levels').select(['product_id', 'quantity'])
+    .where('organization_id', '=', organizationId).where('location_id', '=', locationId).where('quantity', '>', 0)
+    .execute();
+  return new Map(rows.map((row) => [row.product_id, row.quantity]));
 }

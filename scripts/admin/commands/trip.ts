@@ -1,0 +1,132 @@
+// trip open | load | depart | return | close | gps: an operator moves a delivery trip through the trips module's
+// posting functions (the same ones the sandbox and, later, the DMS call), each command one transaction. Option values
+// are checked before the database is opened (exit 2, nothing changed); a rule that refuses the move is exit 1 with
+// its reason. --json prints the trip as GET /trips/{id} returns it.
+import { InvalidArgumentError, type Command } from 'commander';
+import { operatorActor } from '../../../server/domain/actor.js';
+import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
+import { inTransaction, type Tx } from '../../../server/platform/database/transaction.js';
+import type { StockUnit } from '../../../server/modules/stock/documents.js';
+import { closeTrip, departTrip, getTrip, loadTrip, MAX_POINTS, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../../../server/modules/trips/service.js';
+import type { Trip } from '../../../server/modules/trips/representation.js';
+import type { Actor } from '../../../server/domain/actor.js';
+import { withDatabase } from '../database.js';
+import { commaList } from '../options.js';
+import { fields, printJson, printText } from '../output.js';
+
+const UNITS: readonly StockUnit[] = ['case', 'bottle', 'piece'];
+
+/** `prd_x:5,prd_y:12:bottle` -> lines of product, whole quantity and unit (case when left out). */
+function parseLines(minimum: number): (raw: string) => { productId: string; quantity: number; unit: StockUnit }[] {
+  return (raw) => commaList(raw).map((part) => {
+    const [productId, quantity, unit = 'case', ...rest] = part.split(':');
+    if (!productId || quantity === undefined || rest.length > 0 || !/^\d{1,9}$/.test(quantity) || Number(quantity) < minimum) {
+      throw new InvalidArgumentError(`${part} is not PRODUCT_ID:QUANTITY[:UNIT] with a whole QUANTITY of at least ${minimum}.`);
+    }
+    if (!(UNITS as readonly string[]).includes(unit)) throw new InvalidArgumentError(`${part}: the unit is one of ${UNITS.join(', ')}.`);
+    return { productId, quantity: Number(quantity), unit: unit as StockUnit };
+  });
+}
+
+function parseDate(raw: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || new Date(`${raw}T00:00:00Z`).toISOString().slice(0, 10) !== raw) {
+    throw new InvalidArgumentError('Expected a calendar date YYYY-MM-DD.');
+  }
+  return raw;
+}
+
+/** A JSON array of {recordedAt, latitude, longitude, accuracyMeters?}. */
+function parsePoints(raw: string): TripPoint[] {
+  let value: unknown;
+  try { value = JSON.parse(raw); } catch { throw new InvalidArgumentError('Expected a JSON array such as [{"recordedAt":"2026-11-23T08:00:00Z","latitude":0.3136,"longitude":32.5811,"accuracyMeters":12}].'); }
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_POINTS) throw new InvalidArgumentError(`Expected a JSON array of 1 to ${MAX_POINTS} points.`);
+  return value as TripPoint[];
+}
+
+/** Runs the move as an operator of the organisation, in one transaction, and prints the trip. */
+async function run(org: string, name: string, json: boolean | undefined, work: (tx: Tx, actor: Actor) => Promise<Trip>): Promise<void> {
+  const trip = await withDatabase(async (db) => {
+    const actor = operatorActor(actingOrganization(await getOrganization(db, org)), `admin trip ${name}`);
+    return inTransaction(db, (tx) => work(tx, actor));
+  });
+  if (json) printJson(trip);
+  else {
+    printText(`Trip ${trip.number} (${trip.id})`, ...fields([
+      ['status', trip.status], ['business date', trip.businessDate], ['van', trip.vanLocationId], ['warehouse', trip.warehouseLocationId],
+      ['route', trip.routeId], ['salesperson', trip.salespersonId],
+    ]));
+  }
+}
+
+export function registerTripCommands(program: Command): void {
+  const trip = program.command('trip').description('delivery trips: open, load, depart, return (count), close, record the GPS trail');
+
+  trip.command('open')
+    .description('open a trip for a van (status loading); the route and salesperson default to the van\'s route and its salesperson')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--van <location-id>', 'the van\'s good-stock location (V_<route>-G)')
+    .requiredOption('--warehouse <location-id>', 'the main warehouse it loads from and returns to')
+    .requiredOption('--date <YYYY-MM-DD>', 'the business date', parseDate)
+    .option('--route <route-id>', 'the route (default: the van\'s)')
+    .option('--salesperson <salesperson-id>', 'the salesperson (default: the route\'s)')
+    .option('--json', 'print the trip as JSON')
+    .action(async (options: { org: string; van: string; warehouse: string; date: string; route?: string; salesperson?: string; json?: boolean }) => {
+      await run(options.org, 'open', options.json, (tx, actor) => openTrip(tx, actor, {
+        vanLocationId: options.van, warehouseLocationId: options.warehouse, businessDate: options.date,
+        ...(options.route === undefined ? {} : { routeId: options.route }), ...(options.salesperson === undefined ? {} : { salespersonId: options.salesperson }),
+      }));
+    });
+
+  trip.command('load')
+    .description('transfer stock from the trip\'s warehouse to its van (only while loading)')
+    .argument('<trip-id>', 'the trip')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--lines <list>', 'PRODUCT_ID:QUANTITY[:UNIT],... (unit case, bottle or piece; default case)', parseLines(1))
+    .option('--json', 'print the trip as JSON')
+    .action(async (tripId: string, options: { org: string; lines: { productId: string; quantity: number; unit: StockUnit }[]; json?: boolean }) => {
+      await run(options.org, 'load', options.json, async (tx, actor) => (await loadTrip(tx, actor, { tripId, lines: options.lines })).trip);
+    });
+
+  trip.command('depart')
+    .description('the van leaves (status in_transit)')
+    .argument('<trip-id>', 'the trip')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .option('--json', 'print the trip as JSON')
+    .action(async (tripId: string, options: { org: string; json?: boolean }) => {
+      await run(options.org, 'depart', options.json, (tx, actor) => departTrip(tx, actor, tripId));
+    });
+
+  trip.command('return')
+    .description('the van is back: post its count (the difference from the books as a TRIP_COUNT adjustment) and move what was counted back to the warehouse (status returned)')
+    .argument('<trip-id>', 'the trip')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--count <list>', 'PRODUCT_ID:COUNTED[:UNIT],... for every product the van holds (0 when none was found; "" when the van is empty)', parseLines(0))
+    .option('--json', 'print the trip as JSON')
+    .action(async (tripId: string, options: { org: string; count: { productId: string; quantity: number; unit: StockUnit }[]; json?: boolean }) => {
+      await run(options.org, 'return', options.json, async (tx, actor) => (await returnTrip(tx, actor, {
+        tripId, lines: options.count.map((line) => ({ productId: line.productId, unit: line.unit, countedQuantity: line.quantity })),
+      })).trip);
+    });
+
+  trip.command('close')
+    .description('close the trip (status closed; sends trip.closed)')
+    .argument('<trip-id>', 'the trip')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .option('--json', 'print the trip as JSON')
+    .action(async (tripId: string, options: { org: string; json?: boolean }) => {
+      await run(options.org, 'close', options.json, (tx, actor) => closeTrip(tx, actor, tripId));
+    });
+
+  trip.command('gps')
+    .description('append GPS fixes to the trip\'s trail (refused once it is closed)')
+    .argument('<trip-id>', 'the trip')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--points <json>', `a JSON array of 1 to ${MAX_POINTS} {"recordedAt","latitude","longitude","accuracyMeters"?}`, parsePoints)
+    .option('--json', 'print the trip as JSON')
+    .action(async (tripId: string, options: { org: string; points: TripPoint[]; json?: boolean }) => {
+      await run(options.org, 'gps', options.json, async (tx, actor) => {
+        await recordTripLocations(tx, actor, tripId, options.points);
+        return getTrip(tx, actor, tripId);
+      });
+    });
+}

@@ -1,0 +1,20 @@
+// Delivery trips: read over REST (GET /trips, /trips/{id}, /trips/{id}/locations), moved by the operator CLI, the
+// sandbox and (later) the DMS through the posting functions of service.ts. `trip.closed` is the spec's webhook
+// event of a trip; the other moves (trip.opened, trip.loaded, trip.departed, trip.returned) are outbox rows that
+// no webhook carries yet (the spec's event kinds name only trip.closed).
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { tripRoutes } from './routes.js';
+import { readTripForWebhook } from './service.js';
+
+const tripObject: WebhookObjectSource = {
+  read: async (db, actor, id) => readTripForWebhook(db, actor, id),
+  fetchPath: (id) => `${API_BASE_PATH}/trips/${encodeURIComponent(id)}`,
+};
+
+export const tripsModule: ModuleManifest = {
+  name: 'trips',
+  routes: ({ db }) => tripRoutes(db),
+  webhookObjects: { 'trip.closed': tripObject },
+};

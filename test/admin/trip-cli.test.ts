@@ -1,0 +1,62 @@
+// `admin trip open|load|depart|gps|return|close`, run as an operator runs them (each CLI process costs about 2 s of
+// CPU, so one walk through the lifecycle and one bad input). The rules themselves are proved in
+// test/domain/trips.test.ts; here, that each command reaches its posting function and prints the trip.
+import test from 'ava';
+import { locations } from '../../server/modules/locations/service.js';
+import { products } from '../../server/modules/products/service.js';
+import { routes } from '../../server/modules/routes/service.js';
+import { salespeople } from '../../server/modules/salespeople/service.js';
+import { postStockAdjustment } from '../../server/modules/stock/documents.js';
+import { runCli, runCliJson } from '../support/cli.js';
+import { domainWorld, type DomainWorld } from '../support/domain.js';
+
+let world: DomainWorld;
+test.before(async () => { world = await domainWorld('trip_cli'); });
+test.after.always(async () => { await world?.close(); });
+
+async function fleet() {
+  const { organization, operator } = await world.organization({ modules: ['delivery'] });
+  return world.post(async (tx) => {
+    const soda = await products.create(tx, operator, { productCode: '500001', name: 'Soda 300ml', packSize: 24, sellingUnits: ['case', 'bottle'] });
+    const route = await routes.create(tx, operator, { routeCode: 'R01', name: 'Central' });
+    const salesperson = await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Joseph Okello', routeId: route.id });
+    const warehouse = await locations.create(tx, operator, { code: 'M01', name: 'Main' });
+    const van = await locations.create(tx, operator, { code: 'V_R01-G', name: 'Van', routeId: route.id });
+    await routes.change(tx, operator, route.id, { salespersonId: salesperson.id, vanLocationId: van.id });
+    await postStockAdjustment(tx, operator, { reasonCode: 'OPENING', lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: 10 }] });
+    return { org: organization.id, soda: soda.id, warehouse: warehouse.id, van: van.id, route: route.id, salesperson: salesperson.id };
+  });
+}
+
+test('a trip walked through its lifecycle with the CLI: open, load, depart, gps, return with a count, close; each --json prints the trip', async (t) => {
+  const f = await fleet();
+  const env = { DATABASE_URL: world.database.url };
+  const opened = await runCliJson(['trip', 'open', '--org', f.org, '--van', f.van, '--warehouse', f.warehouse, '--date', '2026-11-23'], env);
+  t.like(opened, { number: 'TRP-000001', status: 'loading', routeId: f.route, salespersonId: f.salesperson, businessDate: '2026-11-23' });
+  const org = ['--org', f.org];
+  t.like(await runCliJson(['trip', 'load', opened.id, ...org, '--lines', `${f.soda}:3`], env), { id: opened.id, status: 'loading' });
+  t.like(await runCliJson(['trip', 'depart', opened.id, ...org], env), { status: 'in_transit' });
+  const points = JSON.stringify([{ recordedAt: '2026-11-23T06:00:00Z', latitude: 0.3136, longitude: 32.5811, accuracyMeters: 9 }]);
+  t.like(await runCliJson(['trip', 'gps', opened.id, ...org, '--points', points], env), { status: 'in_transit' });
+  t.like(await runCliJson(['trip', 'return', opened.id, ...org, '--count', `${f.soda}:70:bottle`], env), { status: 'returned' });
+  const closed = await runCliJson(['trip', 'close', opened.id, ...org], env);
+  t.like(closed, { status: 'closed' });
+  t.truthy(closed.closedAt);
+
+  const level = async (locationId: string) => (await world.db.selectFrom('stock_levels').select('quantity').where('location_id', '=', locationId).where('product_id', '=', f.soda).executeTakeFirstOrThrow()).quantity;
+  t.deepEqual([await level(f.warehouse), await level(f.van)], [240 - 2, 0], 'two bottles were missing at the count; the rest came back');
+  t.is((await world.db.selectFrom('trip_locations').select('id').where('trip_id', '=', opened.id).execute()).length, 1);
+});
+
+test('bad input: a malformed line is a usage error (exit 2, nothing done); a move the trip\'s status refuses is exit 1 with the reason', async (t) => {
+  const f = await fleet();
+  const env = { DATABASE_URL: world.database.url };
+  const opened = await runCliJson(['trip', 'open', '--org', f.org, '--van', f.van, '--warehouse', f.warehouse, '--date', '2026-11-24'], env);
+  const malformed = await runCli(['trip', 'load', opened.id, '--org', f.org, '--lines', `${f.soda}:three`], env);
+  t.is(malformed.code, 2);
+  t.regex(malformed.stderr, /PRODUCT_ID:QUANTITY\[:UNIT\]/);
+  const early = await runCli(['trip', 'close', opened.id, '--org', f.org], env);
+  t.is(early.code, 1);
+  t.regex(early.stderr, /is loading; close is allowed only from returned/);
+  t.is((await world.db.selectFrom('stock_documents').select('id').where('trip_id', '=', opened.id).execute()).length, 0);
+});

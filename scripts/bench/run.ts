@@ -10,8 +10,13 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, SDK and Kysely-compile parts (they run by default, even with --only)
+//   --skip-extras     skip the webhook delivery, SDK, Kysely-compile and stock parts (they run by default, even with
+//                     --only, unless an --only text names one of them: --only stock runs the stock part alone,
+//                     --only stock,sdk those two; the names are webhooks, sdk, kysely, stock)
+//   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
+//                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
+//           npm run bench -- --only stock --duration 4 --warmup 1
 //           npm run bench -- --only "POST /customers" --skip-extras
 //
 // Fairness (item 5 of issue 21):
@@ -43,6 +48,7 @@ import { syntheticOutlets } from '../../server/modules/sandbox/synthetic-outlets
 import { freePort } from '../lib/free-port.js';
 import { measureKyselyCompile } from './kysely-compile.js';
 import { benchSdk, type SdkFigures } from './sdk.js';
+import { benchStock, stockReport, type StockFigures } from './stock.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,6 +60,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string', multiple: true },
     'skip-extras': { type: 'boolean', default: false },
+    'stock-movements': { type: 'string', default: '1000000' },
   },
 });
 const duration = Number(values.duration);
@@ -65,6 +72,15 @@ if (!(duration > 0) || !(warmup >= 0) || !Number.isInteger(connections) || conne
 }
 const only = (values.only ?? []).flatMap((value) => value.split(',')).map((value) => value.trim().toLowerCase()).filter((value) => value !== '');
 const skipExtras = values['skip-extras'];
+const stockMovements = Number(values['stock-movements']);
+if (!Number.isInteger(stockMovements) || stockMovements < 100) {
+  console.error('--stock-movements takes a whole number of at least 100');
+  process.exit(2);
+}
+// The extra parts: all of them unless --skip-extras, or only those an --only text names.
+const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock'] as const;
+const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
+const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
 
 type Target = 'service' | 'raw pg' | 'bare express' | 'bare node:http';
@@ -138,7 +154,7 @@ const allScenarios: Scenario[] = [
 // No comma in a label: --only splits at commas.
 const label = (s: Scenario) => `${s.name}${s.variant ? ` (${s.variant})` : ''} [${s.target}]`;
 const scenarios = only.length === 0 ? allScenarios : allScenarios.filter((s) => only.some((text) => label(s).toLowerCase().includes(text)));
-if (scenarios.length === 0 && skipExtras) {
+if (scenarios.length === 0 && extras.size === 0) {
   console.error(`--only ${only.join(',')} matches no scenario; the labels are:\n${allScenarios.map((s) => `  ${label(s)}`).join('\n')}`);
   process.exit(2);
 }
@@ -175,12 +191,13 @@ for (const s of scenarios) groups.find((g) => g.target === s.target && g.process
 const results: Measured[] = [];
 let webhookFigures: WebhookFigures | undefined;
 let sdkFigures: SdkFigures | undefined;
+let stockFigures: StockFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
 const started = new Date();
 try {
   for (const group of groups) {
-    const runSdk = group.target === 'service' && group.processes === 1 && !skipExtras;
+    const runSdk = group.target === 'service' && group.processes === 1 && extras.has('sdk');
     if (group.scenarios.length === 0 && !runSdk) continue;
     const ports: number[] = [];
     const children: ChildProcess[] = [];
@@ -203,7 +220,7 @@ try {
       await Promise.all(children.map(stopProcess));
     }
   }
-  if (!skipExtras) {
+  if (extras.has('webhooks')) {
     process.stderr.write('measuring webhook delivery\n');
     webhookFigures = await benchWebhooks({
       databaseUrl,
@@ -219,19 +236,31 @@ try {
       },
     });
   }
+  if (extras.has('stock')) {
+    const start = async (entry: string, env: Record<string, string>, readyText: string) => {
+      const port = await freePort();
+      const child = await startProcess(entry, [], { PORT: String(port), DATABASE_URL: databaseUrl, ...env }, readyText);
+      return { port, stop: () => stopProcess(child) };
+    };
+    stockFigures = await benchStock({
+      databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, movements: stockMovements, transferWorkers: 4, removalWorkers: [8, 32],
+      startService: () => start(join(root, 'server', 'main.ts'), SERVICE_ENV, 'API listening'),
+      startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
+    });
+  }
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
 }
 
 console.log(`\n${connections} connections, ${duration} s per scenario after ${warmup} s of warm-up, started ${started.toISOString()}${only.length > 0 ? `, only ${only.join(', ')}` : ''}\n`);
-console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + 'rows/s');
+if (results.length > 0) console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + 'rows/s');
 for (const r of results) {
   const rows = r.scenario.rowsPerRequest ? (r.perSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
   console.log(pad(label(r.scenario), 60) + pad(`${r.perSecond.toFixed(0)}${r.scenario.walk ? ' rec' : ''}`, 12) + pad(percent(r.spread), 8)
     + pad(r.p50 === null ? '-' : String(r.p50), 9) + pad(r.p99 === null ? '-' : String(r.p99), 9) + pad(String(r.failed), 9) + rows);
 }
-console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors)');
+if (results.length > 0) console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors)');
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? NaN;
 if (webhookFigures) {
   console.log(`\nwebhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
@@ -241,7 +270,8 @@ if (sdkFigures) {
   console.log(`SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
     `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
 }
-if (!skipExtras) {
+if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
+if (extras.has('kysely')) {
   console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
   for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
 }
@@ -274,10 +304,10 @@ const ratios: Ratio[] = [
 ];
 const find = (f: Find) => results.find((r) => r.scenario.name === f.name && r.scenario.target === f.target && r.scenario.variant === f.variant);
 
-console.log(`\nratios of this run against the aims of issue 21 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`);
-console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + 'noise');
+if (results.length > 0) console.log(`\nratios of this run against the aims of issue 21 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`);
+if (results.length > 0) console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + 'noise');
 let withinNoise = false;
-for (const r of ratios) {
+for (const r of results.length > 0 ? ratios : []) {
   const [a, b] = [find(r.a), find(r.b)];
   const aim = r.aim === undefined ? '-' : `>= ${r.aim}`;
   if (!a || !b) {
@@ -298,10 +328,10 @@ for (const r of ratios) {
   }
   console.log(pad(r.label, 68) + pad(value.toFixed(2), 8) + pad(aim, 9) + pad(met, 22) + percent(noise));
 }
-if (sdkFigures) {
+if (sdkFigures && results.length > 0) {
   console.log(pad('change-feed walk: SDK paginate / plain fetch', 68) + pad((median(sdkFigures.sdkWalks) / median(sdkFigures.fetchWalks)).toFixed(2), 8) + pad('-', 9) + pad('-', 22) + '-');
 }
-console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each)');
+if (results.length > 0) console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each)');
 if (withinNoise) console.log('within noise: the ratio is nearer its aim than its noise; one run does not tell, repeat it');
 const withKey = find(svc('GET /me (key + rate limit)'));
 const withoutKey = find(svc('GET /health'));

@@ -5,15 +5,19 @@
 // feature, and the aims leave room for it. Then:
 //   POST /customers = one insert plus the idempotency row of the requesting key, in one transaction;
 //   GET /customers  = one keyset page (or, with updatedSince, one page of the change feed);
-//   PUT /prices     = one set-based upsert of the batch, in one transaction.
+//   PUT /prices     = one set-based upsert of the batch, in one transaction;
+//   POST /stock-transfers = the service's statements (raw-stock.ts: the claim of the Idempotency-Key, the posting's
+//                     12, the read-back of the document and its movements, the idempotency row), in one transaction;
+//   GET /stock-movements  = one page of the movements feed (since; keyset on (updated_at, id)), as the service reads it.
 // The organisation is the key's. Statements are sent unnamed (parse and bind each time), as the service sends its own.
 // Environment: PORT, DATABASE_URL, ENVIRONMENT (sandbox|production, default production), BENCH_API_KEYS (the
 // secrets the bench will send, comma-separated: checked once at start, so that a key this baseline cannot read
 // fails the start instead of measuring 401s; each request still reads its key from the database).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import pg from 'pg';
 import { hashSecret, parseSecret } from '../../../server/platform/access/api-key-secret.js';
+import { movementJson, rawMovementsPage, rawReadDocument, RawRefusal, rawTransfer } from './raw-stock.js';
 
 interface Key { id: string; organization_id: string; scopes: string[]; api_access_enabled: boolean }
 
@@ -122,6 +126,40 @@ app.put('/api/v1/prices', authenticate('prices:write'), async (req, res) => {
   } finally {
     client.release();
   }
+});
+
+app.post('/api/v1/stock-transfers', authenticate('stock:write'), async (req, res) => {
+  const key = res.locals.key as Key;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows: [claim] } = await client.query<{ locked: boolean; method: string | null }>('SELECT * FROM claim_idempotency_key($1, $2, $3, 24)', [key.organization_id, key.id, req.header('idempotency-key')]);
+    if (!claim!.locked || claim!.method !== null) throw new Error('the bench sends a fresh Idempotency-Key each time');
+    const posted = await rawTransfer(client, key.organization_id, req.body);
+    const body = JSON.stringify(await rawReadDocument(client, key.organization_id, posted.id));
+    await client.query(
+      `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
+       VALUES ($1, $2, $3, 'POST', '/api/v1/stock-transfers', $4, 201, $5)`,
+      [key.organization_id, key.id, req.header('idempotency-key'), createHash('sha256').update(JSON.stringify(req.body)).digest('hex'), body],
+    );
+    await client.query('COMMIT');
+    res.status(201).type('application/json').send(body);
+  } catch (error) {
+    await client.query('ROLLBACK');
+    res.status(error instanceof RawRefusal ? 422 : 500).json({ error: String(error) });
+  } finally {
+    client.release();
+  }
+});
+
+app.get('/api/v1/stock-movements', authenticate('stock:read'), async (req, res) => {
+  const { organization_id: organizationId } = res.locals.key as Key;
+  const limit = Number(req.query.limit ?? 25);
+  // The cursor a plain "timestamp|id" of the last row, as on GET /customers.
+  const [t, id] = typeof req.query.cursor === 'string' ? Buffer.from(req.query.cursor, 'base64url').toString().split('|') : [];
+  const { rows, hasMore } = await rawMovementsPage(pool, organizationId, String(req.query.since), t && id ? { t, id } : null, limit);
+  const last = rows[rows.length - 1];
+  res.json({ data: rows.map(movementJson), nextCursor: hasMore && last ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null, hasMore });
 });
 
 // Every key the bench will send must be readable here, or the start fails (a 401 is not a figure).

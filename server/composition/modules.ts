@@ -10,6 +10,7 @@ import { locationsModule } from '../modules/locations/manifest.js';
 import { salespeopleModule } from '../modules/salespeople/manifest.js';
 import { routesModule } from '../modules/routes/manifest.js';
 import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
+import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -20,6 +21,7 @@ export const MODULES: readonly ModuleManifest[] = [
   salespeopleModule,
   routesModule,
   journeyPlansModule,
+  fieldActivityModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

@@ -15,6 +15,7 @@ import { routes } from '../routes/service.js';
 import { salespeople } from '../salespeople/service.js';
 import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
+import { writeFieldActivity } from './synthetic-field-activity.js';
 
 type Schemas = components['schemas'];
 
@@ -78,6 +79,7 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   }
 
   await writeOpeningStock(tx, actor, d, idOf);
+  await writeFieldActivity(tx, actor, d, idOf);
 }
 
 /**

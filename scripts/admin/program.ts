@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
+import { registerFieldCommands } from './commands/field.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerOrgCommands } from './commands/org.js';
@@ -25,5 +26,6 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerNotificationsCommand(program);
   registerAuditCommand(program);
+  registerFieldCommands(program);
   return program;
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { OperatorActor } from '../../server/domain/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { MAX_PHOTO_BYTES } from '../../server/modules/field-activity/photos.js';
-import { recordActivity, recordObservation, recordVisit } from '../../server/modules/field-activity/service.js';
+import { recordActivity, recordObservation, recordObservations, recordVisit, recordVisits } from '../../server/modules/field-activity/service.js';
 import { syntheticPng } from '../../server/modules/sandbox/synthetic-field-activity.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
@@ -63,6 +63,22 @@ test('recording refuses another organisation\'s customer, salesperson and visit,
   const ok = await observation({});
   t.is(ok.observation.observedAt, '2026-11-02', 'the visit\'s day by default');
   t.is(ok.photoId, null);
+});
+
+test('the batch forms (the sandbox\'s) apply the same rules, naming the member: one bad member and nothing is written', async (t) => {
+  const mine = await setUp();
+  const theirs = await setUp();
+  const org = mine.operator.organization.id;
+  const good = { customerId: mine.customerId, salespersonId: mine.salespersonId, checkInAt: '2026-11-02T07:00:00Z', outcome: 'sale' };
+  const error = await t.throwsAsync(world.post((tx) => recordVisits(tx, mine.operator, [good, { ...good, customerId: theirs.customerId }, good])), { instanceOf: ApiError });
+  t.is(refusal(error), 'customer_not_found /1/customerId');
+  t.is(refusal(await t.throwsAsync(world.post((tx) => recordVisits(tx, mine.operator, [good, { ...good, salespersonId: theirs.salespersonId }])), { instanceOf: ApiError })), 'business_rule /1/salespersonId');
+  t.is(await count('visits', org), 0);
+  const [v1, v2] = await world.post((tx) => recordVisits(tx, mine.operator, [good, { ...good, checkInAt: '2026-11-03T07:00:00Z' }]));
+  t.deepEqual([v1!.visitDate, v2!.visitDate], ['2026-11-02', '2026-11-03'], 'in the order given');
+  const observation = { customerId: mine.customerId, observedBy: mine.salespersonId, brand: 'Rival Cola', isOwnBrand: false, quantity: 1 };
+  t.is(refusal(await t.throwsAsync(world.post((tx) => recordObservations(tx, mine.operator, [{ ...observation, visitId: v1!.id }, { ...observation, visitId: v2!.id, photo: Buffer.from('GIF89a') }])), { instanceOf: ApiError })), 'unsupported_media_type /1/photo');
+  t.is(await count('competitor_observations', org), 0);
 });
 
 test('a photo must be a PNG or a JPEG (by its bytes) of at most 2 MB; an accepted one is stored with its type and sha256', async (t) => {

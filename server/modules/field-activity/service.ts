@@ -12,7 +12,7 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { readPage, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { referenceProblem, requireReference, SALESPEOPLE } from '../../platform/resources/references.js';
+import { referenceProblem } from '../../platform/resources/references.js';
 import { acceptPhoto } from './photos.js';
 import {
   activityQuery, equalsOn, OBSERVATION_RESOURCE, observationHasCode, observationQuery, requireFilterRecord, visitQuery,
@@ -87,63 +87,116 @@ function date(value: string, field: string): string {
   return value;
 }
 
-async function requireCustomer(tx: Tx, organizationId: string, id: string, field = '/customerId'): Promise<void> {
-  const row = await tx.selectFrom('customers').select('id').where('organization_id', '=', organizationId).where('id', '=', id).forShare().executeTakeFirst();
-  if (!row) throw new ApiError('customer_not_found', `There is no customer ${id} in this organisation.`, [{ field, code: 'customer_not_found', message: `no customer ${id} in this organisation` }]);
+/**
+ * The problem fields of a batch: `/customerId` for one record, `/3/customerId` for the fourth of several (the
+ * sandbox writes its weeks of field activity in a few set-based statements through these same functions).
+ */
+type Fields = (index: number, field: string) => string;
+const ONE: Fields = (_index, field) => field;
+const MANY: Fields = (index, field) => `/${index}${field}`;
+
+/** The ids of `table` among `ids` that are the organisation's, locked against a concurrent change (one statement). */
+async function ownIds(tx: Tx, organizationId: string, table: 'customers' | 'salespeople' | 'trips', ids: readonly (string | null | undefined)[]): Promise<Set<string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+  if (wanted.length === 0) return new Set();
+  const rows = await tx.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', 'in', wanted).orderBy('id').forShare().execute();
+  return new Set(rows.map((row) => row.id));
 }
 
-async function requireTrip(tx: Tx, organizationId: string, id: string | null | undefined): Promise<void> {
-  if (id === null || id === undefined) return;
-  const row = await tx.selectFrom('trips').select('id').where('organization_id', '=', organizationId).where('id', '=', id).forShare().executeTakeFirst();
-  if (!row) throw referenceProblem('/tripId', `There is no trip ${id} in this organisation.`);
+/** The customer of each id (every one must be the organisation's): 422 customer_not_found naming the field. */
+async function requireCustomers(tx: Tx, organizationId: string, ids: readonly string[], at: Fields): Promise<void> {
+  const known = await ownIds(tx, organizationId, 'customers', ids);
+  const unknown = ids.map((id, index) => ({ id, index })).filter(({ id }) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new ApiError('customer_not_found', `There is no customer ${unknown.map(({ id }) => id).join(', ')} in this organisation.`,
+      unknown.map(({ id, index }) => ({ field: at(index, '/customerId'), code: 'customer_not_found', message: `no customer ${id} in this organisation` })));
+  }
 }
 
-/** The visit, which must be the organisation's and at `customerId`'s outlet. */
-async function requireVisitAt(tx: Tx, organizationId: string, visitId: string, customerId: string): Promise<{ visitDate: string }> {
-  const row = await tx.selectFrom('visits as t').where('t.organization_id', '=', organizationId).where('t.id', '=', visitId)
-    .select((eb) => ['t.customer_id', eb.fn<string>('to_char', ['t.visit_date', eb.val('YYYY-MM-DD')]).as('visit_date')]).forShare().executeTakeFirst();
-  if (!row) throw referenceProblem('/visitId', `There is no visit ${visitId} in this organisation.`);
-  if (row.customer_id !== customerId) throw referenceProblem('/visitId', `Visit ${visitId} was at customer ${row.customer_id}, not at ${customerId}.`);
-  return { visitDate: row.visit_date };
+/** Each non-null id must be a record of `table` in the organisation: 422 business_rule naming the field. */
+async function requireOwn(tx: Tx, organizationId: string, table: 'salespeople' | 'trips', ids: readonly (string | null | undefined)[], at: Fields, field: string): Promise<void> {
+  const known = await ownIds(tx, organizationId, table, ids);
+  const index = ids.findIndex((id) => typeof id === 'string' && !known.has(id));
+  if (index >= 0) throw referenceProblem(at(index, field), `There is no ${table === 'trips' ? 'trip' : 'salesperson'} ${ids[index]} in this organisation.`);
+}
+
+/** The visits named (each must be the organisation's and at the command's outlet), with their days. */
+async function requireVisitsAt(tx: Tx, organizationId: string, named: readonly { visitId?: string | null; customerId: string }[], at: Fields): Promise<Map<string, string>> {
+  const ids = [...new Set(named.flatMap((n) => (typeof n.visitId === 'string' ? [n.visitId] : [])))];
+  const rows = ids.length === 0 ? [] : await tx.selectFrom('visits as t').where('t.organization_id', '=', organizationId).where('t.id', 'in', ids)
+    .select((eb) => ['t.id', 't.customer_id', eb.fn<string>('to_char', ['t.visit_date', eb.val('YYYY-MM-DD')]).as('visit_date')]).orderBy('t.id').forShare().execute();
+  const visits = new Map(rows.map((row) => [row.id, row]));
+  for (const [index, { visitId, customerId }] of named.entries()) {
+    if (typeof visitId !== 'string') continue;
+    const visit = visits.get(visitId);
+    if (!visit) throw referenceProblem(at(index, '/visitId'), `There is no visit ${visitId} in this organisation.`);
+    if (visit.customer_id !== customerId) throw referenceProblem(at(index, '/visitId'), `Visit ${visitId} was at customer ${visit.customer_id}, not at ${customerId}.`);
+  }
+  return new Map(rows.map((row) => [row.id, row.visit_date]));
 }
 
 export async function recordVisit(tx: Tx, actor: Actor, command: RecordVisit): Promise<Visit> {
+  return (await writeVisits(tx, actor, [command], ONE))[0]!;
+}
+
+/** Several visits at once, in a few statements (the sandbox); problems name `/<index>/<field>`. */
+export async function recordVisits(tx: Tx, actor: Actor, commands: readonly RecordVisit[]): Promise<Visit[]> {
+  return writeVisits(tx, actor, commands, MANY);
+}
+
+async function writeVisits(tx: Tx, actor: Actor, commands: readonly RecordVisit[], at: Fields): Promise<Visit[]> {
+  if (commands.length === 0) return [];
   const organizationId = actor.organization.id;
-  oneOf(command.outcome, VISIT_OUTCOMES, '/outcome');
-  const checkInAt = timestamp(command.checkInAt, '/checkInAt');
-  const checkOutAt = command.checkOutAt === null || command.checkOutAt === undefined ? null : timestamp(command.checkOutAt, '/checkOutAt');
-  if (checkOutAt !== null && checkOutAt < checkInAt) throw referenceProblem('/checkOutAt', 'A visit cannot end before it began: checkOutAt is before checkInAt.');
-  const visitDate = command.visitDate === undefined ? checkInAt.slice(0, 10) : date(command.visitDate, '/visitDate');
-  const noSaleReason = text(command.noSaleReason, MAX_TEXT.noSaleReason, '/noSaleReason');
-  if (noSaleReason !== null && command.outcome === 'sale') throw referenceProblem('/noSaleReason', 'A visit that ended in a sale has no noSaleReason.');
-  await requireCustomer(tx, organizationId, command.customerId);
-  await requireReference(tx, organizationId, SALESPEOPLE, command.salespersonId, '/salespersonId');
-  await requireTrip(tx, organizationId, command.tripId);
-  const id = newId('vis');
-  await tx.insertInto('visits').values({
-    organization_id: organizationId, id, customer_id: command.customerId, salesperson_id: command.salespersonId, trip_id: command.tripId ?? null,
-    visit_date: visitDate, check_in_at: checkInAt, check_out_at: checkOutAt, outcome: command.outcome, no_sale_reason: noSaleReason,
-  }).execute();
-  return toVisit(await visitQuery(tx, organizationId).where('t.id', '=', id).executeTakeFirstOrThrow());
+  const rows = commands.map((command, i) => {
+    oneOf(command.outcome, VISIT_OUTCOMES, at(i, '/outcome'));
+    const checkInAt = timestamp(command.checkInAt, at(i, '/checkInAt'));
+    const checkOutAt = command.checkOutAt === null || command.checkOutAt === undefined ? null : timestamp(command.checkOutAt, at(i, '/checkOutAt'));
+    if (checkOutAt !== null && checkOutAt < checkInAt) throw referenceProblem(at(i, '/checkOutAt'), 'A visit cannot end before it began: checkOutAt is before checkInAt.');
+    const noSaleReason = text(command.noSaleReason, MAX_TEXT.noSaleReason, at(i, '/noSaleReason'));
+    if (noSaleReason !== null && command.outcome === 'sale') throw referenceProblem(at(i, '/noSaleReason'), 'A visit that ended in a sale has no noSaleReason.');
+    return {
+      organization_id: organizationId, id: newId('vis'), customer_id: command.customerId, salesperson_id: command.salespersonId, trip_id: command.tripId ?? null,
+      visit_date: command.visitDate === undefined ? checkInAt.slice(0, 10) : date(command.visitDate, at(i, '/visitDate')),
+      check_in_at: checkInAt, check_out_at: checkOutAt, outcome: command.outcome, no_sale_reason: noSaleReason,
+    };
+  });
+  await requireCustomers(tx, organizationId, commands.map((c) => c.customerId), at);
+  await requireOwn(tx, organizationId, 'salespeople', commands.map((c) => c.salespersonId), at, '/salespersonId');
+  await requireOwn(tx, organizationId, 'trips', commands.map((c) => c.tripId), at, '/tripId');
+  await tx.insertInto('visits').values(rows).execute();
+  return inOrder(rows.map((r) => r.id), await visitQuery(tx, organizationId).where('t.id', 'in', rows.map((r) => r.id)).execute()).map(toVisit);
 }
 
 export async function recordActivity(tx: Tx, actor: Actor, command: RecordActivity): Promise<OutletActivity> {
+  return (await writeActivities(tx, actor, [command], ONE))[0]!;
+}
+
+/** Several outlet activities at once (the sandbox); problems name `/<index>/<field>`. */
+export async function recordActivities(tx: Tx, actor: Actor, commands: readonly RecordActivity[]): Promise<OutletActivity[]> {
+  return writeActivities(tx, actor, commands, MANY);
+}
+
+async function writeActivities(tx: Tx, actor: Actor, commands: readonly RecordActivity[], at: Fields): Promise<OutletActivity[]> {
+  if (commands.length === 0) return [];
   const organizationId = actor.organization.id;
-  oneOf(command.kind, ACTIVITY_KINDS, '/kind');
-  const description = text(command.description, MAX_TEXT.description, '/description');
-  let performedOn = command.performedOn === undefined ? undefined : date(command.performedOn, '/performedOn');
-  await requireCustomer(tx, organizationId, command.customerId);
-  await requireReference(tx, organizationId, SALESPEOPLE, command.salespersonId, '/salespersonId');
-  if (command.visitId !== null && command.visitId !== undefined) {
-    const visit = await requireVisitAt(tx, organizationId, command.visitId, command.customerId);
-    performedOn ??= visit.visitDate;
-  }
-  const id = newId('act');
-  await tx.insertInto('outlet_activities').values({
-    organization_id: organizationId, id, customer_id: command.customerId, visit_id: command.visitId ?? null, salesperson_id: command.salespersonId,
-    kind: command.kind, description, performed_on: performedOn ?? new Date().toISOString().slice(0, 10),
-  }).execute();
-  return toOutletActivity(await activityQuery(tx, organizationId).where('t.id', '=', id).executeTakeFirstOrThrow());
+  const checked = commands.map((command, i) => {
+    oneOf(command.kind, ACTIVITY_KINDS, at(i, '/kind'));
+    return {
+      description: text(command.description, MAX_TEXT.description, at(i, '/description')),
+      performedOn: command.performedOn === undefined ? undefined : date(command.performedOn, at(i, '/performedOn')),
+    };
+  });
+  await requireCustomers(tx, organizationId, commands.map((c) => c.customerId), at);
+  await requireOwn(tx, organizationId, 'salespeople', commands.map((c) => c.salespersonId), at, '/salespersonId');
+  const visitDays = await requireVisitsAt(tx, organizationId, commands, at);
+  const today = new Date().toISOString().slice(0, 10);
+  const rows = commands.map((command, i) => ({
+    organization_id: organizationId, id: newId('act'), customer_id: command.customerId, visit_id: command.visitId ?? null, salesperson_id: command.salespersonId,
+    kind: command.kind, description: checked[i]!.description,
+    performed_on: checked[i]!.performedOn ?? (command.visitId ? visitDays.get(command.visitId)! : today),
+  }));
+  await tx.insertInto('outlet_activities').values(rows).execute();
+  return inOrder(rows.map((r) => r.id), await activityQuery(tx, organizationId).where('t.id', 'in', rows.map((r) => r.id)).execute()).map(toOutletActivity);
 }
 
 export interface RecordedObservation {
@@ -153,31 +206,55 @@ export interface RecordedObservation {
 }
 
 export async function recordObservation(tx: Tx, actor: Actor, command: RecordObservation): Promise<RecordedObservation> {
-  const organizationId = actor.organization.id;
-  const siteKind = command.siteKind ?? 'retailer';
-  oneOf(siteKind, SITE_KINDS, '/siteKind');
-  const brand = text(command.brand, MAX_TEXT.brand, '/brand');
-  if (brand === null) throw invalid('/brand', `must be 1 to ${MAX_TEXT.brand} characters`);
-  if (!Number.isInteger(command.quantity) || command.quantity < 0 || command.quantity > MAX_QUANTITY) throw invalid('/quantity', `must be a whole number from 0 to ${MAX_QUANTITY}`);
-  if (typeof command.isOwnBrand !== 'boolean') throw invalid('/isOwnBrand', 'must be true or false');
-  let observedAt = command.observedAt === undefined ? undefined : date(command.observedAt, '/observedAt');
-  const photo = command.photo === undefined ? null : acceptPhoto(command.photo);
-  await requireCustomer(tx, organizationId, command.customerId);
-  await requireReference(tx, organizationId, SALESPEOPLE, command.observedBy, '/observedBy');
-  const visit = await requireVisitAt(tx, organizationId, command.visitId, command.customerId);
-  observedAt ??= visit.visitDate;
+  return (await writeObservations(tx, actor, [command], ONE))[0]!;
+}
 
-  const photoId = photo === null ? null : newId('pho');
-  if (photo !== null) {
-    await tx.insertInto('photos').values({ organization_id: organizationId, id: photoId!, content_type: photo.contentType, bytes: photo.bytes, sha256: photo.sha256 }).execute();
+/** Several competitor observations at once (the sandbox); problems name `/<index>/<field>`. */
+export async function recordObservations(tx: Tx, actor: Actor, commands: readonly RecordObservation[]): Promise<RecordedObservation[]> {
+  return writeObservations(tx, actor, commands, MANY);
+}
+
+async function writeObservations(tx: Tx, actor: Actor, commands: readonly RecordObservation[], at: Fields): Promise<RecordedObservation[]> {
+  if (commands.length === 0) return [];
+  const organizationId = actor.organization.id;
+  const checked = commands.map((command, i) => {
+    const siteKind = command.siteKind ?? 'retailer';
+    oneOf(siteKind, SITE_KINDS, at(i, '/siteKind'));
+    const brand = text(command.brand, MAX_TEXT.brand, at(i, '/brand'));
+    if (brand === null) throw invalid(at(i, '/brand'), `must be 1 to ${MAX_TEXT.brand} characters`);
+    if (!Number.isInteger(command.quantity) || command.quantity < 0 || command.quantity > MAX_QUANTITY) throw invalid(at(i, '/quantity'), `must be a whole number from 0 to ${MAX_QUANTITY}`);
+    if (typeof command.isOwnBrand !== 'boolean') throw invalid(at(i, '/isOwnBrand'), 'must be true or false');
+    if (typeof command.visitId !== 'string') throw invalid(at(i, '/visitId'), 'is required: an observation is made on a visit');
+    return {
+      siteKind, brand,
+      observedAt: command.observedAt === undefined ? undefined : date(command.observedAt, at(i, '/observedAt')),
+      photo: command.photo === undefined ? null : acceptPhoto(command.photo, at(i, '/photo')),
+    };
+  });
+  await requireCustomers(tx, organizationId, commands.map((c) => c.customerId), at);
+  await requireOwn(tx, organizationId, 'salespeople', commands.map((c) => c.observedBy), at, '/observedBy');
+  const visitDays = await requireVisitsAt(tx, organizationId, commands, at);
+
+  const photoIds = checked.map(({ photo }) => (photo === null ? null : newId('pho')));
+  const photos = checked.flatMap(({ photo }, i) => (photo === null ? [] : [{ organization_id: organizationId, id: photoIds[i]!, content_type: photo.contentType, bytes: photo.bytes, sha256: photo.sha256 }]));
+  if (photos.length > 0) await tx.insertInto('photos').values(photos).execute();
+  const rows = commands.map((command, i) => ({
+    organization_id: organizationId, id: newId('obs'), site_kind: checked[i]!.siteKind, customer_id: command.customerId, brand: checked[i]!.brand,
+    is_own_brand: command.isOwnBrand, quantity: command.quantity, observed_at: checked[i]!.observedAt ?? visitDays.get(command.visitId)!,
+    observed_by: command.observedBy, visit_id: command.visitId, photo_id: photoIds[i]!,
+  }));
+  await tx.insertInto('competitor_observations').values(rows).execute();
+  for (const [i, command] of commands.entries()) {
+    if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, OBSERVATION_RESOURCE, rows[i]!.id, command.externalCodes);
   }
-  const id = newId('obs');
-  await tx.insertInto('competitor_observations').values({
-    organization_id: organizationId, id, site_kind: siteKind, customer_id: command.customerId, brand, is_own_brand: command.isOwnBrand,
-    quantity: command.quantity, observed_at: observedAt, observed_by: command.observedBy, visit_id: command.visitId, photo_id: photoId,
-  }).execute();
-  if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, OBSERVATION_RESOURCE, id, command.externalCodes);
-  return { observation: toCompetitorObservation(await observationQuery(tx, organizationId).where('t.id', '=', id).executeTakeFirstOrThrow()), photoId };
+  const written = inOrder(rows.map((r) => r.id), await observationQuery(tx, organizationId).where('t.id', 'in', rows.map((r) => r.id)).execute());
+  return written.map((row, i) => ({ observation: toCompetitorObservation(row), photoId: photoIds[i]! }));
+}
+
+/** Rows in the order of `ids`. */
+function inOrder<Row extends { id: string }>(ids: readonly string[], rows: readonly Row[]): Row[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id)!);
 }
 
 type Query = Record<string, string | undefined>;

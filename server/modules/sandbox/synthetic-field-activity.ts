@@ -2,11 +2,11 @@
 // outlets its journey plan has for that weekday; about half the visits get an outlet activity and about a third a
 // competitor observation, some with a photo (a tiny PNG made here with node's zlib). Everything is drawn from its
 // own seeded stream, so the same on every machine; only the dates follow the day the sandbox is written (the
-// weeks before it). A few hundred rows, written through the field-activity module's own posting functions.
+// weeks before it). A few hundred rows, written through the field-activity module's own posting functions (their batch forms).
 import { deflateSync } from 'node:zlib';
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
-import { recordActivity, recordObservation, recordVisit } from '../field-activity/service.js';
+import { recordActivities, recordObservations, recordVisits, type RecordActivity, type RecordObservation, type RecordVisit } from '../field-activity/service.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { picker, seededRandom, SANDBOX_SEED } from './seeded-random.js';
 
@@ -78,13 +78,17 @@ function workingDays(today: Date): { date: string; weekday: number }[] {
 
 /**
  * Writes the field activity of the sandbox distributor `d`, whose records the modules created under the ids in
- * `idOf` (synthetic id -> real id).
+ * `idOf` (synthetic id -> real id): every visit is drawn first, with what happened on it, then the three kinds are
+ * written in one call each (a few set-based statements in all).
  */
 export async function writeFieldActivity(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: ReadonlyMap<string, string>, today = new Date()): Promise<void> {
   const random = seededRandom(SANDBOX_SEED + 11);
   const pick = picker(random);
   const routeOfPlan = new Map(d.journeyPlans.map((plan) => [plan.id, plan.route_id]));
   const salespersonOfRoute = new Map(d.routes.map((route) => [route.id, route.salesperson_id]));
+  const visits: RecordVisit[] = [];
+  const activities: { visit: number; command: Omit<RecordActivity, 'visitId'> }[] = [];
+  const observations: { visit: number; command: Omit<RecordObservation, 'visitId'> }[] = [];
   for (const { date, weekday } of workingDays(today)) {
     for (const route of d.routes) {
       const planned = d.visits.filter((visit) => visit.weekday === weekday && routeOfPlan.get(visit.journey_plan_id) === route.id);
@@ -96,25 +100,26 @@ export async function writeFieldActivity(tx: Tx, actor: Actor, d: SandboxDistrib
         const checkIn = new Date(`${date}T06:30:00.000Z`);
         checkIn.setUTCMinutes(checkIn.getUTCMinutes() + n * 95 + Math.floor(random() * 30));
         const checkOut = new Date(checkIn.getTime() + (8 + Math.floor(random() * 25)) * 60_000);
-        const visit = await recordVisit(tx, actor, {
+        const visit = visits.push({
           customerId, salespersonId, visitDate: date, checkInAt: checkIn.toISOString(), checkOutAt: checkOut.toISOString(), outcome,
           noSaleReason: outcome === 'no_sale' ? pick(NO_SALE_REASONS) : null,
-        });
+        }) - 1;
         if (outcome === 'closed_outlet') continue;
         if (random() < 0.5) {
           const activity = pick(ACTIVITIES);
-          await recordActivity(tx, actor, { customerId, salespersonId, visitId: visit.id, kind: activity.kind, description: activity.description });
+          activities.push({ visit, command: { customerId, salespersonId, kind: activity.kind, description: activity.description } });
         }
         if (random() < 0.35) {
           const { brand, own } = pick(BRANDS);
           const photo = random() < 0.4
             ? syntheticPng(16, 12, [Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)])
             : undefined;
-          await recordObservation(tx, actor, {
-            visitId: visit.id, customerId, observedBy: salespersonId, brand, isOwnBrand: own, quantity: 1 + Math.floor(random() * 40), photo,
-          });
+          observations.push({ visit, command: { customerId, observedBy: salespersonId, brand, isOwnBrand: own, quantity: 1 + Math.floor(random() * 40), photo } });
         }
       }
     }
   }
+  const visitIds = (await recordVisits(tx, actor, visits)).map((visit) => visit.id);
+  await recordActivities(tx, actor, activities.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })));
+  await recordObservations(tx, actor, observations.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })));
 }

@@ -84,8 +84,11 @@ test('competitor observations come newest observation date first (ties newest fi
   t.is(pages, 3);
   t.deepEqual((await get(w.caller, '/competitor-observations')).body.data.map((o: { observedAt: string }) => o.observedAt), ['2026-11-20', '2026-11-10', '2026-11-10', '2026-11-03', '2026-11-01']);
   t.deepEqual(ids((await get(w.caller, `/competitor-observations?customerId=${w.b}`)).body), [o20.observation.id, o01.observation.id]);
+  const coded = await post((tx) => recordObservation(tx, w.operator, { visitId: visit.id, customerId: w.a, observedBy: w.salespersonId, brand: 'Nile Fresh', isOwnBrand: false, quantity: 1, observedAt: '2026-11-02', externalCodes: { dms: 'OBS-000001' } }));
+  t.deepEqual(ids((await get(w.caller, '/competitor-observations?externalCode=OBS-000001')).body), [coded.observation.id]);
+  t.deepEqual(ids((await get(w.caller, '/competitor-observations?externalCode=OBS-000002')).body), []);
   // The change feed is by updatedAt like every list: the recording order.
-  t.deepEqual(ids((await get(w.caller, '/competitor-observations?updatedSince=2020-01-01T00:00:00Z')).body), [o10, o03, o20, o10b, o01].map((o) => o.observation.id));
+  t.deepEqual(ids((await get(w.caller, '/competitor-observations?updatedSince=2020-01-01T00:00:00Z')).body), [o10, o03, o20, o10b, o01, coded].map((o) => o.observation.id));
   // A cursor of this list with another filter is refused.
   const first = await get(w.caller, '/competitor-observations?limit=1');
   const foreign = await get(w.caller, `/competitor-observations?limit=1&customerId=${w.a}&cursor=${first.body.nextCursor}`);

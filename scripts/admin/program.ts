@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerEmptiesCommands } from './commands/empties.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
+import { registerFieldCommands } from './commands/field.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerOrgCommands } from './commands/org.js';
@@ -29,5 +30,6 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerEmptiesCommands(program);
   registerTripCommands(program);
+  registerFieldCommands(program);
   return program;
 }

@@ -28,6 +28,11 @@ export interface PlannedRequest {
   produces: string[];
   /** Prefixes of the placeholder ids the request carries. */
   needs: string[];
+  /**
+   * An operation read by a signed URL (`x-signed-url`: a photo): the list whose records link one, and the field
+   * that holds it. Its examples cannot be live (no deployment made their signature); the runner sends a linked URL.
+   */
+  signedUrl?: { list: string; field: string };
 }
 
 /** Headers the command sets itself on every request. */
@@ -50,6 +55,8 @@ function requestsOf(document: Json, { method, template, operation, parameters }:
   const bodies = bodyExamples(document, operation);
   return bodies.map(({ name, body, unusable }) => {
     const request: PlannedRequest = { method, template, exampleName: name, pathParameters: {}, query: {}, headers: {}, body, unusable, phase: 'read', produces, needs: [] };
+    const signed = operation['x-signed-url'] as { list?: unknown; field?: unknown } | undefined;
+    if (typeof signed?.list === 'string' && typeof signed.field === 'string') request.signedUrl = { list: signed.list, field: signed.field };
     for (const parameter of parameters) {
       const where = String(parameter.in);
       const parameterName = String(parameter.name);

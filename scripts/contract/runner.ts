@@ -7,6 +7,9 @@
 // back. A 401 or 5xx always fails. A request the document does not let us build (a required parameter or body
 // without an example) fails too, without being sent, and so does a write that needs a record this run did not
 // write (its create failed): a write is never bound to a record that was there before the run (bind.ts).
+// An operation read by a signed URL (`x-signed-url`, a photo) is sent with a URL a record of its list links; when
+// no record links one (a fresh organisation), its example URL is sent instead and passes only when it is refused
+// as documented (403 invalid_signature: no deployment signed the example).
 import { randomBytes } from 'node:crypto';
 import { LiveRecords, placeholdersIn, prefixOf } from './bind.js';
 import { exchange, type Answer } from './exchange.js';
@@ -89,6 +92,13 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     }
     if (bound.unbound.length > 0) notes.push(`no live record for ${bound.unbound.join(', ')}: sent as it is`);
     const isCreate = request.method === 'POST' && request.phase === 'create';
+    let liveUrl: string | undefined;
+    if (request.signedUrl) {
+      liveUrl = await linkedUrl(apiRoot, key, request.signedUrl, timeoutMs, `contract-${runId}-link-${sequence}`);
+      notes.push(liveUrl
+        ? `sent the ${request.signedUrl.field} of a ${request.signedUrl.list} record, not the example's URL`
+        : `no ${request.signedUrl.list} record has a ${request.signedUrl.field}: sent the example's URL, which must be refused (403 invalid_signature)`);
+    }
 
     const send = async (body: unknown) => {
       const path = request.template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(bound.value.path[name])));
@@ -100,6 +110,10 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       if (request.body) {
         headers['Content-Type'] = request.body.mediaType;
         text = typeof body === 'string' && !/json$/.test(request.body.mediaType) ? body : JSON.stringify(body);
+      }
+      if (liveUrl) {
+        const live = new URL(liveUrl);
+        return { path: live.pathname.slice(new URL(apiRoot).pathname.length), url: liveUrl, text, answer: await exchange({ method: request.method, url: liveUrl, headers, body: text }, timeoutMs) };
       }
       const url = apiRoot + path + (query.size > 0 ? `?${query}` : '');
       return { path, url, text, answer: await exchange({ method: request.method, url, headers, body: text }, timeoutMs) };
@@ -126,7 +140,9 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     if (answer.waitedSeconds > 0) notes.push(`rate-limited: waited ${answer.waitedSeconds} s`);
     const violations = contract.check({ method: request.method, path, status: answer.status, headers: answer.headers, bodyText: answer.bodyText })
       .map((v) => v.replace(/^[A-Z]+ \S+ -> \d+: /, ''));
-    const success = answer.status >= 200 && answer.status < 300;
+    const success = request.signedUrl && !liveUrl
+      ? answer.status === 403 && (parseJson(answer.bodyText) as { code?: string } | undefined)?.code === 'invalid_signature'
+      : answer.status >= 200 && answer.status < 300;
     if (success && write) {
       // The records it wrote: those its answer returns, and those its path or body names.
       const referenced = placeholdersIn([request.pathParameters, request.body?.value]).flatMap((p) => records.boundTo(p) ?? []);
@@ -138,6 +154,15 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       reason: passed ? undefined : reasonOf(answer, violations, success),
     });
   }
+}
+
+/** The first signed URL a record of `link.list` holds in `link.field`, if any (the list read with the run's key). */
+async function linkedUrl(apiRoot: string, key: string, link: { list: string; field: string }, timeoutMs: number, requestId: string): Promise<string | undefined> {
+  const answer = await exchange({ method: 'GET', url: `${apiRoot}${link.list}?limit=100`, headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': requestId } }, timeoutMs);
+  if (answer.status !== 200) return undefined;
+  const records = ((parseJson(answer.bodyText) as { data?: Record<string, unknown>[] } | undefined)?.data ?? []);
+  const url = records.map((record) => record[link.field]).find((value): value is string => typeof value === 'string');
+  return url;
 }
 
 /** The GET collection that lists each kind of record (by the id prefix its examples carry). */

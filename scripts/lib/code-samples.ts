@@ -27,8 +27,8 @@ export interface SampleRequest {
   authenticated: boolean;
   /** Whether the operation takes an Idempotency-Key (the SDK then sends one of its own). */
   write: boolean;
-  /** How the 2xx answer is read: JSON, or text (the HTML page and its script). */
-  parseAs: 'json' | 'text';
+  /** How the 2xx answer is read: JSON, text (the HTML page and its script) or a blob (a photo). */
+  parseAs: 'json' | 'text' | 'blob';
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -91,7 +91,8 @@ export function sampleRequest(document: Json, template: string, method: string, 
   const security = (operation.security ?? document.security ?? []) as unknown[];
   const success = Object.entries((operation.responses ?? {}) as Record<string, unknown>).find(([status]) => /^2/.test(status));
   const successContent = success ? Object.keys((resolveRef(document, success[1]).content ?? {}) as Json) : [];
-  const parseAs = successContent.length === 0 || successContent.some((type) => /json/.test(type)) ? 'json' : 'text';
+  const parseAs = successContent.length === 0 || successContent.some((type) => /json/.test(type)) ? 'json'
+    : successContent.every((type) => type.startsWith('image/')) ? 'blob' : 'text';
   return { method: method.toUpperCase(), template, path, query, headers, body, contentType, authenticated: security.length > 0, write, parseAs };
 }
 
@@ -157,7 +158,7 @@ export function sdkSample(request: SampleRequest): string {
   if (request.query.length > 0) params.push(['query', tsLiteral(Object.fromEntries(request.query), 2)]);
   if (params.length > 0) init.push(['params', `{ ${params.map(([k, v]) => `${k}: ${v}`).join(', ')} }`]);
   if (request.body !== undefined) init.push(['body', tsLiteral(request.body, 1)]);
-  if (request.parseAs === 'text') init.push(['parseAs', `'text'`]);
+  if (request.parseAs !== 'json') init.push(['parseAs', `'${request.parseAs}'`]);
   if (request.contentType && request.contentType !== 'application/json') {
     init.push(['headers', tsLiteral({ 'Content-Type': request.contentType }, 1)]);
   }

@@ -12,6 +12,7 @@ import { routesModule } from '../modules/routes/manifest.js';
 import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
 import { stockModule } from '../modules/stock/manifest.js';
 import { tripsModule } from '../modules/trips/manifest.js';
+import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -24,6 +25,7 @@ export const MODULES: readonly ModuleManifest[] = [
   journeyPlansModule,
   stockModule,
   tripsModule,
+  fieldActivityModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

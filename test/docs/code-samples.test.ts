@@ -144,6 +144,14 @@ function readsUnderRecord(template: string): boolean {
   return /\/\{id\}\/[a-z-]+$/.test(template);
 }
 
+/**
+ * Whether an operation is read by a signed URL (a photo's): its sample's example signature is not one this
+ * deployment made, so as written it is 403 invalid_signature, and a live one comes from the record that links it.
+ */
+function signedUrl(request: { query: [string, unknown][] }): boolean {
+  return request.query.some(([parameter]) => parameter === 'signature');
+}
+
 /** Two organizations, made once the service runs: one without records, one with a small sandbox distributor. */
 let organizations: Promise<{ empty: TestCaller; seeded: TestCaller }> | undefined;
 function callers() {
@@ -164,9 +172,10 @@ test('every read\'s curl sample, run as written, answers 200, or 404 not_found f
   const { empty } = await callers();
   for (const { name, template, curl, operation, request } of reads) {
     const answer = await runCurl(curl, empty.secret);
-    const expected = readsOneRecord(template) || readsUnderRecord(template) || filtersByUnknownId(operation, request) ? 404 : 200;
+    const expected = signedUrl(request) ? 403 : readsOneRecord(template) || readsUnderRecord(template) || filtersByUnknownId(operation, request) ? 404 : 200;
     t.is(answer.status, expected, `${name}: ${answer.text.slice(0, 300)}`);
     t.truthy(operation.responses[String(answer.status)], `${name}: ${answer.status} is documented`);
+    if (expected === 403) t.is(answer.body?.code, 'invalid_signature', name);
     if (expected === 404) t.is(answer.body?.code, 'not_found', name);
     if (expected === 200 && operation.responses['200'].content['application/json']) t.not(answer.body, undefined, `${name}: JSON`);
     if (expected === 200 && request.query.some(([parameter]) => parameter === 'limit')) t.true(Array.isArray(answer.body?.data), `${name}: a page`);
@@ -187,8 +196,19 @@ test('every read\'s curl sample, with the example ids and codes of a live record
     }
     return firstOf.get(list)!;
   };
-  const records = reads.filter((o) => readsOneRecord(o.template) || readsUnderRecord(o.template));
+  const records = reads.filter((o) => (readsOneRecord(o.template) || readsUnderRecord(o.template)) && !signedUrl(o.request));
   t.true(records.length >= 12);
+  // A signed URL: the sample's own URL replaced by one the API links (a competitor observation's photoUrl).
+  const signed = reads.filter((o) => signedUrl(o.request));
+  t.deepEqual(signed.map((o) => o.name), ['GET /photos/{id}']);
+  for (const { name, curl } of signed) {
+    const observations = await runCurl(`curl -sS "$ERP_BASE_URL/competitor-observations?limit=100" -H "Authorization: Bearer $ERP_API_KEY"`, seeded.secret);
+    const live = new URL((observations.body.data as Json[]).find((o) => o.photoUrl)!.photoUrl as string);
+    const example = /"\$ERP_BASE_URL([^"]+)"/.exec(curl)![1]!;
+    const answer = await runCurl(curl.replace(example, live.pathname.slice(API_BASE_PATH.length) + live.search), seeded.secret);
+    t.is(answer.status, 200, `${name}: ${answer.text.slice(0, 300)}`);
+    t.true(answer.text.startsWith('\uFFFDPNG'), `${name}: a PNG`);
+  }
   for (const { name, template, curl, request } of records) {
     const record = await liveRecord(`/${template.split('/')[1]}`);
     let source = curl;

@@ -71,7 +71,11 @@ export function draftArbitrary(op: FuzzOperation, ctx: RequestContext): fc.Arbit
   const pathParameters = op.parameters.filter((p) => p.in === 'path');
   const queryParameters = op.parameters.filter((p) => p.in === 'query');
   const path = fc.record(Object.fromEntries(pathParameters.map((p) => [String(p.name), parameterValue(p).map((v) => encodeURIComponent(String(v)))])));
-  const query = fc.tuple(...queryParameters.map((p) => fc.option(parameterValue(p).map((v): [string, string] => [encodeURIComponent(String(p.name)), encodeURIComponent(String(v))]), { freq: p.required ? 0 : 2, nil: undefined })))
+  // A required query parameter is always sent (fc.option cannot be told never to leave it out).
+  const query = fc.tuple(...queryParameters.map((p) => {
+    const pair = parameterValue(p).map((v): [string, string] => [encodeURIComponent(String(p.name)), encodeURIComponent(String(v))]);
+    return p.required ? pair : fc.option(pair, { freq: 2, nil: undefined });
+  }))
     .map((pairs) => pairs.filter((pair): pair is [string, string] => pair !== undefined));
   const idempotency = op.parameters.find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
   const requestId = op.parameters.find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'x-request-id');

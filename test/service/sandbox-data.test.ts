@@ -1,5 +1,7 @@
 import test from 'ava';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,6 +35,27 @@ test.after.always(async () => {
 });
 
 const rows = async (sql: string, run = runs[0]!) => (await run.pool.query(sql)).rows;
+
+test('three weeks of field activity: two visits per route and working day, activities and competitor observations on them, some with a PNG photo', async (t) => {
+  const [counts] = await rows(`SELECT (SELECT count(*)::int FROM visits) AS visits, (SELECT count(*)::int FROM outlet_activities) AS activities,
+    (SELECT count(*)::int FROM competitor_observations) AS observations, (SELECT count(*)::int FROM photos) AS photos,
+    (SELECT count(DISTINCT visit_date)::int FROM visits) AS days, (SELECT count(*)::int FROM visits WHERE extract(isodow FROM visit_date) = 7) AS sundays`);
+  t.is(counts.days, 18, 'Monday to Saturday of three weeks');
+  t.is(counts.sundays, 0);
+  t.true(counts.visits >= 150 && counts.visits <= 200, `${counts.visits} visits`);
+  t.true(counts.activities >= 40 && counts.activities < counts.visits, `${counts.activities} activities`);
+  t.true(counts.observations >= 20 && counts.observations < counts.visits, `${counts.observations} observations`);
+  t.true(counts.photos >= 5 && counts.photos < counts.observations, `${counts.photos} photos`);
+  const photos = await rows('SELECT content_type, bytes, sha256 FROM photos');
+  for (const photo of photos) {
+    t.is(photo.content_type, 'image/png');
+    t.is(createHash('sha256').update(photo.bytes).digest('hex'), photo.sha256);
+    t.true(inflateSync(photo.bytes.subarray(41, 41 + photo.bytes.readUInt32BE(33))).length === 12 * (1 + 16 * 3), 'a 16x12 RGB image that inflates');
+  }
+  const strays = await rows(`SELECT count(*)::int AS n FROM competitor_observations o JOIN visits v ON v.organization_id = o.organization_id AND v.id = o.visit_id
+    WHERE v.customer_id <> o.customer_id OR v.visit_date <> o.observed_at`);
+  t.is(strays[0].n, 0, 'each observation is at its visit\'s outlet, on its day');
+});
 
 test('about 40 products with 6-digit codes; empties carry a deposit and no tax, and the empties of a returnable case are empties (1 crate and 24 bottles per case)', async (t) => {
   const products = await rows('SELECT id, product_code, name, brand, category, pack_size, selling_units, tax_rate::text AS tax_rate, is_empty, deposit_amount::text AS deposit, deposit_currency, empties FROM products');

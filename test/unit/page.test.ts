@@ -206,3 +206,30 @@ test('rows handed on carry only the list\'s columns', async (t) => {
   t.deepEqual(result.rows.map((r) => Object.keys(r)), [['id', 'name', 'updated_at'], ['id', 'name', 'updated_at']]);
   t.deepEqual(result.rows, rows(2).map(strip));
 });
+
+// ---- A list's own order key (competitor observations: newest observation date first).
+
+test('with an order key, pages go by (key, id) descending, the cursor carries the key, and the feed ignores the key', async (t) => {
+  const order = { column: 't.name' as const, valueOf: (r: Row) => r.name };
+  const keyed = (answer: Row[], request: ListRequest = {}) => {
+    const { db, statements } = database(answer);
+    return readPage<Row>('customers', LIST(db, ORG), ORG, request, {}, undefined, order).then((result) => ({ ...result, statements }));
+  };
+  const first = await keyed(rows(3), { limit: 2 });
+  t.deepEqual(first.statements, [{
+    sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 order by "t"."name" desc, "t"."id" desc limit $2',
+    params: [ORG, 3],
+  }]);
+  t.deepEqual(positionIn(first.nextCursor, plain), { k: 'Shop 2', id: 'cus_000002' });
+  const next = await keyed(rows(1), { limit: 2, cursor: first.nextCursor! });
+  t.deepEqual(next.statements, [{
+    sql: 'select "t"."id", "t"."name", "t"."updated_at" from "customers" as "t" where "t"."organization_id" = $1 and ("t"."name", "t"."id") < ($2, $3) order by "t"."name" desc, "t"."id" desc limit $4',
+    params: [ORG, 'Shop 2', 'cus_000002', 3],
+  }]);
+  // A cursor of the plain order has no key: refused, not read as the start.
+  const plainCursor = encodeCursor('customers', plain, { id: 'cus_000002' });
+  const refused = await t.throwsAsync(keyed(rows(1), { cursor: plainCursor }), { instanceOf: ApiError });
+  t.is(refused?.code, 'invalid_field');
+  const feed = await keyed(rows(1), { updatedSince: SINCE });
+  t.regex(feed.statements[0]!.sql, /order by "t"\."updated_at", "t"\."id" limit/);
+});

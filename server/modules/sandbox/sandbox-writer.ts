@@ -17,6 +17,7 @@ import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js'
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
 import { writeTrips } from './synthetic-trips.js';
+import { writeFieldActivity } from './synthetic-field-activity.js';
 
 type Schemas = components['schemas'];
 
@@ -84,6 +85,7 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   // Three weeks of trips, loaded from that stock (only where the organisation has the delivery module, as the
   // sandbox organisation has: the trips module refuses otherwise).
   if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
+  await writeFieldActivity(tx, actor, d, idOf);
 }
 
 /**

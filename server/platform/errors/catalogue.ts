@@ -21,6 +21,8 @@ export const ERROR_CATALOGUE = {
   insufficient_scope: { status: 403, title: 'Insufficient scope', description: 'The key lacks a scope this operation needs; the detail names it. Create a key with that scope.' },
   ip_not_allowed: { status: 403, title: 'IP address not allowed', description: 'The caller\'s address is outside the key\'s IP allowlist.' },
   module_disabled: { status: 403, title: 'Module disabled', description: 'The organisation has the module this operation belongs to switched off.' },
+  invalid_signature: { status: 403, title: 'Invalid signature', description: 'A signed URL (a photo\'s photoUrl) was changed after it was issued, or was signed by another deployment. Use the URL exactly as the API gave it, or read the record again for a fresh one.' },
+  url_expired: { status: 403, title: 'URL expired', description: 'A signed URL (a photo\'s photoUrl) is past its expiry (5 minutes after it was issued). Read the record again for a fresh URL, and download promptly.' },
   not_found: { status: 404, title: 'Not found', description: 'No such path or method, or no record with this id or code in the key\'s organisation.' },
   idempotency_in_progress: { status: 409, title: 'Idempotent request in progress', description: 'A request with the same Idempotency-Key is still running. Retry after Retry-After seconds with the same key.' },
   invalid_state: { status: 409, title: 'Invalid state', description: 'The record\'s current state does not allow this operation; the detail says which state it is in.' },

@@ -15,6 +15,8 @@ export function setCursorSigningKey(secret: string): void {
 export interface CursorPosition {
   /** updatedAt (ISO) in feed order; absent in the default order. */
   t?: string;
+  /** The list's own order key (its OrderKey's value) in the default order of a list that has one. */
+  k?: string;
   id: string;
 }
 

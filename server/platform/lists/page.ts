@@ -1,7 +1,9 @@
-// One mechanism for every list: keyset pages in the default order (newest first, by id: ids are ULIDs) or, with
-// updatedSince, as a change feed ordered by (updatedAt, id), oldest change first. Filtered pages read at most
+// One mechanism for every list: keyset pages in the default order (newest first, by id: ids are ULIDs, or by a
+// list's own order key and then id, both newest first) or, with updatedSince, as a change feed ordered by
+// (updatedAt, id), oldest change first. Filtered pages read at most
 // READ_BUDGET rows and may stop early with hasMore true, so a rare filter never turns into a long scan.
 import { expressionBuilder, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { ApiError } from '../errors/api-error.js';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 
 export const DEFAULT_LIMIT = 25;
@@ -46,6 +48,17 @@ export type ListQuery<Row> = SelectQueryBuilder<any, 't', Row>;
  * page reads up to READ_BUDGET rows to find them, so they should be computed under it (a CASE evaluates its
  * branch only when the condition holds).
  */
+/**
+ * A list whose default order is not its ids' (competitor observations: newest observation date first): the
+ * column of `t` it leads with, newest first, ties by id newest first, and that column's value in a row as the
+ * cursor keeps it. The column must compare correctly with that value sent back as a parameter (a DATE with its
+ * `YYYY-MM-DD`). The change feed ignores it: every feed is ordered by (updatedAt, id).
+ */
+export interface OrderKey<Row> {
+  column: `t.${string}`;
+  valueOf(row: Row): string;
+}
+
 export type PageColumns<Row> = (query: ListQuery<Row>, onlyWhere?: Expression<SqlBool>) => ListQuery<Row>;
 
 export async function readPage<Row extends KeyedRow>(
@@ -55,6 +68,7 @@ export async function readPage<Row extends KeyedRow>(
   request: ListRequest,
   filters: Record<string, Filter | undefined>,
   columns: PageColumns<Row> = (q) => q,
+  order?: OrderKey<Row>,
 ): Promise<Page<Row>> {
   const limit = request.limit ?? DEFAULT_LIMIT;
   const feed = request.updatedSince !== undefined;
@@ -70,6 +84,11 @@ export async function readPage<Row extends KeyedRow>(
       ? keyed.where((eb) => eb(eb.refTuple('t.updated_at', 't.id'), '>', eb.tuple(new Date(position.t!), position.id)))
       : keyed.where('t.updated_at', '>=', new Date(request.updatedSince!));
     keyed = keyed.orderBy('t.updated_at').orderBy('t.id');
+  } else if (order) {
+    if (position && position.k === undefined) throw new ApiError('invalid_field', 'The cursor is not one this list issued (no order key).', [{ field: '/query/cursor', code: 'invalid_field', message: 'no order key' }]);
+    // The row comparison again, over (key, id), both descending.
+    if (position) keyed = keyed.where((eb) => eb(eb.refTuple(order.column as 't.id', 't.id'), '<', eb.tuple(position.k!, position.id)));
+    keyed = keyed.orderBy(order.column as 't.id', 'desc').orderBy('t.id', 'desc');
   } else {
     if (position) keyed = keyed.where('t.id', '<', position.id);
     keyed = keyed.orderBy('t.id', 'desc');
@@ -99,10 +118,11 @@ export async function readPage<Row extends KeyedRow>(
   const hasMore = rows.length > limit || budgetSpent;
   const page = rows.slice(0, limit);
   const resumeAfter = rows.length > limit ? page[page.length - 1] : budgetSpent ? lastRead : undefined;
-  const nextCursor = hasMore && resumeAfter ? encodeCursor(name, fingerprint, positionOf(resumeAfter, feed)) : null;
+  const nextCursor = hasMore && resumeAfter ? encodeCursor(name, fingerprint, positionOf(resumeAfter, feed, order)) : null;
   return { rows: page, nextCursor, hasMore };
 }
 
-function positionOf(row: KeyedRow, feed: boolean): CursorPosition {
-  return feed ? { t: row.updated_at.toISOString(), id: row.id } : { id: row.id };
+function positionOf<Row extends KeyedRow>(row: Row, feed: boolean, order?: OrderKey<Row>): CursorPosition {
+  if (feed) return { t: row.updated_at.toISOString(), id: row.id };
+  return order ? { k: order.valueOf(row), id: row.id } : { id: row.id };
 }

@@ -12,7 +12,7 @@
 //                     A ratio whose two scenarios did not both run says "not run".
 //   --skip-extras     skip the webhook delivery, SDK, Kysely-compile and stock parts (they run by default, even with
 //                     --only, unless an --only text names one of them: --only stock runs the stock part alone,
-//                     --only stock,sdk those two; the names are webhooks, sdk, kysely, stock)
+//                     --only stock,sdk those two; the names are webhooks, sdk, kysely, stock, sandbox)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
@@ -49,6 +49,7 @@ import { freePort } from '../lib/free-port.js';
 import { measureKyselyCompile } from './kysely-compile.js';
 import { benchSdk, type SdkFigures } from './sdk.js';
 import { benchStock, stockReport, type StockFigures } from './stock.js';
+import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -78,7 +79,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock'] as const;
+const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -192,6 +193,7 @@ const results: Measured[] = [];
 let webhookFigures: WebhookFigures | undefined;
 let sdkFigures: SdkFigures | undefined;
 let stockFigures: StockFigures | undefined;
+let sandboxFigures: SandboxFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
 const started = new Date();
@@ -248,6 +250,7 @@ try {
       startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
     });
   }
+  if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -271,6 +274,7 @@ if (sdkFigures) {
     `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
 }
 if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
+if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
 if (extras.has('kysely')) {
   console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
   for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);

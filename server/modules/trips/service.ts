@@ -22,7 +22,7 @@ import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
 import { readPage, type Filter, type ListRequest, type Page } from '../../platform/lists/page.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument, type StockUnit } from '../stock/documents.js';
-import { heldAt } from '../stock/ledger.js';
+import { heldAt, lockLevels } from '../stock/ledger.js';
 import { tripLifecycle, type TripCommand, type TripStatus } from './lifecycle.js';
 import { existingIds, findTrip, trailQuery, TRIP_RESOURCE, tripEquals, tripQuery, type TripRow } from './repository.js';
 import { toTrip, toTripLocation, type Trip, type TripLocation } from './representation.js';
@@ -171,6 +171,11 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
     if (first !== undefined) problems.push({ field: `/lines/${i}/productId`, code: 'business_rule', message: `the product is already counted by /lines/${first}` });
     else seen.set(line.productId, i);
   });
+  // What the van holds, read under the ledger's locks (valuations, then levels, in its one order) so that no other
+  // document moves it between this count's check and its postings: a first read finds the products, lockLevels locks
+  // their rows, and the second read is the one the count is checked against.
+  const onVan = await heldAt(tx, actor.organization.id, trip.van_location_id);
+  await lockLevels(tx, actor.organization.id, [...onVan.keys()].map((productId) => ({ locationId: trip.van_location_id, productId })));
   const held = await heldAt(tx, actor.organization.id, trip.van_location_id);
   const uncounted = [...held.keys()].filter((productId) => !seen.has(productId)).sort();
   if (uncounted.length > 0) problems.push({ field: '/lines', code: 'business_rule', message: `the van holds products the count does not name: ${uncounted.join(', ')} (count each, 0 when none was found)` });
@@ -196,9 +201,8 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
 /**
  * Whether the count differs from what the van holds (in base units). A count that agrees with the books posts no
  * adjustment. A line naming a product that is not the organisation's counts as a difference, so that the
- * adjustment's posting function refuses it by its field. The levels are read without a lock: the trip's row is
- * locked by its move, so no other move of this trip interleaves; a document of another kind that changes the van
- * meanwhile makes the transfer back refuse (insufficient_stock) or leave the rest on the van.
+ * adjustment's posting function refuses it by its field. `held` was read under the levels' locks (returnTrip), so it
+ * is what the postings that follow will find.
  */
 async function countDiffers(tx: Tx, organizationId: string, lines: ReturnTripCommand['lines'], held: Map<string, number>): Promise<boolean> {
   if (lines.length === 0) return false;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { apiDocument } from '../../server/platform/spec.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
+import { entryArguments } from '../support/entry.js';
 
 const api = useTestService(test, 'contract_command');
 const pool = () => api().service.database.pool;
@@ -52,7 +53,7 @@ interface Run { code: number | null; stdout: string; stderr: string; lines: stri
 
 function runContract(args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/contract/run.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entryArguments('scripts/contract/run.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });

@@ -1,17 +1,23 @@
 // `npm test`: one PostgreSQL for the whole run (embedded in a temp dir, or the server of DATABASE_URL), a
-// template database migrated once (schema plus pg-boss's), then ava; every test file clones the template.
+// template database migrated once (schema plus pg-boss's), then ava; every test file clones the template. The entry
+// scripts that tests start as child processes are compiled once into bundles first (scripts/lib/test-bundles.ts).
 // Ends with one plain line `N passed, N failed` and exits non-zero on any failure or when no test ran.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform/database/embedded-postgres.js';
 import { applyMigrations } from '../server/platform/database/migrations.js';
 import { installJobsSchema } from '../server/platform/jobs/jobs.js';
 import { freePort } from './lib/free-port.js';
+import { buildTestBundles } from './lib/test-bundles.js';
 
 const templateName = `erp_test_template_${process.pid}`;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// Inside node_modules, so that the bundles' imports of packages resolve as the sources' do; one per run.
+const bundleDir = join(root, 'node_modules', '.cache', `erp-test-bundles-${process.pid}`);
 let embedded: EmbeddedPostgres | null = null;
 let scratchDir: string | null = null;
 let serverUrl: URL;
@@ -28,15 +34,19 @@ const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname
 
 let exitCode = 1;
 try {
+  const bundled = buildTestBundles(root, bundleDir);
+  bundled.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
   await admin(`CREATE DATABASE "${templateName}"`);
   const pool = new pg.Pool({ connectionString: urlOf(templateName) });
   await applyMigrations(pool);
   await pool.end();
   await installJobsSchema(urlOf(templateName));
+  await bundled;
 
   const counts = await runAva(process.argv.slice(2), {
     TEST_POSTGRES_URL: urlOf('postgres'),
     TEST_TEMPLATE_DATABASE: templateName,
+    TEST_BUNDLE_DIR: bundleDir,
   });
   console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
   exitCode = counts.failed === 0 && counts.passed > 0 && counts.exitCode === 0 ? 0 : 1;
@@ -44,6 +54,7 @@ try {
 } finally {
   await admin(`DROP DATABASE IF EXISTS "${templateName}" WITH (FORCE)`).catch(() => {});
   await embedded?.stop();
+  rmSync(bundleDir, { recursive: true, force: true });
   if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
 }
 process.exit(exitCode);

@@ -20,6 +20,7 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
+import { entryArguments } from '../support/entry.js';
 
 const api = useTestService(test, 'contract_command');
 const pool = () => api().service.database.pool;
@@ -59,7 +60,7 @@ interface Run { code: number | null; stdout: string; stderr: string; lines: stri
 
 function runContract(args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/contract/run.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entryArguments('scripts/contract/run.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });

@@ -1,5 +1,7 @@
-// Runs the operator CLI as a user would: a child process, its exit code, stdout and stderr.
+// Runs the operator CLI as a user would: a child process, its exit code, stdout and stderr (under `npm test` from the
+// run's bundle of scripts/admin/cli.ts, see entry.ts).
 import { spawn } from 'node:child_process';
+import { entryArguments } from './entry.js';
 
 export interface CliRun {
   code: number | null;
@@ -9,7 +11,7 @@ export interface CliRun {
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...entryArguments('scripts/admin/cli.ts'), ...args], {
       env: { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,8 @@
-// `npm start` as its own process (node --import tsx server/main.ts, one PID to signal), for tests that need the
-// real start-up: embedded PostgreSQL, sandbox bootstrap, or a scratch copy of the repository.
+// `npm start` as its own process (node --import tsx server/main.ts, one PID to signal; under `npm test` the run's
+// bundle of server/main.ts unless `cwd` is another directory, see entry.ts), for tests that need the real start-up:
+// embedded PostgreSQL, sandbox bootstrap, or a scratch copy of the repository.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { entryArguments } from './entry.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -13,10 +15,10 @@ export interface ServerProcess {
 
 /**
  * Starts server/main.ts under `cwd` and waits (at most `startTimeoutMs`, 60 s by default) for "API listening" or the
- * process's end. A start can take long on a machine busy with other test files: each start compiles the server.
+ * process's end. A start can take long on a machine busy with other test files.
  */
 export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[]; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...entryArguments('server/main.ts', options.cwd), ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

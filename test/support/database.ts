@@ -42,6 +42,27 @@ async function create(label: string, template: string): Promise<TestDatabase> {
   return {
     name,
     url: serverUrl(name),
-    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    drop: () => dropWhenClosed(name),
   };
+}
+
+/**
+ * Drops a file's database once the file's own connections have gone. A pool's end() resolves before its sockets have
+ * closed; terminating a backend that is still closing (DROP ... WITH (FORCE)) sends its client a FATAL error after
+ * the pool has let go of it, which no listener then catches and which ends the test worker. So wait (up to 5 s) for
+ * the database to have no backends, then force whatever is left (a child process that did not stop).
+ */
+async function dropWhenClosed(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl('postgres') });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 5_000; waited += 50) {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      if (rows[0]!.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }

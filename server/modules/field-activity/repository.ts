@@ -4,7 +4,6 @@
 import { expressionBuilder, type ExpressionBuilder } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Db } from '../../platform/database/transaction.js';
-import { ApiError } from '../../platform/errors/api-error.js';
 import type { Filter, ListQuery } from '../../platform/lists/page.js';
 
 export const VISIT_RESOURCE = 'visit';
@@ -71,29 +70,6 @@ export function observationHasCode(code: string | undefined): Filter | undefined
   const holders = eb.selectFrom('external_codes as e').select('e.record_id')
     .whereRef('e.organization_id', '=', 't.organization_id').where('e.resource', '=', OBSERVATION_RESOURCE).where('e.code', '=', value);
   return { condition: eb('t.id', 'in', holders), value };
-}
-
-/** The tables a list filter may name a record of, with the record's name in the 404. */
-const FILTER_TARGETS = {
-  customers: 'customer',
-  salespeople: 'salesperson',
-  trips: 'trip',
-  visits: 'visit',
-} as const;
-
-/**
- * A filter id that is not a record of the caller's organisation (another one's, or none at all) is 404 not_found,
- * rather than an empty page that would look like "no activity yet" (product spec: a filter id from another
- * organisation is 404).
- */
-export async function requireFilterRecord(db: Db, organizationId: string, table: keyof typeof FILTER_TARGETS, id: string | undefined, parameter: string): Promise<void> {
-  if (id === undefined) return;
-  const row = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (!row) {
-    throw new ApiError('not_found', `There is no ${FILTER_TARGETS[table]} ${id} in this organisation (query parameter ${parameter}).`, [
-      { field: `/query/${parameter}`, code: 'not_found', message: `no ${FILTER_TARGETS[table]} ${id} in this organisation` },
-    ]);
-  }
 }
 
 export interface PhotoRow {

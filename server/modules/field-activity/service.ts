@@ -15,8 +15,9 @@ import { readPage, type ListRequest, type Page } from '../../platform/lists/page
 import { referenceProblem } from '../../platform/resources/references.js';
 import { acceptPhoto } from './photos.js';
 import {
-  activityQuery, equalsOn, OBSERVATION_RESOURCE, observationHasCode, observationQuery, requireFilterRecord, visitQuery,
+  activityQuery, equalsOn, OBSERVATION_RESOURCE, observationHasCode, observationQuery, visitQuery,
 } from './repository.js';
+import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { toCompetitorObservation, toOutletActivity, toVisit, type CompetitorObservation, type OutletActivity, type Visit } from './representation.js';
 
 export const VISIT_OUTCOMES = ['sale', 'no_sale', 'closed_outlet'] as const;
@@ -261,9 +262,11 @@ type Query = Record<string, string | undefined>;
 
 export async function listVisits(db: Db, actor: Actor, request: ListRequest, query: Query): Promise<Page<Visit>> {
   const organizationId = actor.organization.id;
-  await requireFilterRecord(db, organizationId, 'customers', query.customerId, 'customerId');
-  await requireFilterRecord(db, organizationId, 'salespeople', query.salespersonId, 'salespersonId');
-  await requireFilterRecord(db, organizationId, 'trips', query.tripId, 'tripId');
+  await requireFilterRecords(db, organizationId, [
+    { parameter: 'customerId', table: 'customers', what: 'customer', id: query.customerId },
+    { parameter: 'salespersonId', table: 'salespeople', what: 'salesperson', id: query.salespersonId },
+    { parameter: 'tripId', table: 'trips', what: 'trip', id: query.tripId },
+  ]);
   const page = await readPage('visits', visitQuery(db, organizationId), organizationId, request, {
     customerId: equalsOn('visits', 'customer_id', query.customerId),
     salespersonId: equalsOn('visits', 'salesperson_id', query.salespersonId),
@@ -274,8 +277,10 @@ export async function listVisits(db: Db, actor: Actor, request: ListRequest, que
 
 export async function listOutletActivities(db: Db, actor: Actor, request: ListRequest, query: Query): Promise<Page<OutletActivity>> {
   const organizationId = actor.organization.id;
-  await requireFilterRecord(db, organizationId, 'customers', query.customerId, 'customerId');
-  await requireFilterRecord(db, organizationId, 'visits', query.visitId, 'visitId');
+  await requireFilterRecords(db, organizationId, [
+    { parameter: 'customerId', table: 'customers', what: 'customer', id: query.customerId },
+    { parameter: 'visitId', table: 'visits', what: 'visit', id: query.visitId },
+  ]);
   const page = await readPage('outlet-activities', activityQuery(db, organizationId), organizationId, request, {
     customerId: equalsOn('outlet_activities', 'customer_id', query.customerId),
     visitId: equalsOn('outlet_activities', 'visit_id', query.visitId),
@@ -290,7 +295,9 @@ export async function listOutletActivities(db: Db, actor: Actor, request: ListRe
  */
 export async function listCompetitorObservations(db: Db, actor: Actor, request: ListRequest, query: Query, photoUrlOf: (organizationId: string, photoId: string) => string): Promise<Page<CompetitorObservation>> {
   const organizationId = actor.organization.id;
-  await requireFilterRecord(db, organizationId, 'customers', query.customerId, 'customerId');
+  await requireFilterRecords(db, organizationId, [
+    { parameter: 'customerId', table: 'customers', what: 'customer', id: query.customerId },
+  ]);
   const page = await readPage('competitor-observations', observationQuery(db, organizationId), organizationId, request, {
     customerId: equalsOn('competitor_observations', 'customer_id', query.customerId),
     externalCode: observationHasCode(query.externalCode),

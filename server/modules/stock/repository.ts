@@ -1,38 +1,28 @@
 // The stock module's reads: a document with its movements, and the lists of movements, levels and empties
-// movements. Every statement is scoped by organization_id first. A list's filter that names a record of another
-// organisation (or none) is 404 not_found, so that a mistyped id is not mistaken for an empty list.
+// movements. Every statement is scoped by organization_id first.
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
-import { ApiError } from '../../platform/errors/api-error.js';
+import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type Filter, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
 import { STOCK_DOCUMENT } from './documents.js';
 import type { DocumentRow, EmptiesRow, LevelRow, MovementRow } from './representation.js';
 
-/** The records a list filter may name, each checked to be the organisation's. */
-const FILTER_TABLES = {
-  productId: 'products',
-  locationId: 'locations',
-  customerId: 'customers',
-  tripId: 'trips',
-  documentId: 'stock_documents',
-} as const;
+/** The records the stock lists' filters may name (each must be the organisation's: platform/lists/filter-records.ts). */
+const FILTERS = [
+  { parameter: 'productId', table: 'products', what: 'product' },
+  { parameter: 'locationId', table: 'locations', what: 'location' },
+  { parameter: 'customerId', table: 'customers', what: 'customer' },
+  { parameter: 'tripId', table: 'trips', what: 'trip' },
+  { parameter: 'documentId', table: 'stock_documents', what: 'stock document' },
+] as const;
 
-export type FilterParameter = keyof typeof FILTER_TABLES;
+export type FilterParameter = (typeof FILTERS)[number]['parameter'];
 
 /** 404 not_found naming the query parameter when an id filter names no record of the organisation. */
-export async function requireFilterRecords(db: Db, organizationId: string, query: Partial<Record<FilterParameter, string>>): Promise<void> {
-  for (const [parameter, table] of Object.entries(FILTER_TABLES) as [FilterParameter, (typeof FILTER_TABLES)[FilterParameter]][]) {
-    const id = query[parameter];
-    if (id === undefined) continue;
-    const found = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-    if (!found) {
-      throw new ApiError('not_found', `There is no ${table.replace(/s$/, '').replace('_', ' ')} ${id} in this organisation.`, [
-        { field: `/query/${parameter}`, code: 'not_found', message: 'names no record of this organisation' },
-      ]);
-    }
-  }
+export async function requireStockFilters(db: Db, organizationId: string, query: Partial<Record<FilterParameter, string>>): Promise<void> {
+  await requireFilterRecords(db, organizationId, FILTERS.map((filter) => ({ ...filter, id: query[filter.parameter] })));
 }
 
 const movementColumns = ['t.id', 't.document_type', 't.document_id', 't.line_number', 't.product_id', 't.from_location_id', 't.to_location_id', 't.quantity', 't.unit_cost', 'p.is_empty', 't.created_at', 't.updated_at'] as const;

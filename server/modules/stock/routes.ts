@@ -12,7 +12,7 @@ import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import type { ListRequest } from '../../platform/lists/page.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument } from './documents.js';
-import { findStockDocument, listEmptiesMovements, listStockLevels, listStockMovements, requireFilterRecords } from './repository.js';
+import { findStockDocument, listEmptiesMovements, listStockLevels, listStockMovements, requireStockFilters } from './repository.js';
 import { toEmptiesMovement, toStockDocument, toStockLevel, toStockMovement } from './representation.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -53,7 +53,7 @@ export function stockRoutes(db: Db): Router {
   router.get('/stock-levels', async (req, res) => {
     const actor = actorOf(res);
     const query = req.query as { productId?: string; locationId?: string };
-    await requireFilterRecords(db, actor.organization.id, query);
+    await requireStockFilters(db, actor.organization.id, query);
     const page = await listStockLevels(db, actor, listRequestOf(req), query);
     sendPage(res, { ...page, rows: page.rows.map(toStockLevel) });
   });
@@ -61,7 +61,7 @@ export function stockRoutes(db: Db): Router {
   router.get('/stock-movements', async (req, res) => {
     const actor = actorOf(res);
     const query = req.query as { productId?: string; locationId?: string; documentId?: string };
-    await requireFilterRecords(db, actor.organization.id, query);
+    await requireStockFilters(db, actor.organization.id, query);
     const page = await listStockMovements(db, actor, feedRequestOf(req), query);
     sendPage(res, { ...page, rows: page.rows.map((row) => toStockMovement(row, actor)) });
   });
@@ -69,7 +69,7 @@ export function stockRoutes(db: Db): Router {
   router.get('/empties-movements', async (req, res) => {
     const actor = actorOf(res);
     const query = req.query as { type?: string; customerId?: string; productId?: string; locationId?: string; tripId?: string };
-    await requireFilterRecords(db, actor.organization.id, query);
+    await requireStockFilters(db, actor.organization.id, query);
     const page = await listEmptiesMovements(db, actor, listRequestOf(req), query);
     sendPage(res, { ...page, rows: page.rows.map(toEmptiesMovement) });
   });

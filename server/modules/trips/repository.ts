@@ -40,9 +40,3 @@ export function trailQuery(db: Db, organizationId: string, tripId: string): List
     .where('t.organization_id', '=', organizationId).where('t.trip_id', '=', tripId) as unknown as ListQuery<TripLocationRow>;
 }
 
-/** Which of the ids are records of the organisation in `table` (filters naming another organisation's record are 404). */
-export async function existingIds(db: Db, organizationId: string, table: 'salespeople' | 'routes' | 'locations', ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
-  return new Set(rows.map((row) => row.id));
-}

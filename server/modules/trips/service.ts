@@ -23,8 +23,9 @@ import { newId } from '../../platform/ids.js';
 import { readPage, type Filter, type ListRequest, type Page } from '../../platform/lists/page.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument, type StockUnit } from '../stock/documents.js';
 import { heldAt, lockLevels } from '../stock/ledger.js';
+import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { tripLifecycle, type TripCommand, type TripStatus } from './lifecycle.js';
-import { existingIds, findTrip, trailQuery, TRIP_RESOURCE, tripEquals, tripQuery, type TripRow } from './repository.js';
+import { findTrip, trailQuery, TRIP_RESOURCE, tripEquals, tripQuery, type TripRow } from './repository.js';
 import { toTrip, toTripLocation, type Trip, type TripLocation } from './representation.js';
 
 /** The reason code of the adjustment a return's count posts. */
@@ -284,17 +285,11 @@ export interface TripFilters {
 export async function listTrips(db: Db, actor: Actor, request: ListRequest, filters: TripFilters): Promise<Page<Trip>> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
-  // A filter naming a record of another organisation (or none) is 404: the list would be empty, and saying so
-  // would be no different from admitting the id exists elsewhere.
-  const references: [keyof TripFilters, 'salespeople' | 'routes' | 'locations', string][] = [
-    ['salespersonId', 'salespeople', 'salesperson'], ['routeId', 'routes', 'route'], ['vanLocationId', 'locations', 'location'],
-  ];
-  for (const [field, table, name] of references) {
-    const id = filters[field];
-    if (id !== undefined && !(await existingIds(db, organizationId, table, [id])).has(id)) {
-      throw new ApiError('not_found', `No ${name} ${id} in this organisation.`, [{ field: `/query/${field}`, code: 'not_found', message: `no ${name} ${id} in this organisation` }]);
-    }
-  }
+  await requireFilterRecords(db, organizationId, [
+    { parameter: 'salespersonId', table: 'salespeople', what: 'salesperson', id: filters.salespersonId },
+    { parameter: 'routeId', table: 'routes', what: 'route', id: filters.routeId },
+    { parameter: 'vanLocationId', table: 'locations', what: 'location', id: filters.vanLocationId },
+  ]);
   if (filters.businessDate !== undefined) {
     const problem = dateProblem(filters.businessDate);
     if (problem) throw new ApiError('invalid_field', `businessDate ${problem}.`, [{ field: '/query/businessDate', code: 'invalid_field', message: problem }]);

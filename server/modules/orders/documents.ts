@@ -3,6 +3,7 @@
 // its lines, its number and its event, or nothing at all. REST routes, the operator CLI, the sandbox and the DMS
 // handlers call these same functions.
 import { Decimal } from 'decimal.js';
+import { sql } from 'kysely';
 import type { Actor } from '../../domain/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, documentTotals, lineAmounts, MAX_AMOUNT, type LineAmounts, type Money } from '../../domain/money.js';
@@ -255,7 +256,8 @@ async function priceList(tx: Tx, organizationId: string, priceGroup: string | nu
   if (priceGroup === null || productIds.length === 0) return new Map();
   const rows = await tx.selectFrom('prices').select(['product_id', 'unit', 'amount'])
     .where('organization_id', '=', organizationId).where('product_id', 'in', productIds).where('price_group', '=', priceGroup)
-    .where('currency', '=', currency).where('valid_from', '<=', new Date(`${orderDate}T00:00:00Z`))
+    // The order date as a DATE parameter: a JS Date would be a timestamp in the session's time zone.
+    .where('currency', '=', currency).where('valid_from', '<=', sql<Date>`cast(${orderDate} as date)`)
     .orderBy('valid_from')
     .execute();
   return new Map(rows.map((row) => [`${row.product_id}|${row.unit}`, row.amount])); // later validFrom overwrites earlier

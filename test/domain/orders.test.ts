@@ -1,5 +1,5 @@
 // Sales order rules, proved at the service level (posting functions with an operator, no HTTP): the arithmetic of
-// domain.md to the shilling (line amount = quantity x unitPrice - discount, tax per line rounded half-up, totals
+// the README (Orders) to the shilling (line amount = quantity x unitPrice - discount, tax per line rounded half-up, totals
 // summed), prices defaulted from the customer's price group and unit as valid on the order date, the refusals naming
 // their fields, the lifecycle (cancel only while open, 409 otherwise) and closed accounting periods.
 import test, { type ExecutionContext } from 'ava';

@@ -11,6 +11,7 @@ import { registerScopesCommand } from './commands/scopes.js';
 import { registerNotificationsCommand } from './commands/notifications.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTripCommands } from './commands/trip.js';
+import { registerPeriodCommands } from './commands/period.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -31,5 +32,6 @@ export function buildProgram(): Command {
   registerEmptiesCommands(program);
   registerTripCommands(program);
   registerFieldCommands(program);
+  registerPeriodCommands(program);
   return program;
 }

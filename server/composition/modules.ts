@@ -13,6 +13,7 @@ import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
 import { stockModule } from '../modules/stock/manifest.js';
 import { tripsModule } from '../modules/trips/manifest.js';
 import { fieldActivityModule } from '../modules/field-activity/manifest.js';
+import { ordersModule } from '../modules/orders/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -26,6 +27,7 @@ export const MODULES: readonly ModuleManifest[] = [
   stockModule,
   tripsModule,
   fieldActivityModule,
+  ordersModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

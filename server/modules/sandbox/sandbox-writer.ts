@@ -18,6 +18,7 @@ import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
 import { writeTrips } from './synthetic-trips.js';
 import { writeFieldActivity } from './synthetic-field-activity.js';
+import { writeOrders } from './synthetic-orders.js';
 
 type Schemas = components['schemas'];
 
@@ -86,6 +87,7 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   // sandbox organisation has: the trips module refuses otherwise).
   if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
   await writeFieldActivity(tx, actor, d, idOf);
+  await writeOrders(tx, actor, d, idOf);
 }
 
 /**

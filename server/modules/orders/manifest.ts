@@ -1,0 +1,20 @@
+// Sales orders: taken and cancelled over REST (POST /orders, POST /orders/{id}/cancel), read by id and as a list,
+// moved to invoiced by the invoices module. `order.created` and `order.status_changed` are webhook events whose
+// object is the order as GET /orders/{id} answers it.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { ORDER_CREATED, ORDER_STATUS_CHANGED } from './lifecycle.js';
+import { orderRoutes } from './routes.js';
+import { readOrder } from './service.js';
+
+const orderObject: WebhookObjectSource = {
+  read: async (db, actor, id) => readOrder(db, actor, id),
+  fetchPath: (id) => `${API_BASE_PATH}/orders/${encodeURIComponent(id)}`,
+};
+
+export const ordersModule: ModuleManifest = {
+  name: 'orders',
+  routes: ({ db }) => orderRoutes(db),
+  webhookObjects: { [ORDER_CREATED]: orderObject, [ORDER_STATUS_CHANGED]: orderObject },
+};

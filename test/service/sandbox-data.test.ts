@@ -8,6 +8,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
+import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
@@ -185,6 +186,7 @@ test('every main warehouse opens with stock of every beverage (in cases) and emp
   const opening = await query(`SELECT number, reason_code FROM stock_documents WHERE organization_id = $1 AND reason_code = 'OPENING' AND number IN ('ADJ-000001', 'ADJ-000002') ORDER BY number`);
   t.deepEqual(opening, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }], 'the opening stock is the first two documents');
   t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
+  t.deepEqual(await auditCustomerAccount(kyselyOver(run.pool), run.organizationId), []);
 });
 
 test('the sandbox has stock history: empties from and back to the supplier, transfers, a write-off, and outlets holding empties', async (t) => {

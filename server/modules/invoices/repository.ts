@@ -59,3 +59,18 @@ export async function listInvoices(db: Db, actor: Actor, request: ListRequest, f
 function filter(value: string | undefined, condition: Expression<SqlBool>): Filter | undefined {
   return value === undefined ? undefined : { condition, value };
 }
+
+/** The lines of several invoices (a list's page), each cut at MAX_LINES, in one statement. */
+export async function linesOf(db: Db, organizationId: string, invoiceIds: string[]): Promise<Map<string, { lines: InvoiceLineRow[]; truncated: boolean }>> {
+  const found = new Map<string, { lines: InvoiceLineRow[]; truncated: boolean }>();
+  if (invoiceIds.length === 0) return found;
+  const rows = await db.selectFrom('invoice_lines').select(lineColumns)
+    .where('organization_id', '=', organizationId).where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('line_number').execute();
+  for (const row of rows) {
+    const entry = found.get(row.invoice_id) ?? { lines: [], truncated: false };
+    if (entry.lines.length < MAX_LINES) entry.lines.push(row);
+    else entry.truncated = true;
+    found.set(row.invoice_id, entry);
+  }
+  return found;
+}

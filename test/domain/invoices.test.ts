@@ -117,7 +117,9 @@ test('a 3-line invoice with a discount and 18 % tax adds up to the shilling (tax
 test('a free line is priced 0 and still moves stock; a free line with a price, a discount above the line and a foreign currency are refused naming the field', async (t) => {
   const s = await shop();
   const posted = await world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { lines: [{ kind: 'free', productId: s.water, unit: 'bottle', quantity: 2, unitPrice: '0' }] })));
-  t.like((await findInvoice(world.db, s.organizationId, posted.id))!.invoice, { total: '0.0000', balance: '0.0000' });
+  const free = (await findInvoice(world.db, s.organizationId, posted.id))!;
+  t.like(free.invoice, { total: '0.0000', balance: '0.0000' });
+  t.deepEqual(free.lines.map((l) => [l.kind, l.unit_price, l.tax_rate, l.amount, l.tax]), [['free', '0.0000', '0.00', '0.0000', '0.0000']], 'no tax rate on a free issue');
   t.is(await level(s, s.water), 22);
   const priced = await refusal(t, world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { lines: [{ kind: 'free', productId: s.water, unit: 'bottle', quantity: 1, unitPrice: '100' }] }))));
   t.deepEqual([priced.code, priced.errors?.map((e) => e.field)], ['invalid_field', ['/lines/0/unitPrice']]);

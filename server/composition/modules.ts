@@ -11,6 +11,7 @@ import { salespeopleModule } from '../modules/salespeople/manifest.js';
 import { routesModule } from '../modules/routes/manifest.js';
 import { journeyPlansModule } from '../modules/journey-plans/manifest.js';
 import { stockModule } from '../modules/stock/manifest.js';
+import { invoicesModule } from '../modules/invoices/manifest.js';
 import { tripsModule } from '../modules/trips/manifest.js';
 import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 import { ordersModule } from '../modules/orders/manifest.js';
@@ -25,6 +26,7 @@ export const MODULES: readonly ModuleManifest[] = [
   routesModule,
   journeyPlansModule,
   stockModule,
+  invoicesModule,
   tripsModule,
   fieldActivityModule,
   ordersModule,

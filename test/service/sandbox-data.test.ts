@@ -8,6 +8,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
+import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
@@ -185,6 +186,9 @@ test('every main warehouse opens with stock of every beverage (in cases) and emp
   const opening = await query(`SELECT number, reason_code FROM stock_documents WHERE organization_id = $1 AND reason_code = 'OPENING' AND number IN ('ADJ-000001', 'ADJ-000002') ORDER BY number`);
   t.deepEqual(opening, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }], 'the opening stock is the first two documents');
   t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
+  t.deepEqual(await auditCustomerAccount(kyselyOver(run.pool), run.organizationId), []);
+  const invoices = (await run.pool.query('SELECT status, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY status ORDER BY status', [run.organizationId])).rows;
+  t.deepEqual(invoices, [{ status: 'open', n: 4 }, { status: 'void', n: 1 }], 'a few invoices, one voided');
 });
 
 test('the sandbox has stock history: empties from and back to the supplier, transfers, a write-off, and outlets holding empties', async (t) => {
@@ -194,7 +198,8 @@ test('the sandbox has stock history: empties from and back to the supplier, tran
   t.deepEqual(types.map((row) => row.type), ['adjustment', 'empties_receipt', 'empties_return', 'transfer']);
   t.true(types.every((row) => row.n >= 1));
   const empties = await query('SELECT type, count(DISTINCT customer_id)::int AS customers FROM empties_movements WHERE organization_id = $1 GROUP BY type ORDER BY type');
-  t.deepEqual(empties.map((row) => row.type), ['adjustment', 'received_from_supplier', 'returned_to_supplier']);
+  // The sandbox's invoices issue empties with their sales; its voided one collects them back.
+  t.deepEqual(empties.map((row) => row.type), ['adjustment', 'collected', 'issued_with_sale', 'received_from_supplier', 'returned_to_supplier']);
   t.true(empties.find((row) => row.type === 'adjustment').customers >= 10, 'outlets hold empties');
   const [{ n: writtenOff }] = await query(`SELECT count(*)::int AS n FROM stock_movements m JOIN stock_documents d ON d.organization_id = m.organization_id AND d.id = m.document_id
                                             WHERE m.organization_id = $1 AND d.reason_code = 'DMG' AND m.to_location_id IS NULL`);

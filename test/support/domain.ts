@@ -7,6 +7,7 @@ import { actingOrganization, createOrganization, type Module } from '../../serve
 import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/domain/actor.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
+import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface DomainWorld {
@@ -31,7 +32,7 @@ export interface DomainWorld {
 export async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
   const found: string[] = [];
   for (const organizationId of organizations) {
-    for (const d of await auditStock(db, organizationId)) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
+    for (const d of [...await auditStock(db, organizationId), ...await auditCustomerAccount(db, organizationId)]) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
   }
   if (found.length > 0) throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
 }

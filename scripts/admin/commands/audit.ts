@@ -2,19 +2,20 @@
 // there is any, so that scripts and CI can rely on the exit code.
 import type { Command } from 'commander';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
+import { auditCustomerAccount } from '../../../server/modules/invoices/audit.js';
 import { auditStock } from '../../../server/modules/stock/audit.js';
 import { withDatabase } from '../database.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerAuditCommand(program: Command): void {
   program.command('audit')
-    .description('recompute the organisation\'s balances (stock levels and valuations) from its ledgers; exit 1 listing each difference')
+    .description('recompute the organisation\'s balances (stock levels and valuations, customers\' empties, invoice and customer balances) from its ledgers; exit 1 listing each difference')
     .requiredOption('--org <id>', 'organisation id')
     .option('--json', 'print {"differences": [...]}')
     .action(async (options: { org: string; json?: boolean }) => {
       const differences = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
-        return auditStock(db, options.org);
+        return [...await auditStock(db, options.org), ...await auditCustomerAccount(db, options.org)];
       });
       if (options.json) printJson({ differences });
       else if (differences.length === 0) printText('no differences: every balance agrees with its ledger');

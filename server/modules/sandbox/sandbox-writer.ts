@@ -14,6 +14,7 @@ import { products } from '../products/service.js';
 import { routes } from '../routes/service.js';
 import { salespeople } from '../salespeople/service.js';
 import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js';
+import { createInvoice, voidInvoice } from '../invoices/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
 import { writeTrips } from './synthetic-trips.js';
@@ -88,6 +89,28 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
   await writeFieldActivity(tx, actor, d, idOf);
   await writeOrders(tx, actor, d, idOf);
+  await writeInvoices(tx, actor, d, idOf);
+}
+
+/**
+ * A few invoices from the first main warehouse, through the invoices module's posting function: one case of three
+ * beverages to each of the first outlets without a credit limit, at the wholesale case price (one of them voided),
+ * so that partners see invoices, their empties lines and a void.
+ */
+async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+  const warehouse = d.locations.find((location) => location.kind === 'main');
+  const wholesaleCase = new Map(d.prices.filter((price) => price.price_group === 'WHOLESALE' && price.unit === 'case').map((price) => [price.product_code, price.amount]));
+  const sold = d.products.filter((product) => product.tracks_stock && !product.is_empty && wholesaleCase.has(product.product_code)).slice(0, 3);
+  if (!warehouse || sold.length === 0) return;
+  const outlets = d.outlets.filter((outlet) => outlet.credit_limit_amount == null && outlet.status === 'active').slice(0, 5);
+  const issueDate = new Date().toISOString().slice(0, 10);
+  for (const [i, outlet] of outlets.entries()) {
+    const posted = await createInvoice(tx, actor, {
+      customerId: idOf.get(outlet.id)!, locationId: idOf.get(warehouse.id)!, issueDate, currency: actor.organization.baseCurrency,
+      lines: sold.map((product) => ({ productId: idOf.get(product.id)!, unit: 'case' as const, quantity: 1, unitPrice: wholesaleCase.get(product.product_code)! })),
+    });
+    if (i === outlets.length - 1) await voidInvoice(tx, actor, posted.id, 'Sandbox: entered twice');
+  }
 }
 
 /**

@@ -1,0 +1,282 @@
+// The posting functions of invoices: create (posted at once) and void. Each runs in the caller's transaction and
+// writes the invoice, its lines, its stock and empties movements (through the stock module's ledgers), its customer
+// account entries, the customer's open balance, its number and its event, or nothing at all. REST routes, the
+// operator CLI and (later) the DMS handler call these same functions.
+//
+// Lock order, the one of every posting: valuations and levels (postMovements), customers' empties
+// (postEmptiesMovements), then the customer's balance row, then the document number. Voiding takes the same order
+// and ends with the invoice's guarded status UPDATE, so two voids of one invoice cannot both pass.
+import { Decimal } from 'decimal.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
+import type { Actor } from '../../domain/actor.js';
+import { nextDocumentNumber } from '../../domain/documents/numbers.js';
+import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
+import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
+import { recordEvent } from '../../platform/events/outbox.js';
+import { newId } from '../../platform/ids.js';
+import { resolveLines, throwIfAny, type StockUnit } from '../stock/documents.js';
+import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
+import { postMovements, type Movement } from '../stock/ledger.js';
+import { lockCustomerBalance, postAccountEntries } from './account.js';
+import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
+
+/** The resource name of invoices in events and ledger rows (stock and empties movements' document_type). */
+export const INVOICE = 'invoice';
+/** The document type of a void's reversing stock and empties movements (their document_id is the invoice's). */
+export const INVOICE_VOID = 'invoice_void';
+export const INVOICE_CREATED = 'invoice.created';
+export const INVOICE_UPDATED = 'invoice.updated';
+export const INVOICE_VOIDED = 'invoice.voided';
+
+export type LineKind = 'sale' | 'free' | 'empties';
+
+export interface InvoiceLineCommand {
+  /** `sale` (the default) or `free` (a free issue: price 0, no discount). Empties lines are the service's own. */
+  kind?: 'sale' | 'free';
+  productId: string;
+  unit: StockUnit;
+  /** Whole units of `unit`, more than 0. */
+  quantity: number;
+  /** Per `unit`, excluding tax, in the invoice's currency (a decimal string already checked for its currency). */
+  unitPrice: string;
+  /** An amount off the line, not more than quantity x unitPrice. */
+  discount?: string;
+}
+
+export interface CreateInvoiceCommand {
+  customerId: string;
+  /** The location the goods leave: a warehouse, or a van (a van sale). */
+  locationId: string;
+  /** YYYY-MM-DD. */
+  issueDate: string;
+  /** YYYY-MM-DD; the issue date plus the customer's payment terms when absent. */
+  dueDate?: string | null;
+  currency: string;
+  /** The salesperson of a van sale (the trip's when absent); on a warehouse sale, for the record. */
+  salespersonId?: string | null;
+  lines: InvoiceLineCommand[];
+}
+
+export interface PostedInvoice {
+  id: string;
+  number: string;
+}
+
+interface ProductRow {
+  id: string;
+  pack_size: number;
+  tax_rate: string;
+  is_empty: boolean;
+  tracks_stock: boolean;
+  empties: { productId: string; quantity: number; per: 'case' | 'bottle' }[];
+}
+
+interface LinePlan {
+  lineNumber: number;
+  kind: LineKind;
+  productId: string;
+  unit: StockUnit;
+  quantity: number;
+  unitPrice: string;
+  taxRate: string;
+  amounts: LineAmounts;
+  /** Base units that leave the location. */
+  baseQuantity: number;
+  /** The request's field that names this line's quantity (an empties line: the first goods line that carries it). */
+  field: string;
+}
+
+/** Creates and posts an invoice: goods and their empties off the location, the customer's account raised by its total. */
+export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand): Promise<PostedInvoice> {
+  const organizationId = actor.organization.id;
+  const currency = command.currency;
+  if (currency !== actor.organization.baseCurrency) {
+    throw new ApiError('currency_not_supported', `Invoices are in the organisation's base currency ${actor.organization.baseCurrency}; got ${currency}.`, [
+      { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
+    ]);
+  }
+  const customer = await tx.selectFrom('customers').select(['id', 'credit_limit_amount', 'payment_terms_days'])
+    .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
+  if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
+  if (command.lines.length === 0) throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
+  await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
+
+  throwIfAny(command.lines.flatMap((line, i): FieldError[] => {
+    const field = (name: string) => `/lines/${i}/${name}`;
+    if (!Number.isSafeInteger(line.quantity) || line.quantity <= 0) return [{ field: field('quantity'), code: 'invalid_field', message: 'a whole number of units, more than 0' }];
+    if (line.kind === 'free' && !new Decimal(line.unitPrice).isZero()) return [{ field: field('unitPrice'), code: 'invalid_field', message: 'a free line is priced 0' }];
+    if (line.kind === 'free' && line.discount !== undefined && !new Decimal(line.discount).isZero()) return [{ field: field('discount'), code: 'invalid_field', message: 'a free line has no discount' }];
+    if (line.discount !== undefined && new Decimal(line.discount).greaterThan(new Decimal(line.unitPrice).times(line.quantity))) {
+      return [{ field: field('discount'), code: 'invalid_field', message: 'more than quantity x unitPrice' }];
+    }
+    return [];
+  }));
+  const dueDate = command.dueDate ?? addDays(command.issueDate, customer.payment_terms_days);
+  if (dueDate < command.issueDate) throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
+
+  // A van sale: the field sales modules, and the salesperson's in-transit trip with that van.
+  const location = (await tx.selectFrom('locations').select(['kind']).where('organization_id', '=', organizationId).where('id', '=', command.locationId).executeTakeFirstOrThrow());
+  let tripId: string | null = null;
+  let salespersonId = command.salespersonId ?? null;
+  if (salespersonId !== null) {
+    const found = await tx.selectFrom('salespeople').select('id').where('organization_id', '=', organizationId).where('id', '=', salespersonId).executeTakeFirst();
+    if (!found) throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [{ field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' }]);
+  }
+  if (location.kind === 'van') {
+    if (!actor.organization.fieldSalesModuleEnabled) {
+      throw new ApiError('field_sales_disabled', 'A sale from a van needs the field sales modules, which this organisation has switched off.', [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }]);
+    }
+    let trips = tx.selectFrom('trips').select(['id', 'salesperson_id'])
+      .where('organization_id', '=', organizationId).where('van_location_id', '=', command.locationId).where('status', '=', 'in_transit');
+    if (salespersonId !== null) trips = trips.where('salesperson_id', '=', salespersonId);
+    const trip = await trips.orderBy('id').executeTakeFirst();
+    if (!trip) {
+      throw new ApiError('no_open_trip', `A van sale needs ${salespersonId === null ? 'a' : 'the salesperson\'s'} trip in transit with van ${command.locationId}; there is none.`, [
+        { field: salespersonId === null ? '/locationId' : '/salespersonId', code: 'no_open_trip', message: 'no in-transit trip with this van' },
+      ]);
+    }
+    tripId = trip.id;
+    salespersonId = trip.salesperson_id;
+  }
+
+  // The lines: the goods as asked, then one empties line per empty the goods carry (pieces, price 0).
+  const productIds = [...new Set(command.lines.map((line) => line.productId))];
+  const products = await readProducts(tx, organizationId, productIds);
+  const plans: LinePlan[] = command.lines.map((line, i) => {
+    const product = products.get(line.productId)!;
+    const perUnit = line.unit === 'case' ? product.pack_size : 1;
+    const kind = line.kind ?? 'sale';
+    const taxRate = kind === 'sale' ? product.tax_rate : '0';
+    return {
+      lineNumber: i + 1, kind, productId: line.productId, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, taxRate,
+      amounts: lineAmounts({ quantity: line.quantity, unitPrice: line.unitPrice, discount: line.discount ?? 0, taxRate }, currency),
+      baseQuantity: line.quantity * perUnit, field: `/lines/${i}/quantity`,
+    };
+  });
+  const carried = new Map<string, { quantity: number; field: string }>();
+  command.lines.forEach((line, i) => {
+    for (const empty of products.get(line.productId)!.empties) {
+      // Per case: for each full case the line sells (bottles sold loose carry no crate); per bottle: for each bottle.
+      const product = products.get(line.productId)!;
+      const pieces = empty.per === 'case' ? Math.floor(plans[i]!.baseQuantity / product.pack_size) * empty.quantity : plans[i]!.baseQuantity * empty.quantity;
+      if (pieces === 0) continue;
+      const before = carried.get(empty.productId);
+      carried.set(empty.productId, { quantity: (before?.quantity ?? 0) + pieces, field: before?.field ?? `/lines/${i}/quantity` });
+    }
+  });
+  if (carried.size > 0) {
+    const emptiesProducts = await readProducts(tx, organizationId, [...carried.keys()]);
+    for (const productId of carried.keys()) products.set(productId, emptiesProducts.get(productId)!);
+    for (const [productId, { quantity, field }] of carried) {
+      plans.push({
+        lineNumber: plans.length + 1, kind: 'empties', productId, unit: 'piece', quantity, unitPrice: '0', taxRate: '0',
+        amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency), baseQuantity: quantity, field,
+      });
+    }
+  }
+  const totals = documentTotals(plans.map((plan) => plan.amounts), currency);
+
+  const id = newId('inv');
+  const fieldOf = (line: number) => plans[line - 1]!.field;
+  // Stock first (valuations, levels), then the customer's empties, then the balance, then the number.
+  const stockLines = plans.filter((plan) => products.get(plan.productId)!.tracks_stock);
+  const posted = await postMovements(tx, organizationId, { type: INVOICE, id }, stockLines.map((plan): Movement => ({
+    line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity,
+  })), fieldOf);
+  const movementOf = new Map(posted.map((movement) => [movement.line, movement.id]));
+  await postEmptiesMovements(tx, organizationId, { type: INVOICE, id }, plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
+    line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
+    customerId: command.customerId, tripId, locationId: movementOf.has(plan.lineNumber) ? command.locationId : null, stockMovementId: movementOf.get(plan.lineNumber) ?? null,
+  })), fieldOf);
+
+  // The credit rule on the locked balance: nothing is paid at creation, so the whole total goes on the account.
+  const openBalance = await lockCustomerBalance(tx, organizationId, command.customerId, currency);
+  if (customer.credit_limit_amount !== null && new Decimal(totals.total).greaterThan(0)
+    && openBalance.plus(totals.total).greaterThan(customer.credit_limit_amount)) {
+    throw new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(customer.credit_limit_amount, currency)}.`, [
+      { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(customer.credit_limit_amount, currency)}` },
+    ]);
+  }
+
+  const number = await nextDocumentNumber(tx, organizationId, INVOICE, 'INV');
+  await tx.insertInto('invoices').values({
+    organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial,
+    issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId,
+    subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
+  }).execute();
+  await tx.insertInto('invoice_lines').values(plans.map((plan) => ({
+    organization_id: organizationId, invoice_id: id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
+    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
+  }))).execute();
+  if (new Decimal(totals.total).greaterThan(0)) {
+    await postAccountEntries(tx, organizationId, [{ customerId: command.customerId, type: 'invoice', documentType: INVOICE, documentId: id, lineNumber: null, invoiceId: id, amount: totals.total, currency }]);
+  }
+  await recordEvent(tx, organizationId, INVOICE_CREATED, INVOICE, id);
+  return { id, number };
+}
+
+/**
+ * Voids an invoice while nothing is allocated or credited to it (status open and balance equal to its total; 409
+ * invalid_state otherwise): a reversing account entry, its goods and empties back through the ledgers, its status
+ * void with the reason. Nothing posted is edited: the reversal is new rows of the ledgers.
+ */
+export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: string, reason: string): Promise<PostedInvoice> {
+  const organizationId = actor.organization.id;
+  if (reason.trim() === '') throwIfAny([{ field: '/reason', code: 'invalid_field', message: 'say why the invoice is voided' }]);
+  const invoice = await tx.selectFrom('invoices').select(['id', 'number', 'status', 'customer_id', 'location_id', 'trip_id', 'total', 'balance', 'currency'])
+    .where('organization_id', '=', organizationId).where('id', '=', invoiceId).executeTakeFirst();
+  if (!invoice) throw new ApiError('not_found', `There is no invoice ${invoiceId} in this organisation.`);
+  const status = invoice.status as InvoiceStatus;
+  invoiceLifecycle.next(status, 'void', invoiceId); // 409 invalid_state from paid or void, naming the status
+  if (!new Decimal(invoice.balance).equals(invoice.total)) {
+    throw new ApiError('invalid_state', `The invoice ${invoice.number} has ${roundToCurrency(new Decimal(invoice.total).minus(invoice.balance), invoice.currency)} ${invoice.currency} allocated or credited to it; reverse those first.`);
+  }
+
+  // Goods and empties back, as the invoice moved them: the stock movements reversed into the location, the empties
+  // the customer was issued collected back.
+  const lines = await tx.selectFrom('invoice_lines').select(['line_number', 'kind', 'product_id', 'quantity'])
+    .where('organization_id', '=', organizationId).where('invoice_id', '=', invoiceId).orderBy('line_number').execute();
+  const moved = await tx.selectFrom('stock_movements').select(['line_number', 'product_id', 'quantity'])
+    .where('organization_id', '=', organizationId).where('document_type', '=', INVOICE).where('document_id', '=', invoiceId).orderBy('line_number').execute();
+  const field = () => '/reason';
+  const posted = await postMovements(tx, organizationId, { type: INVOICE_VOID, id: invoiceId }, moved.map((m): Movement => ({
+    line: m.line_number, productId: m.product_id, fromLocationId: null, toLocationId: invoice.location_id, quantity: m.quantity,
+  })), field);
+  const movementOf = new Map(posted.map((movement) => [movement.line, movement.id]));
+  await postEmptiesMovements(tx, organizationId, { type: INVOICE_VOID, id: invoiceId }, lines.filter((line) => line.kind === 'empties').map((line): EmptiesMove => ({
+    line: line.line_number, type: 'collected', direction: 'in', productId: line.product_id, quantity: line.quantity,
+    customerId: invoice.customer_id, tripId: invoice.trip_id, locationId: movementOf.has(line.line_number) ? invoice.location_id : null, stockMovementId: movementOf.get(line.line_number) ?? null,
+  })), field);
+
+  await lockCustomerBalance(tx, organizationId, invoice.customer_id, invoice.currency);
+  if (new Decimal(invoice.total).greaterThan(0)) {
+    await postAccountEntries(tx, organizationId, [{
+      customerId: invoice.customer_id, type: 'invoice_void', documentType: INVOICE, documentId: invoiceId, lineNumber: null, invoiceId,
+      amount: new Decimal(invoice.total).negated().toFixed(), currency: invoice.currency,
+    }]);
+  }
+  // The move and its reason in one guarded UPDATE (a void always has its reason: a CHECK holds it); a void that
+  // raced another finds the status changed and is 409.
+  const { to, event } = invoiceLifecycle.next(status, 'void', invoiceId);
+  const { numUpdatedRows } = await tx.updateTable('invoices')
+    .set((eb) => ({ status: to, void_reason: reason, voided_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', organizationId).where('id', '=', invoiceId).where('status', '=', status)
+    .executeTakeFirst();
+  if (numUpdatedRows === 0n) throw new ApiError('invalid_state', `The invoice ${invoice.number} is not ${status} any more: another request changed it first. Read it again.`);
+  await recordEvent(tx, organizationId, event, INVOICE, invoiceId);
+  return { id: invoiceId, number: invoice.number };
+}
+
+async function readProducts(tx: Transaction<DB>, organizationId: string, ids: string[]): Promise<Map<string, ProductRow>> {
+  const rows = await tx.selectFrom('products').select(['id', 'pack_size', 'tax_rate', 'is_empty', 'tracks_stock', 'empties'])
+    .where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, { ...row, tax_rate: String(row.tax_rate), empties: row.empties ?? [] }]));
+}
+
+/** YYYY-MM-DD plus whole days, in UTC (a calendar date has no time zone). */
+function addDays(date: string, days: number): string {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + days);
+  return at.toISOString().slice(0, 10);
+}

@@ -1,0 +1,19 @@
+// An invoice's lifecycle as a transition table (server/domain/documents/transitions.ts): created posted and open;
+// paid when its balance reaches zero and open again if a payment is reversed (the payments module, to come); void
+// while nothing is allocated or credited to it. Void is terminal: a posted invoice is never edited back.
+import { defineTransitions } from '../../domain/documents/transitions.js';
+
+export type InvoiceStatus = 'open' | 'paid' | 'void';
+export type InvoiceCommand = 'void' | 'settle' | 'reopen';
+export type InvoiceEvent = 'invoice.voided' | 'invoice.updated';
+
+export const INVOICE_STATUSES: readonly InvoiceStatus[] = ['open', 'paid', 'void'];
+
+export const invoiceLifecycle = defineTransitions<InvoiceStatus, InvoiceCommand, InvoiceEvent>('invoice', 'open', {
+  open: [
+    { command: 'void', to: 'void', event: 'invoice.voided' },
+    { command: 'settle', to: 'paid', event: 'invoice.updated' },
+  ],
+  paid: [{ command: 'reopen', to: 'open', event: 'invoice.updated' }],
+  void: [],
+});

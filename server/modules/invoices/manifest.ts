@@ -1,0 +1,27 @@
+// Invoices: create and post, void, reads, and the customer account ledger they write. Its events carry the invoice.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { INVOICE_CREATED, INVOICE_UPDATED, INVOICE_VOIDED } from './documents.js';
+import { findInvoice } from './repository.js';
+import { toInvoice } from './representation.js';
+import { invoiceRoutes } from './routes.js';
+
+/** Every invoice event carries the invoice as GET /invoices/{id} answers it. */
+const invoiceObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    const found = await findInvoice(db, actor.organization.id, id);
+    return found ? (toInvoice(found.invoice, found.lines, found.linesTruncated) as unknown as WebhookObject) : null;
+  },
+  fetchPath: (id) => `${API_BASE_PATH}/invoices/${encodeURIComponent(id)}`,
+};
+
+export const invoicesModule: ModuleManifest = {
+  name: 'invoices',
+  routes: ({ db }) => invoiceRoutes(db),
+  webhookObjects: {
+    [INVOICE_CREATED]: invoiceObject,
+    [INVOICE_UPDATED]: invoiceObject,
+    [INVOICE_VOIDED]: invoiceObject,
+  },
+};

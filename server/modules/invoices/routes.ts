@@ -1,0 +1,76 @@
+// HTTP of invoices: the request becomes an actor and a typed command for the posting functions (documents.ts), or a
+// list request for the reads (repository.ts). Nothing here decides a rule.
+import type { Router } from 'express';
+import type { components } from '../../../generated/api-types.js';
+import type { Actor } from '../../domain/actor.js';
+import { acceptAmount } from '../../domain/money.js';
+import { actorOf, callerOf } from '../../platform/access/context.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { apiRouter } from '../../platform/http/router.js';
+import { listRequestOf, sendPage } from '../../platform/lists/http.js';
+import { createInvoice, voidInvoice } from './documents.js';
+import { findInvoice, linesOf, listInvoices, requireInvoiceFilters } from './repository.js';
+import { toInvoice, type Invoice } from './representation.js';
+
+type CreateBody = components['schemas']['InvoiceCreate'];
+type VoidBody = components['schemas']['InvoiceVoid'];
+
+export function invoiceRoutes(db: Db): Router {
+  const router = apiRouter();
+
+  router.post('/invoices', async (req, res) => {
+    const caller = callerOf(res);
+    const body = req.body as CreateBody;
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      const posted = await createInvoice(tx, caller.actor, {
+        customerId: body.customerId,
+        locationId: body.locationId,
+        issueDate: body.issueDate,
+        dueDate: body.dueDate ?? null,
+        salespersonId: body.salespersonId ?? null,
+        currency: caller.baseCurrency,
+        lines: body.lines.map((line, i) => ({
+          ...(line.kind === undefined ? {} : { kind: line.kind }),
+          productId: line.productId, unit: line.unit, quantity: line.quantity,
+          unitPrice: acceptAmount(line.unitPrice, `/lines/${i}/unitPrice`, caller.baseCurrency).toFixed(),
+          ...(line.discount === undefined ? {} : { discount: acceptAmount(line.discount, `/lines/${i}/discount`, caller.baseCurrency).toFixed() }),
+        })),
+      });
+      return { status: 201, body: await read(tx, caller.actor, posted.id) };
+    });
+  });
+
+  router.get('/invoices', async (req, res) => {
+    const actor = actorOf(res);
+    const query = req.query as { customerId?: string; status?: string };
+    await requireInvoiceFilters(db, actor.organization.id, query);
+    const page = await listInvoices(db, actor, listRequestOf(req), query);
+    const lines = await linesOf(db, actor.organization.id, page.rows.map((row) => row.id));
+    sendPage(res, { ...page, rows: page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false)) });
+  });
+
+  router.get('/invoices/:id', async (req, res) => {
+    res.json(await read(db, actorOf(res), req.params.id as string));
+  });
+
+  router.post('/invoices/:id/void', async (req, res) => {
+    const caller = callerOf(res);
+    const body = req.body as VoidBody;
+    const id = req.params.id as string;
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      await voidInvoice(tx, caller.actor, id, body.reason);
+      return { status: 200, body: await read(tx, caller.actor, id) };
+    });
+  });
+
+  return router;
+}
+
+/** The invoice as GET answers it; 404 not_found when the organisation has none with this id. */
+export async function read(db: Db | Tx, actor: Actor, id: string): Promise<Invoice> {
+  const found = await findInvoice(db, actor.organization.id, id);
+  if (!found) throw new ApiError('not_found', `There is no invoice ${id} in this organisation.`);
+  return toInvoice(found.invoice, found.lines, found.linesTruncated);
+}

@@ -1,7 +1,7 @@
 // Accounting periods: an organisation's books are closed through a date (organizations.books_closed_through, set by
 // `admin period close` and cleared or moved back by `admin period reopen`). A document dated on or before it, and a
-// cancel, void or reverse of one, is refused with 422 period_closed naming the date's field. Orders use it now;
-// invoices, payments, returns and credit notes call the same function.
+// cancel, void or reverse of one, is refused with 422 period_closed naming the date's field. Orders and invoices
+// (create and void) use it; payments, returns and credit notes will call the same function.
 import { sql } from 'kysely';
 import type { Tx } from '../platform/database/transaction.js';
 import { ApiError } from '../platform/errors/api-error.js';

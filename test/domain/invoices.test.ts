@@ -242,3 +242,20 @@ test('the checker recomputes invoice and customer balances from the account entr
   await t.throwsAsync(world.db.updateTable('customer_account_entries').set({ amount: '1' }).where('organization_id', '=', s.organizationId).execute(), { message: /append-only/ });
   await t.throwsAsync(world.db.deleteFrom('customer_account_entries').where('organization_id', '=', s.organizationId).execute(), { message: /append-only/ });
 });
+
+test('closed books: an invoice dated in a closed period is 422 period_closed naming /issueDate, and so is the void of one; reopened, the void goes through', async (t) => {
+  const s = await shop();
+  const { closePeriod, reopenPeriod } = await import('../../server/domain/periods.js');
+  const early = await world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { issueDate: '2026-10-31' })));
+  await world.post((tx) => closePeriod(tx, s.organizationId, '2026-10-31'));
+  const dated = await refusal(t, world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { issueDate: '2026-10-31' }))));
+  t.is(dated.code, 'period_closed');
+  t.deepEqual(dated.errors?.map((e) => e.field), ['/issueDate']);
+  const voided = await refusal(t, world.post((tx) => voidInvoice(tx, s.operator, early.id, 'entered twice')));
+  t.is(voided.code, 'period_closed');
+  t.is(await invoiceCount(s), 1, 'the refused invoice wrote nothing');
+  t.truthy(await world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { issueDate: '2026-11-01' }))), 'the day after the closed period is open');
+  await world.post((tx) => reopenPeriod(tx, s.organizationId, null));
+  await world.post((tx) => voidInvoice(tx, s.operator, early.id, 'entered twice'));
+  t.is((await findInvoice(world.db, s.organizationId, early.id))!.invoice.status, 'void');
+});

@@ -7,9 +7,10 @@
 // (postEmptiesMovements), then the customer's balance row, then the document number. Voiding takes the same order
 // and ends with the invoice's guarded status UPDATE, so two voids of one invoice cannot both pass.
 import { Decimal } from 'decimal.js';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
+import { refuseClosedPeriod } from '../../domain/periods.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
@@ -96,6 +97,8 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
       { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
     ]);
   }
+  // The organisation's row first (FOR SHARE): a period close waits for this invoice, and the invoice for a close.
+  await refuseClosedPeriod(tx, organizationId, command.issueDate, '/issueDate');
   const customer = await tx.selectFrom('customers').select(['id', 'credit_limit_amount', 'payment_terms_days'])
     .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
   if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
@@ -225,10 +228,14 @@ export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: 
   const organizationId = actor.organization.id;
   if (reason.trim() === '') throwIfAny([{ field: '/reason', code: 'invalid_field', message: 'say why the invoice is voided' }]);
   const invoice = await tx.selectFrom('invoices').select(['id', 'number', 'status', 'customer_id', 'location_id', 'trip_id', 'total', 'balance', 'currency'])
+    // The issue date as its calendar string: pg would make a DATE a Date at local midnight, which can shift the day.
+    .select(sql<string>`to_char(issue_date, 'YYYY-MM-DD')`.as('issue_day'))
     .where('organization_id', '=', organizationId).where('id', '=', invoiceId).executeTakeFirst();
   if (!invoice) throw new ApiError('not_found', `There is no invoice ${invoiceId} in this organisation.`);
   const status = invoice.status as InvoiceStatus;
   invoiceLifecycle.next(status, 'void', invoiceId); // 409 invalid_state from paid or void, naming the status
+  // A void of an invoice dated in a closed period would change closed books.
+  await refuseClosedPeriod(tx, organizationId, invoice.issue_day, '/issueDate');
   if (!new Decimal(invoice.balance).equals(invoice.total)) {
     throw new ApiError('invalid_state', `The invoice ${invoice.number} has ${roundToCurrency(new Decimal(invoice.total).minus(invoice.balance), invoice.currency)} ${invoice.currency} allocated or credited to it; reverse those first.`);
   }

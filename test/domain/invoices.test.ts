@@ -259,3 +259,26 @@ test('closed books: an invoice dated in a closed period is 422 period_closed nam
   await world.post((tx) => voidInvoice(tx, s.operator, early.id, 'entered twice'));
   t.is((await findInvoice(world.db, s.organizationId, early.id))!.invoice.status, 'void');
 });
+
+test('an invoice of an order moves it open -> invoiced with order.status_changed; the order is invoiced once, and only for its own customer', async (t) => {
+  const s = await shop();
+  const { createOrder } = await import('../../server/modules/orders/documents.js');
+  const order = await world.post((tx) => createOrder(tx, s.operator, { customerId: s.customer, orderDate: '2026-11-24',
+    lines: [{ productId: s.soda, unit: 'case', quantity: 1, unitPrice: { amount: '25500', currency: 'UGX' } }] }));
+  const invoiced = await world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { orderId: order.id })));
+  const found = (await findInvoice(world.db, s.organizationId, invoiced.id))!;
+  t.is(found.invoice.order_id, order.id);
+  const row = await world.db.selectFrom('sales_orders').select('status').where('organization_id', '=', s.organizationId).where('id', '=', order.id).executeTakeFirstOrThrow();
+  t.is(row.status, 'invoiced');
+  const events = await world.db.selectFrom('events').select('type').where('organization_id', '=', s.organizationId).where('record_id', '=', order.id).orderBy('created_at').orderBy('id').execute();
+  t.deepEqual(events.map((e) => e.type), ['order.created', 'order.status_changed']);
+  const again = await refusal(t, world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { orderId: order.id }))));
+  t.is(again.code, 'business_rule');
+  t.deepEqual(again.errors?.map((e) => e.field), ['/orderId']);
+  const other = await world.post((tx) => customers.create(tx, s.operator, { outletCode: 'UG0000002', name: 'Other Shop', channel: 'retail' }));
+  const theirs = await world.post((tx) => createOrder(tx, s.operator, { customerId: other.id, orderDate: '2026-11-24',
+    lines: [{ productId: s.soda, unit: 'case', quantity: 1, unitPrice: { amount: '25500', currency: 'UGX' } }] }));
+  const wrongCustomer = await refusal(t, world.post((tx) => createInvoice(tx, s.operator, threeLines(s, { orderId: theirs.id }))));
+  t.deepEqual(wrongCustomer.errors?.map((e) => e.field), ['/orderId']);
+  t.is(await invoiceCount(s), 1, 'the refused invoices wrote nothing');
+});

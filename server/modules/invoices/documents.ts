@@ -19,6 +19,8 @@ import { newId } from '../../platform/ids.js';
 import { resolveLines, throwIfAny, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
 import { postMovements, type Movement } from '../stock/ledger.js';
+import { findOrder } from '../orders/repository.js';
+import { markOrderInvoiced } from '../orders/documents.js';
 import { lockCustomerBalance, postAccountEntries } from './account.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
@@ -56,6 +58,8 @@ export interface CreateInvoiceCommand {
   currency: string;
   /** The salesperson of a van sale (the trip's when absent); on a warehouse sale, for the record. */
   salespersonId?: string | null;
+  /** The sales order this invoices: an open order of the same customer, which becomes invoiced. */
+  orderId?: string | null;
   lines: InvoiceLineCommand[];
 }
 
@@ -103,6 +107,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
     .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
   if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
   if (command.lines.length === 0) throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
+  if (command.orderId) await requireOrderToInvoice(tx, organizationId, command.orderId, command.customerId);
   await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
 
   throwIfAny(command.lines.flatMap((line, i): FieldError[] => {
@@ -205,7 +210,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   const number = await nextDocumentNumber(tx, organizationId, INVOICE, 'INV');
   await tx.insertInto('invoices').values({
     organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial,
-    issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId,
+    issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId, order_id: command.orderId ?? null,
     subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
   }).execute();
   await tx.insertInto('invoice_lines').values(plans.map((plan) => ({
@@ -216,7 +221,19 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
     await postAccountEntries(tx, organizationId, [{ customerId: command.customerId, type: 'invoice', documentType: INVOICE, documentId: id, lineNumber: null, invoiceId: id, amount: totals.total, currency }]);
   }
   await recordEvent(tx, organizationId, INVOICE_CREATED, INVOICE, id);
+  // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
+  // for one order, the second is 409 invalid_state and rolls back whole).
+  if (command.orderId) await markOrderInvoiced(tx, actor, command.orderId);
   return { id, number };
+}
+
+/** The order an invoice names: the organisation's, of the invoice's customer, and still open (422 naming /orderId). */
+async function requireOrderToInvoice(tx: Transaction<DB>, organizationId: string, orderId: string, customerId: string): Promise<void> {
+  const order = await findOrder(tx, organizationId, orderId);
+  const problem = !order ? 'not an order of this organisation'
+    : order.customer_id !== customerId ? `an order of another customer (${order.customer_id})`
+      : order.status !== 'open' ? `the order is ${order.status}; only an open order is invoiced` : null;
+  if (problem) throw new ApiError('business_rule', `orderId: ${problem}.`, [{ field: '/orderId', code: 'business_rule', message: problem }]);
 }
 
 /**

@@ -10,7 +10,7 @@ import { readPage, type Filter, type ListQuery, type ListRequest, type Page } fr
 /** At most this many lines in one invoice's JSON; the rest is said by `linesTruncated`. */
 export const MAX_LINES = 500;
 
-const invoiceColumns = ['id', 'number', 'customer_id', 'status', 'currency', 'location_id', 'trip_id', 'salesperson_id',
+const invoiceColumns = ['id', 'number', 'customer_id', 'status', 'currency', 'location_id', 'trip_id', 'salesperson_id', 'order_id',
   'subtotal', 'discount', 'tax', 'total', 'balance', 'void_reason', 'voided_at', 'created_at', 'updated_at'] as const;
 const lineColumns = ['invoice_id', 'line_number', 'kind', 'product_id', 'unit', 'quantity', 'unit_price', 'discount', 'tax_rate', 'amount', 'tax'] as const;
 

@@ -22,6 +22,7 @@ export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncat
     locationId: row.location_id,
     tripId: row.trip_id,
     salespersonId: row.salesperson_id,
+    orderId: row.order_id,
     subtotal: money(row.subtotal, currency),
     discount: money(row.discount, currency),
     tax: money(row.tax, currency),

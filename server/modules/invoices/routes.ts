@@ -30,6 +30,7 @@ export function invoiceRoutes(db: Db): Router {
         issueDate: body.issueDate,
         dueDate: body.dueDate ?? null,
         salespersonId: body.salespersonId ?? null,
+        orderId: body.orderId ?? null,
         currency: caller.baseCurrency,
         lines: body.lines.map((line, i) => ({
           ...(line.kind === undefined ? {} : { kind: line.kind }),

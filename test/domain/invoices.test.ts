@@ -282,3 +282,25 @@ test('an invoice of an order moves it open -> invoiced with order.status_changed
   t.deepEqual(wrongCustomer.errors?.map((e) => e.field), ['/orderId']);
   t.is(await invoiceCount(s), 1, 'the refused invoices wrote nothing');
 });
+
+test('the credit rule holds under concurrency: 10 invoices racing against one credit limit, exactly as many as fit are posted', async (t) => {
+  const s = await shop({ creditLimit: '500000' });
+  // Ten products, each in stock: the invoices share no stock row, so only the customer's balance row orders them.
+  const products10 = await world.post(async (tx) => {
+    const made = [];
+    for (let i = 0; i < 10; i += 1) made.push((await products.create(tx, s.operator, { productCode: String(400001 + i), name: `Drink ${i}`, packSize: 12, sellingUnits: ['bottle'], taxRate: 18 })).id);
+    await postStockAdjustment(tx, s.operator, { reasonCode: 'OPENING', lines: made.map((productId) => ({ productId, locationId: s.warehouse, unit: 'bottle' as const, quantity: 5, unitCost: '50000' })) });
+    return made;
+  });
+  // One bottle at 100 000 + 18 % = 118 000 each: 4 fit under 500 000 (472 000), a 5th would not.
+  const one = (productId: string) => world.post((tx) => createInvoice(tx, s.operator, { customerId: s.customer, locationId: s.warehouse, issueDate: '2026-11-24', currency: 'UGX',
+    lines: [{ productId, unit: 'bottle', quantity: 1, unitPrice: '100000' }] }));
+  const outcomes = await Promise.allSettled(products10.map(one));
+  const posted = outcomes.filter((o) => o.status === 'fulfilled').length;
+  const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  t.is(posted, 4);
+  t.is(refused.length, 6);
+  t.true(refused.every((o) => o.reason instanceof ApiError && o.reason.code === 'credit_limit_exceeded'), refused.map((o) => String(o.reason)).join('; '));
+  t.is(String(await openBalance(s)), '472000.0000');
+  t.is(await invoiceCount(s), 4);
+});

@@ -54,14 +54,6 @@ export function observationQuery(db: Db, organizationId: string): ListQuery<Obse
   ]) as unknown as ListQuery<ObservationRow>;
 }
 
-/** t.column = value over one of the field activity tables, when the caller gave a value. */
-export function equalsOn<TB extends Listed>(_table: TB, column: keyof DB[TB] & string, value: string | undefined): Filter | undefined {
-  if (value === undefined) return undefined;
-  const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
-  // The column is checked against the table by the signature; the builder's overloads cannot see through TB.
-  return { condition: eb(eb.ref(`t.${column}` as never), '=', value as never), value };
-}
-
 /** Observations that carry this code in any of the caller's code systems. */
 export function observationHasCode(code: string | undefined): Filter | undefined {
   if (code === undefined) return undefined;

@@ -15,9 +15,10 @@ import { readPage, type ListRequest, type Page } from '../../platform/lists/page
 import { referenceProblem } from '../../platform/resources/references.js';
 import { acceptPhoto } from './photos.js';
 import {
-  activityQuery, equalsOn, OBSERVATION_RESOURCE, observationHasCode, observationQuery, visitQuery,
+  activityQuery, OBSERVATION_RESOURCE, observationHasCode, observationQuery, visitQuery,
 } from './repository.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
+import { equals } from '../../platform/resources/filters.js';
 import { toCompetitorObservation, toOutletActivity, toVisit, type CompetitorObservation, type OutletActivity, type Visit } from './representation.js';
 
 export const VISIT_OUTCOMES = ['sale', 'no_sale', 'closed_outlet'] as const;
@@ -268,9 +269,9 @@ export async function listVisits(db: Db, actor: Actor, request: ListRequest, que
     { parameter: 'tripId', table: 'trips', what: 'trip', id: query.tripId },
   ]);
   const page = await readPage('visits', visitQuery(db, organizationId), organizationId, request, {
-    customerId: equalsOn('visits', 'customer_id', query.customerId),
-    salespersonId: equalsOn('visits', 'salesperson_id', query.salespersonId),
-    tripId: equalsOn('visits', 'trip_id', query.tripId),
+    customerId: equals('visits', 'customer_id', query.customerId),
+    salespersonId: equals('visits', 'salesperson_id', query.salespersonId),
+    tripId: equals('visits', 'trip_id', query.tripId),
   });
   return { ...page, rows: page.rows.map(toVisit) };
 }
@@ -282,9 +283,9 @@ export async function listOutletActivities(db: Db, actor: Actor, request: ListRe
     { parameter: 'visitId', table: 'visits', what: 'visit', id: query.visitId },
   ]);
   const page = await readPage('outlet-activities', activityQuery(db, organizationId), organizationId, request, {
-    customerId: equalsOn('outlet_activities', 'customer_id', query.customerId),
-    visitId: equalsOn('outlet_activities', 'visit_id', query.visitId),
-    kind: equalsOn('outlet_activities', 'kind', query.kind),
+    customerId: equals('outlet_activities', 'customer_id', query.customerId),
+    visitId: equals('outlet_activities', 'visit_id', query.visitId),
+    kind: equals('outlet_activities', 'kind', query.kind),
   });
   return { ...page, rows: page.rows.map(toOutletActivity) };
 }
@@ -299,7 +300,7 @@ export async function listCompetitorObservations(db: Db, actor: Actor, request: 
     { parameter: 'customerId', table: 'customers', what: 'customer', id: query.customerId },
   ]);
   const page = await readPage('competitor-observations', observationQuery(db, organizationId), organizationId, request, {
-    customerId: equalsOn('competitor_observations', 'customer_id', query.customerId),
+    customerId: equals('competitor_observations', 'customer_id', query.customerId),
     externalCode: observationHasCode(query.externalCode),
   }, undefined, { column: 't.observed_at', valueOf: (row) => row.observed_on });
   const urls = actor.scopes.has(PII_SCOPE) ? (photoId: string) => photoUrlOf(organizationId, photoId) : undefined;

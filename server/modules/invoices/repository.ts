@@ -1,11 +1,12 @@
 // The invoices module's reads: an invoice with its lines, and the list. Every statement is scoped by organization_id
 // first.
-import { expressionBuilder, sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
+import { equals } from '../../platform/resources/filters.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
-import { readPage, type Filter, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
+import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
 
 /** At most this many lines in one invoice's JSON; the rest is said by `linesTruncated`. */
 export const MAX_LINES = 500;
@@ -49,15 +50,10 @@ export async function requireInvoiceFilters(db: Db, organizationId: string, quer
 export async function listInvoices(db: Db, actor: Actor, request: ListRequest, filters: InvoiceFilters): Promise<Page<InvoiceRow>> {
   const organizationId = actor.organization.id;
   const query = db.selectFrom('invoices as t').select(invoiceSelection).where('t.organization_id', '=', organizationId);
-  const eb = expressionBuilder<DB & { t: DB['invoices'] }, 't'>();
   return readPage('invoices', query as unknown as ListQuery<InvoiceRow>, organizationId, request, {
-    customerId: filter(filters.customerId, eb('t.customer_id', '=', filters.customerId ?? '')),
-    status: filter(filters.status, eb('t.status', '=', filters.status ?? '')),
+    customerId: equals('invoices', 'customer_id', filters.customerId),
+    status: equals('invoices', 'status', filters.status),
   });
-}
-
-function filter(value: string | undefined, condition: Expression<SqlBool>): Filter | undefined {
-  return value === undefined ? undefined : { condition, value };
 }
 
 /** The lines of several invoices (a list's page), each cut at MAX_LINES, in one statement. */

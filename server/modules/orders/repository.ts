@@ -1,9 +1,9 @@
 // The orders module's own tables: sales_orders and sales_order_lines. Every statement is scoped by organization_id
 // first (docs/decisions/0005-tenancy-organization-id-first.md).
-import { expressionBuilder, sql, type Selectable } from 'kysely';
-import type { DB, SalesOrder as OrderTable, SalesOrderLine as OrderLineTable } from '../../../generated/kysely/types.js';
+import { sql, type Selectable } from 'kysely';
+import type { SalesOrder as OrderTable, SalesOrderLine as OrderLineTable } from '../../../generated/kysely/types.js';
 import type { Db } from '../../platform/database/transaction.js';
-import type { Filter, ListQuery } from '../../platform/lists/page.js';
+import type { ListQuery } from '../../platform/lists/page.js';
 
 export const ORDER_RESOURCE = 'order';
 
@@ -37,9 +37,3 @@ export async function linesOf(db: Db, organizationId: string, orderIds: string[]
   return byOrder;
 }
 
-/** t.column = value, when the caller gave a value (the list's filters). */
-export function orderEquals(column: 'status' | 'customer_id', value: string | undefined): Filter | undefined {
-  if (value === undefined) return undefined;
-  const eb = expressionBuilder<DB & { t: DB['sales_orders'] }, 't'>();
-  return { condition: eb(`t.${column}`, '=', value), value };
-}

@@ -4,7 +4,8 @@ import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { findOrder, linesOf, orderEquals, orderQuery } from './repository.js';
+import { findOrder, linesOf, orderQuery } from './repository.js';
+import { equals } from '../../platform/resources/filters.js';
 import { toOrder, type Order } from './representation.js';
 
 export interface OrderFilters {
@@ -16,8 +17,8 @@ export async function listOrders(db: Db, actor: Actor, request: ListRequest, fil
   const organizationId = actor.organization.id;
   await requireFilterRecords(db, organizationId, [{ parameter: 'customerId', table: 'customers', what: 'customer', id: filters.customerId }]);
   const page = await readPage('orders', orderQuery(db, organizationId), organizationId, request, {
-    status: orderEquals('status', filters.status),
-    customerId: orderEquals('customer_id', filters.customerId),
+    status: equals('sales_orders', 'status', filters.status),
+    customerId: equals('sales_orders', 'customer_id', filters.customerId),
   });
   const lines = await linesOf(db, organizationId, page.rows.map((row) => row.id));
   return { ...page, rows: page.rows.map((row) => toOrder(row, lines.get(row.id)!)) };

@@ -1,11 +1,12 @@
 // The stock module's reads: a document with its movements, and the lists of movements, levels and empties
 // movements. Every statement is scoped by organization_id first.
-import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
-import { readPage, type Filter, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
+import { equals, when } from '../../platform/resources/filters.js';
+import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
 import { STOCK_DOCUMENT } from './documents.js';
 import type { DocumentRow, EmptiesRow, LevelRow, MovementRow } from './representation.js';
 
@@ -56,9 +57,9 @@ export async function listStockMovements(db: Db, actor: Actor, request: ListRequ
     .where('t.organization_id', '=', organizationId);
   const eb = expressionBuilder<DB & { t: DB['stock_movements'] }, 't'>();
   return readPage('stock-movements', query as unknown as ListQuery<MovementRow>, organizationId, request, {
-    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
-    locationId: filter(filters.locationId, eb.or([eb('t.from_location_id', '=', filters.locationId ?? ''), eb('t.to_location_id', '=', filters.locationId ?? '')])),
-    documentId: filter(filters.documentId, eb.and([eb('t.document_type', '=', STOCK_DOCUMENT), eb('t.document_id', '=', filters.documentId ?? '')])),
+    productId: equals('stock_movements', 'product_id', filters.productId),
+    locationId: when(filters.locationId, eb.or([eb('t.from_location_id', '=', filters.locationId ?? ''), eb('t.to_location_id', '=', filters.locationId ?? '')])),
+    documentId: when(filters.documentId, eb.and([eb('t.document_type', '=', STOCK_DOCUMENT), eb('t.document_id', '=', filters.documentId ?? '')])),
   });
 }
 
@@ -82,8 +83,8 @@ export async function listStockLevels(db: Db, actor: Actor, request: ListRequest
   const query = db.selectFrom(levels.as('t')).selectAll('t');
   const eb = expressionBuilder<{ t: { location_id: string; product_id: string } }, 't'>();
   return readPage('stock-levels', query as unknown as ListQuery<LevelRow & { id: string }>, organizationId, request, {
-    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
-    locationId: filter(filters.locationId, eb('t.location_id', '=', filters.locationId ?? '')),
+    productId: when(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
+    locationId: when(filters.locationId, eb('t.location_id', '=', filters.locationId ?? '')),
   });
 }
 
@@ -98,16 +99,11 @@ export interface EmptiesFilters {
 export async function listEmptiesMovements(db: Db, actor: Actor, request: ListRequest, filters: EmptiesFilters): Promise<Page<EmptiesRow>> {
   const organizationId = actor.organization.id;
   const query = db.selectFrom('empties_movements as t').selectAll('t').where('t.organization_id', '=', organizationId);
-  const eb = expressionBuilder<DB & { t: DB['empties_movements'] }, 't'>();
   return readPage('empties-movements', query as unknown as ListQuery<EmptiesRow>, organizationId, request, {
-    type: filter(filters.type, eb('t.type', '=', filters.type ?? '')),
-    customerId: filter(filters.customerId, eb('t.customer_id', '=', filters.customerId ?? '')),
-    productId: filter(filters.productId, eb('t.product_id', '=', filters.productId ?? '')),
-    locationId: filter(filters.locationId, eb('t.location_id', '=', filters.locationId ?? '')),
-    tripId: filter(filters.tripId, eb('t.trip_id', '=', filters.tripId ?? '')),
+    type: equals('empties_movements', 'type', filters.type),
+    customerId: equals('empties_movements', 'customer_id', filters.customerId),
+    productId: equals('empties_movements', 'product_id', filters.productId),
+    locationId: equals('empties_movements', 'location_id', filters.locationId),
+    tripId: equals('empties_movements', 'trip_id', filters.tripId),
   });
-}
-
-function filter(value: string | undefined, condition: Expression<SqlBool>): Filter | undefined {
-  return value === undefined ? undefined : { condition, value };
 }

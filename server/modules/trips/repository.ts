@@ -1,9 +1,9 @@
 // The trips module's own tables: trips and trip_locations (the GPS trail). Every statement is scoped by
 // organization_id first (docs/decisions/0005-tenancy-organization-id-first.md).
-import { expressionBuilder, sql, type Selectable } from 'kysely';
-import type { DB, Trip as TripTable, TripLocation as TripLocationTable } from '../../../generated/kysely/types.js';
+import { sql, type Selectable } from 'kysely';
+import type { Trip as TripTable, TripLocation as TripLocationTable } from '../../../generated/kysely/types.js';
 import type { Db } from '../../platform/database/transaction.js';
-import type { Filter, ListQuery } from '../../platform/lists/page.js';
+import type { ListQuery } from '../../platform/lists/page.js';
 
 export const TRIP_RESOURCE = 'trip';
 
@@ -23,15 +23,6 @@ export function tripQuery(db: Db, organizationId: string): ListQuery<TripRow> {
 
 export async function findTrip(db: Db, organizationId: string, id: string): Promise<TripRow | null> {
   return (await tripQuery(db, organizationId).where('t.id', '=', id).executeTakeFirst() as TripRow | undefined) ?? null;
-}
-
-const trips = () => expressionBuilder<DB & { t: DB['trips'] }, 't'>();
-
-/** t.column = value, when the caller gave a value (the list's filters). */
-export function tripEquals(column: 'status' | 'salesperson_id' | 'route_id' | 'van_location_id' | 'business_date', value: string | undefined): Filter | undefined {
-  if (value === undefined) return undefined;
-  const eb = trips();
-  return { condition: eb(`t.${column}`, '=', value), value };
 }
 
 /** The trail of one trip (aliased `t`), as a feed over (updated_at, id). */

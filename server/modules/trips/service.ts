@@ -25,7 +25,8 @@ import { postStockAdjustment, postStockTransfer, type StockDocument, type StockU
 import { heldAt, lockLevels } from '../stock/ledger.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { tripLifecycle, type TripCommand, type TripStatus } from './lifecycle.js';
-import { findTrip, trailQuery, TRIP_RESOURCE, tripEquals, tripQuery, type TripRow } from './repository.js';
+import { findTrip, trailQuery, TRIP_RESOURCE, tripQuery, type TripRow } from './repository.js';
+import { equals } from '../../platform/resources/filters.js';
 import { toTrip, toTripLocation, type Trip, type TripLocation } from './representation.js';
 
 /** The reason code of the adjustment a return's count posts. */
@@ -295,11 +296,11 @@ export async function listTrips(db: Db, actor: Actor, request: ListRequest, filt
     if (problem) throw new ApiError('invalid_field', `businessDate ${problem}.`, [{ field: '/query/businessDate', code: 'invalid_field', message: problem }]);
   }
   const conditions: Record<string, Filter | undefined> = {
-    status: tripEquals('status', filters.status),
-    salespersonId: tripEquals('salesperson_id', filters.salespersonId),
-    routeId: tripEquals('route_id', filters.routeId),
-    vanLocationId: tripEquals('van_location_id', filters.vanLocationId),
-    businessDate: tripEquals('business_date', filters.businessDate),
+    status: equals('trips', 'status', filters.status),
+    salespersonId: equals('trips', 'salesperson_id', filters.salespersonId),
+    routeId: equals('trips', 'route_id', filters.routeId),
+    vanLocationId: equals('trips', 'van_location_id', filters.vanLocationId),
+    businessDate: equals('trips', 'business_date', filters.businessDate),
   };
   const page = await readPage('trips', tripQuery(db, organizationId), organizationId, request, conditions);
   return { ...page, rows: page.rows.map(toTrip) };

@@ -1,6 +1,6 @@
 // List filters of resource tables, built with Kysely's typed expression builder over the table aliased `t`: a
 // column name that the table does not have, or a value of the wrong type, does not compile.
-import { expressionBuilder } from 'kysely';
+import { expressionBuilder, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Filter } from '../lists/page.js';
 import type { ResourceTableName } from './table.js';
@@ -10,12 +10,17 @@ export function tableExpressions<TB extends ResourceTableName>() {
   return expressionBuilder<DB & { t: DB[TB] }, 't'>();
 }
 
-/** t.column = value, when the caller gave a value. */
-export function equals<TB extends ResourceTableName>(_table: TB, column: keyof DB[TB] & string, value: string | boolean | undefined): Filter | undefined {
+/** t.column = value over a list's table (any table of the schema, aliased `t`), when the caller gave a value. */
+export function equals<TB extends keyof DB>(_table: TB, column: keyof DB[TB] & string, value: string | boolean | undefined): Filter | undefined {
   if (value === undefined) return undefined;
-  const eb = tableExpressions<TB>();
+  const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
   // The column is checked against the table by the signature; the builder's own overloads cannot see through TB.
   return { condition: eb(eb.ref(`t.${column}` as never), '=', value as never), value };
+}
+
+/** A list filter with its own condition (either of two columns, a pair), when the caller gave a value. */
+export function when(value: string | undefined, condition: Expression<SqlBool>): Filter | undefined {
+  return value === undefined ? undefined : { condition, value };
 }
 
 /** Rows that carry this code in any of the caller's code systems (starting from the external_codes index). */

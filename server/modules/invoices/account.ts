@@ -1,6 +1,8 @@
 // The customer account: an append-only ledger (customer_account_entries; refuse_ledger_change() refuses any edit) of
-// what raises or lowers what a customer owes: invoices (+), their voids (-), and later payment allocations and credit
-// applications. Each entry names the document (and line) that caused it and the invoice it concerns. The customer's
+// what raises or lowers what a customer owes: invoices (+), their voids (-), payment allocations and credit
+// applications (-), credits left on the account (an unallocated payment, a credit note's remaining amount: -), cash
+// refunds of such a credit (+), and the reversal of each. Each entry names the document (and line) that caused it and
+// the invoice it concerns (none for a credit on the account or its refund). The customer's
 // open balance (customer_balances, per currency) and the invoice's balance are kept here, in the entries'
 // transaction, and nowhere else; the checker (audit.ts) recomputes both from the entries.
 import { Decimal } from 'decimal.js';
@@ -8,8 +10,17 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { newId } from '../../platform/ids.js';
 
-/** The CHECK of the table lists the same; payment allocations and credit applications are posted by their modules (to come). */
-export type AccountEntryType = 'invoice' | 'invoice_void' | 'payment_allocation' | 'payment_allocation_reversal' | 'credit_application' | 'credit_application_reversal';
+/**
+ * The CHECK of the table lists the same (and that exactly the last six name no invoice). Invoices post the first
+ * two, payments the next four, credit notes the rest.
+ */
+export type AccountEntryType =
+  | 'invoice' | 'invoice_void'
+  | 'payment_allocation' | 'payment_allocation_reversal'
+  | 'credit_application' | 'credit_application_reversal'
+  | 'payment_unallocated' | 'payment_unallocated_reversal'
+  | 'credit_unapplied' | 'credit_unapplied_reversal'
+  | 'credit_refund' | 'credit_refund_reversal';
 
 export interface AccountEntry {
   customerId: string;
@@ -17,7 +28,8 @@ export interface AccountEntry {
   documentType: string;
   documentId: string;
   lineNumber: number | null;
-  invoiceId: string;
+  /** The invoice whose balance moves; null for a credit on the account or its refund. */
+  invoiceId: string | null;
   /** Signed decimal: + raises what the customer owes. */
   amount: string;
   currency: string;
@@ -40,7 +52,9 @@ export async function lockCustomerBalance(tx: Transaction<DB>, organizationId: s
 
 /**
  * Appends entries and moves the balances they change: each customer's open balance (whose row the caller has
- * locked with lockCustomerBalance) and each invoice's balance, by the entries' sums.
+ * locked with lockCustomerBalance) and each invoice's balance, by the entries' sums. The invoice's status (paid when
+ * its balance reaches zero, open again when it rises) is its caller's to move; the invoices table's CHECK keeps
+ * the balance within 0 and the total, so an over-allocation that slipped past the caller fails the transaction.
  */
 export async function postAccountEntries(tx: Transaction<DB>, organizationId: string, entries: AccountEntry[]): Promise<void> {
   if (entries.length === 0) return;
@@ -55,7 +69,7 @@ export async function postAccountEntries(tx: Transaction<DB>, organizationId: st
     const key = `${entry.customerId}|${entry.currency}`;
     const before = byCustomer.get(key);
     byCustomer.set(key, { customer_id: entry.customerId, currency: entry.currency, change: (before?.change ?? new Decimal(0)).plus(entry.amount) });
-    byInvoice.set(entry.invoiceId, (byInvoice.get(entry.invoiceId) ?? new Decimal(0)).plus(entry.amount));
+    if (entry.invoiceId !== null) byInvoice.set(entry.invoiceId, (byInvoice.get(entry.invoiceId) ?? new Decimal(0)).plus(entry.amount));
   }
   for (const { customer_id, currency, change } of byCustomer.values()) {
     await tx.updateTable('customer_balances')

@@ -6,9 +6,11 @@
 // open balance (customer_balances, per currency) and the invoice's balance are kept here, in the entries'
 // transaction, and nowhere else; the checker (audit.ts) recomputes both from the entries.
 import { Decimal } from 'decimal.js';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
+import { recordEvents } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
+import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
 /**
  * The CHECK of the table lists the same (and that exactly the last six name no invoice). Invoices post the first
@@ -84,4 +86,63 @@ export async function postAccountEntries(tx: Transaction<DB>, organizationId: st
       .where('organization_id', '=', organizationId).where('id', '=', invoiceId)
       .execute();
   }
+}
+
+/** An invoice's row as a payment, credit note, return or void needs it, read under its row lock. */
+export interface LockedInvoice {
+  id: string;
+  number: string;
+  status: 'open' | 'paid' | 'void';
+  customer_id: string;
+  currency: string;
+  total: string;
+  balance: string;
+  trip_id: string | null;
+  location_id: string;
+  /** YYYY-MM-DD. */
+  issue_day: string;
+}
+
+/**
+ * Locks the organisation's invoices among `ids` (FOR UPDATE, in id order: the first locks of any operation that
+ * changes an invoice's balance, before stock, empties, the customer's balance and the number) and returns them by
+ * id; an id that is not the organisation's invoice is absent from the map, for the caller to name in its error.
+ * Two operations on one invoice (20 payments, a void and a payment) thus run one after the other on fresh rows.
+ */
+export async function lockInvoices(tx: Transaction<DB>, organizationId: string, ids: readonly string[]): Promise<Map<string, LockedInvoice>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.selectFrom('invoices')
+    .select(['id', 'number', 'status', 'customer_id', 'currency', 'total', 'balance', 'trip_id', 'location_id'])
+    // The issue date as its calendar string: pg would make a DATE a Date at local midnight, which can shift the day.
+    .select(sql<string>`to_char(issue_date, 'YYYY-MM-DD')`.as('issue_day'))
+    .where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)])
+    .orderBy('id').forUpdate().execute();
+  return new Map(rows.map((row) => [row.id, { ...row, status: row.status as LockedInvoice['status'], total: String(row.total), balance: String(row.balance) }]));
+}
+
+/**
+ * After account entries moved the balances of `invoiceIds` (locked by lockInvoices): each reaching zero becomes
+ * paid, each rising from zero open again (the lifecycle's settle and reopen, guarded UPDATEs), and every one of them
+ * gets an `invoice.updated` event (its balance changed even when its status did not). Void invoices are left alone.
+ */
+export async function settleInvoiceStatuses(tx: Transaction<DB>, organizationId: string, invoiceIds: readonly string[]): Promise<void> {
+  const ids = [...new Set(invoiceIds)];
+  if (ids.length === 0) return;
+  const rows = await tx.selectFrom('invoices').select(['id', 'status', 'balance'])
+    .where('organization_id', '=', organizationId).where('id', 'in', ids).orderBy('id').execute();
+  const changed: string[] = [];
+  for (const row of rows) {
+    const status = row.status as InvoiceStatus;
+    if (status === 'void') continue;
+    const zero = new Decimal(row.balance).isZero();
+    const command = status === 'open' && zero ? 'settle' : status === 'paid' && !zero ? 'reopen' : null;
+    if (command !== null) {
+      const { to } = invoiceLifecycle.next(status, command, row.id);
+      await tx.updateTable('invoices').set({ status: to })
+        .where('organization_id', '=', organizationId).where('id', '=', row.id).where('status', '=', status)
+        .execute();
+    }
+    changed.push(row.id);
+  }
+  await recordEvents(tx, organizationId, 'invoice.updated', 'invoice', changed);
 }

@@ -21,7 +21,7 @@ import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
 import { postMovements, type Movement } from '../stock/ledger.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
-import { lockCustomerBalance, postAccountEntries } from './account.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries } from './account.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
 /** The resource name of invoices in events and ledger rows (stock and empties movements' document_type). */
@@ -244,10 +244,9 @@ async function requireOrderToInvoice(tx: Transaction<DB>, organizationId: string
 export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: string, reason: string): Promise<PostedInvoice> {
   const organizationId = actor.organization.id;
   if (reason.trim() === '') throwIfAny([{ field: '/reason', code: 'invalid_field', message: 'say why the invoice is voided' }]);
-  const invoice = await tx.selectFrom('invoices').select(['id', 'number', 'status', 'customer_id', 'location_id', 'trip_id', 'total', 'balance', 'currency'])
-    // The issue date as its calendar string: pg would make a DATE a Date at local midnight, which can shift the day.
-    .select(sql<string>`to_char(issue_date, 'YYYY-MM-DD')`.as('issue_day'))
-    .where('organization_id', '=', organizationId).where('id', '=', invoiceId).executeTakeFirst();
+  // The invoice's row lock first, as every operation on its balance takes it: a payment racing this void waits for
+  // it (or this void for the payment) and then sees the other's balance.
+  const invoice = (await lockInvoices(tx, organizationId, [invoiceId])).get(invoiceId);
   if (!invoice) throw new ApiError('not_found', `There is no invoice ${invoiceId} in this organisation.`);
   const status = invoice.status as InvoiceStatus;
   invoiceLifecycle.next(status, 'void', invoiceId); // 409 invalid_state from paid or void, naming the status

@@ -1,5 +1,5 @@
 // An invoice's lifecycle as a transition table (server/domain/documents/transitions.ts): created posted and open;
-// paid when its balance reaches zero and open again if a payment is reversed (the payments module, to come); void
+// paid when its balance reaches zero and open again if a payment or credit is reversed (account.ts settleInvoiceStatuses); void
 // while nothing is allocated or credited to it. Void is terminal: a posted invoice is never edited back.
 import { defineTransitions } from '../../domain/documents/transitions.js';
 

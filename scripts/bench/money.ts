@@ -270,7 +270,9 @@ async function compareWrites(db: Db, pool: pg.Pool, setup: Setup): Promise<strin
     const strip = ({ id: _id, number: _number, createdAt: _created, updatedAt: _updated, ...rest }: { id: string; number: string; createdAt: string; updatedAt: string }) => rest;
     const serviceJson = strip(toInvoice(found.invoice, found.lines, found.linesTruncated));
     const rawJson = strip(await rawReadInvoice(client, setup.organizationId, raw.id));
-    if (!isDeepStrictEqual(serviceJson, rawJson)) problems.push(`the invoice as GET answers it: service ${JSON.stringify(serviceJson)}, raw pg ${JSON.stringify(rawJson)}`);
+    const [a, b] = [serviceJson as Record<string, unknown>, rawJson as Record<string, unknown>];
+    const fields = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((field) => !isDeepStrictEqual(a[field], b[field]));
+    if (fields.length > 0) problems.push(`the invoice as GET answers it differs in ${fields.join(', ')}: ${fields[0]} is ${JSON.stringify(a[fields[0]!])} from the service, ${JSON.stringify(b[fields[0]!])} from raw pg`);
     // Every row written for the document, without its ids and times; $2 is the invoice's id.
     const rowsOf: Record<string, string> = {
       invoices: `SELECT status, customer_id, issue_date::text, due_date::text, currency, location_id, trip_id, salesperson_id, order_id, subtotal::text, discount::text,
@@ -289,7 +291,9 @@ async function compareWrites(db: Db, pool: pg.Pool, setup: Setup): Promise<strin
     for (const [table, query] of Object.entries(rowsOf)) {
       const [a, b] = [(await client.query(query, [setup.organizationId, service.id])).rows, (await client.query(query, [setup.organizationId, raw.id])).rows];
       if (a.length === 0) problems.push(`${table}: the service wrote no row (the comparison would prove nothing)`);
-      if (!isDeepStrictEqual(a, b)) problems.push(`${table}: service ${JSON.stringify(a)}, raw pg ${JSON.stringify(b)}`);
+      // The first row that differs, of each.
+      const at = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => i).find((i) => !isDeepStrictEqual(a[i], b[i]));
+      if (at !== undefined) problems.push(`${table}: ${a.length} rows by the service, ${b.length} by raw pg; row ${at + 1}: service ${JSON.stringify(a[at] ?? null)}, raw pg ${JSON.stringify(b[at] ?? null)}`);
     }
     // The two numbers came from the one sequence, one after the other.
     const numbers = await client.query<{ number: string }>('SELECT number FROM invoices WHERE organization_id = $1 AND id = ANY($2::text[]) ORDER BY number', [setup.organizationId, [service.id, raw.id]]);

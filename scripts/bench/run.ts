@@ -10,13 +10,14 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, SDK, Kysely-compile and stock parts (they run by default, even with
-//                     --only, unless an --only text names one of them: --only stock runs the stock part alone,
-//                     --only stock,sdk those two; the names are webhooks, sdk, kysely, stock, sandbox)
+//   --skip-extras     skip the webhook delivery, SDK, Kysely-compile, stock, sandbox and money parts (they run by
+//                     default, even with --only, unless an --only text names one of them: --only stock runs the stock
+//                     part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock, sandbox, money)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
 //           npm run bench -- --only stock --duration 4 --warmup 1
+//           npm run bench -- --only money (invoices, the invoice page and payments: money.ts)
 //           npm run bench -- --only "POST /customers" --skip-extras
 //
 // Fairness (item 5 of issue 21):
@@ -49,6 +50,7 @@ import { freePort } from '../lib/free-port.js';
 import { measureKyselyCompile } from './kysely-compile.js';
 import { benchSdk, type SdkFigures } from './sdk.js';
 import { benchStock, stockReport, type StockFigures } from './stock.js';
+import { benchMoney, moneyReport, type MoneyFigures } from './money.js';
 import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 
@@ -79,7 +81,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox'] as const;
+const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox', 'money'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -194,6 +196,7 @@ let webhookFigures: WebhookFigures | undefined;
 let sdkFigures: SdkFigures | undefined;
 let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
+let moneyFigures: MoneyFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
 const started = new Date();
@@ -238,12 +241,13 @@ try {
       },
     });
   }
+  // The stock and money parts start their own service and raw pg processes, on the bench's database.
+  const start = async (entry: string, env: Record<string, string>, readyText: string) => {
+    const port = await freePort();
+    const child = await startProcess(entry, [], { PORT: String(port), DATABASE_URL: databaseUrl, ...env }, readyText);
+    return { port, stop: () => stopProcess(child) };
+  };
   if (extras.has('stock')) {
-    const start = async (entry: string, env: Record<string, string>, readyText: string) => {
-      const port = await freePort();
-      const child = await startProcess(entry, [], { PORT: String(port), DATABASE_URL: databaseUrl, ...env }, readyText);
-      return { port, stop: () => stopProcess(child) };
-    };
     stockFigures = await benchStock({
       databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, movements: stockMovements, transferWorkers: 4, removalWorkers: [8, 32],
       startService: () => start(join(root, 'server', 'main.ts'), SERVICE_ENV, 'API listening'),
@@ -251,6 +255,13 @@ try {
     });
   }
   if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
+  if (extras.has('money')) {
+    moneyFigures = await benchMoney({
+      databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, invoiceWorkers: 4, pageWorkers: 4, paymentWorkers: 4,
+      startService: () => start(join(root, 'server', 'main.ts'), SERVICE_ENV, 'API listening'),
+      startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
+    });
+  }
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -275,6 +286,7 @@ if (sdkFigures) {
 }
 if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
+if (moneyFigures) console.log(`\n${moneyReport(moneyFigures).join('\n')}`);
 if (extras.has('kysely')) {
   console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
   for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);

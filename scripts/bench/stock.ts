@@ -26,6 +26,7 @@ import { postStockAdjustment, postStockTransfer, type TransferCommand } from '..
 import { listStockMovements } from '../../server/modules/stock/repository.js';
 import { toStockMovement } from '../../server/modules/stock/representation.js';
 import { movementJson, rawAdjustment, rawMovementsPage, rawTransfer } from './baselines/raw-stock.js';
+import { figure, median, noise, noRounds, percent, ratio, rawInTransaction, takeTurns, type Rounds } from './turns.js';
 
 export interface StockOptions {
   databaseUrl: string;
@@ -45,8 +46,7 @@ export interface StockOptions {
 }
 export interface Started { port: number; stop: () => Promise<void> }
 
-/** One target's rounds: per second each, failures over all of them. */
-export interface Rounds { perSecond: number[]; failed: number }
+export type { Rounds };
 export interface WalkRow { label: string; records: number; targets: Record<WalkTarget, Rounds> }
 export interface RemovalRow { workers: number; targets: Record<DirectTarget, Rounds & { successes: number; moved: Snapshot }> }
 /** The removal level, its product's valuation and the product's movements in the ledger (or how much each moved). */
@@ -102,7 +102,7 @@ export async function benchStock(options: StockOptions): Promise<StockFigures> {
       'HTTP: raw pg': viaHttp(raw.port),
       'no HTTP: postStockTransfer': async () => { await inTransaction(db, (tx) => postStockTransfer(tx, setup.actor, setup.transfer)); },
       'no HTTP: raw pg': () => rawInTransaction(pool, (client) => rawTransfer(client, setup.organizationId, setup.transfer)),
-    });
+    }, {}, 'stock bench');
 
     // 2. The movements feed: at 10 000 movements, then at options.movements (the first and the last 10 000).
     const walkers = feedWalkers(db, pool, setup, service.port, raw.port);
@@ -146,7 +146,7 @@ export async function benchStock(options: StockOptions): Promise<StockFigures> {
           m.movements += after.movements - before!.movements;
           m.successes += ok;
         },
-      });
+      }, 'stock bench');
       removals.push({
         workers,
         targets: {
@@ -309,7 +309,7 @@ function feedWalkers(db: Db, pool: pg.Pool, setup: Setup, servicePort: number, r
 /** Each target walks `records` movements from the movement numbered `start`, once a round, the targets taking turns (warm: a warm-up walk first). */
 async function walkTurns(options: StockOptions, walkers: Record<WalkTarget, Walker>, start: number, records: number, warm: boolean): Promise<Record<WalkTarget, Rounds>> {
   const targets = Object.keys(walkers) as WalkTarget[];
-  const result = Object.fromEntries(targets.map((t) => [t, { perSecond: [] as number[], failed: 0 }])) as Record<WalkTarget, Rounds>;
+  const result = noRounds(targets);
   // One whole walk each: a short warm-up leaves the first figure the cold one, which made the later walks look faster.
   if (warm && options.warmup > 0) for (const target of targets) await walkers[target](at(start), records, Infinity).catch(() => 0);
   for (let round = 0; round < options.rounds; round += 1) {
@@ -328,64 +328,6 @@ async function walkTurns(options: StockOptions, walkers: Record<WalkTarget, Walk
   return result;
 }
 
-interface Hooks<T> {
-  before?: (target: T) => Promise<void>;
-  after?: (target: T, ok: number) => Promise<void>;
-}
-
-/** Each target's operation run by `workers` concurrent loops for a warm-up, then for a round per round, the targets taking turns. */
-async function takeTurns<T extends string>(options: StockOptions, workers: number, operations: Record<T, () => Promise<unknown>>, hooks: Hooks<T> = {}): Promise<Record<T, Rounds>> {
-  const targets = Object.keys(operations) as T[];
-  const result = Object.fromEntries(targets.map((t) => [t, { perSecond: [] as number[], failed: 0 }])) as Record<T, Rounds>;
-  const period = async (target: T, seconds: number) => {
-    await hooks.before?.(target);
-    const outcome = await forSeconds(workers, seconds, operations[target], target);
-    await hooks.after?.(target, outcome.ok);
-    result[target].failed += outcome.failed;
-    return outcome;
-  };
-  if (options.warmup > 0) for (const target of targets) await period(target, options.warmup);
-  for (let round = 0; round < options.rounds; round += 1) {
-    for (const target of targets) result[target].perSecond.push((await period(target, options.roundSeconds)).perSecond);
-  }
-  return result;
-}
-
-/** `workers` loops running `operation` one after the other until `seconds` have passed; per second = successes / time until the last ends. */
-async function forSeconds(workers: number, seconds: number, operation: () => Promise<unknown>, name: string): Promise<{ ok: number; failed: number; perSecond: number }> {
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let ok = 0;
-  let failed = 0;
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (performance.now() < deadline) {
-      try {
-        await operation();
-        ok += 1;
-      } catch (error) {
-        if (failed === 0) process.stderr.write(`stock bench, ${name}: ${(error as Error).message}\n`);
-        failed += 1;
-      }
-    }
-  }));
-  return { ok, failed, perSecond: ok / ((performance.now() - started) / 1000) };
-}
-
-/** BEGIN, the work, COMMIT on one connection of the pool (ROLLBACK when it throws). */
-async function rawInTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await work(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 async function snapshot(pool: pg.Pool, setup: Setup): Promise<Snapshot> {
   // Three counts in one read: the level, its product's valuation, and the product's movements out of the location.
   const { rows: [row] } = await pool.query<Snapshot>(
@@ -398,12 +340,6 @@ async function snapshot(pool: pg.Pool, setup: Setup): Promise<Snapshot> {
 }
 
 const count = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1_000 && n % 1_000 === 0 ? `${n / 1_000}k` : String(n));
-const median = (list: number[]) => (list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
-/** (max - min) / median of the rounds. */
-const noise = (list: number[]) => (list.length < 2 ? NaN : (Math.max(...list) - Math.min(...list)) / median(list));
-const percent = (fraction: number) => (Number.isNaN(fraction) ? '-' : `${(fraction * 100).toFixed(0)}%`);
-const ratio = (a: Rounds, b: Rounds) => (a.failed + b.failed > 0 ? `invalid (${a.failed + b.failed} failed)` : (median(a.perSecond) / median(b.perSecond)).toFixed(2));
-const figure = (r: Rounds) => `${median(r.perSecond).toFixed(0)}${r.failed > 0 ? ` (${r.failed} failed)` : ''}`;
 
 /** The lines npm run bench prints for the stock part. */
 export function stockReport(f: StockFigures): string[] {

@@ -8,7 +8,10 @@
 //   PUT /prices     = one set-based upsert of the batch, in one transaction;
 //   POST /stock-transfers = the service's statements (raw-stock.ts: the claim of the Idempotency-Key, the posting's
 //                     12, the read-back of the document and its movements, the idempotency row), in one transaction;
-//   GET /stock-movements  = one page of the movements feed (since; keyset on (updated_at, id)), as the service reads it.
+//   GET /stock-movements  = one page of the movements feed (since; keyset on (updated_at, id)), as the service reads it;
+//   POST /invoices  = the service's statements (raw-money.ts: the claim of the Idempotency-Key, createInvoice's 27, the
+//                     read-back of the invoice and its lines, the idempotency row), in one transaction;
+//   GET /invoices   = the first page, newest first, with every invoice's lines (two statements, as the service's).
 // The organisation is the key's. Statements are sent unnamed (parse and bind each time), as the service sends its own.
 // Environment: PORT, DATABASE_URL, ENVIRONMENT (sandbox|production, default production), BENCH_API_KEYS (the
 // secrets the bench will send, comma-separated: checked once at start, so that a key this baseline cannot read
@@ -18,13 +21,14 @@ import express, { type RequestHandler } from 'express';
 import pg from 'pg';
 import { hashSecret, parseSecret } from '../../../server/platform/access/api-key-secret.js';
 import { movementJson, rawMovementsPage, rawReadDocument, RawRefusal, rawTransfer } from './raw-stock.js';
+import { rawCreateInvoice, rawInvoicesPage, rawReadInvoice, type RawInvoiceCommand } from './raw-money.js';
 
-interface Key { id: string; organization_id: string; scopes: string[]; api_access_enabled: boolean }
+interface Key { id: string; organization_id: string; scopes: string[]; api_access_enabled: boolean; base_currency: string }
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const environment = process.env.ENVIRONMENT ?? 'production';
 
-const KEY_QUERY = `SELECT k.id, k.organization_id, k.scopes, o.api_access_enabled
+const KEY_QUERY = `SELECT k.id, k.organization_id, k.scopes, o.api_access_enabled, o.base_currency
   FROM api_keys k JOIN organizations o ON o.id = k.organization_id
  WHERE k.prefix = $1 AND k.secret_hash = $2 AND k.environment = $3
    AND (k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())`;
@@ -160,6 +164,49 @@ app.get('/api/v1/stock-movements', authenticate('stock:read'), async (req, res) 
   const { rows, hasMore } = await rawMovementsPage(pool, organizationId, String(req.query.since), t && id ? { t, id } : null, limit);
   const last = rows[rows.length - 1];
   res.json({ data: rows.map(movementJson), nextCursor: hasMore && last ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null, hasMore });
+});
+
+app.post('/api/v1/invoices', authenticate('invoices:write'), async (req, res) => {
+  const key = res.locals.key as Key;
+  const body = req.body as Omit<RawInvoiceCommand, 'currency' | 'lines'> & { lines: { productId: string; unit: 'case' | 'bottle' | 'piece'; quantity: number; unitPrice: { amount: string; currency: string }; discount?: { amount: string; currency: string } }[] };
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows: [claim] } = await client.query<{ locked: boolean; method: string | null }>('SELECT * FROM claim_idempotency_key($1, $2, $3, 24)', [key.organization_id, key.id, req.header('idempotency-key')]);
+    if (!claim!.locked || claim!.method !== null) throw new Error('the bench sends a fresh Idempotency-Key each time');
+    // Money in the organisation's base currency, as the service's route accepts it (acceptAmount).
+    const amount = (money: { amount: string; currency: string }) => {
+      if (money.currency !== key.base_currency) throw new RawRefusal('business_rule');
+      return money.amount;
+    };
+    const posted = await rawCreateInvoice(client, key.organization_id, {
+      customerId: body.customerId, locationId: body.locationId, issueDate: body.issueDate, currency: key.base_currency,
+      lines: body.lines.map((line) => ({
+        productId: line.productId, unit: line.unit, quantity: line.quantity, unitPrice: amount(line.unitPrice),
+        ...(line.discount === undefined ? {} : { discount: amount(line.discount) }),
+      })),
+    });
+    const text = JSON.stringify(await rawReadInvoice(client, key.organization_id, posted.id));
+    await client.query(
+      `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
+       VALUES ($1, $2, $3, 'POST', '/api/v1/invoices', $4, 201, $5)`,
+      [key.organization_id, key.id, req.header('idempotency-key'), createHash('sha256').update(JSON.stringify(req.body)).digest('hex'), text],
+    );
+    await client.query('COMMIT');
+    res.status(201).type('application/json').send(text);
+  } catch (error) {
+    await client.query('ROLLBACK');
+    res.status(error instanceof RawRefusal ? 422 : 500).json({ error: String(error) });
+  } finally {
+    client.release();
+  }
+});
+
+app.get('/api/v1/invoices', authenticate('invoices:read'), async (req, res) => {
+  const { organization_id: organizationId } = res.locals.key as Key;
+  // The first page only (the bench reads no other); the cursor a plain id of the last row.
+  const { data, hasMore, last } = await rawInvoicesPage(pool, organizationId, Number(req.query.limit ?? 25));
+  res.json({ data, nextCursor: hasMore && last ? Buffer.from(last).toString('base64url') : null, hasMore });
 });
 
 // Every key the bench will send must be readable here, or the start fails (a 401 is not a figure).

@@ -34,7 +34,9 @@ export class RawRefusal extends Error {
   }
 }
 
-interface Move { line: number; productId: string; from: string | null; to: string | null; quantity: number }
+/** One movement to post: the document line, the product, from and to (null: a receipt, an issue), base units. */
+export interface RawMove { line: number; productId: string; from: string | null; to: string | null; quantity: number }
+type Move = RawMove;
 
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -73,6 +75,23 @@ async function resolve(client: Client, organizationId: string, productIds: strin
 /** Statements 3 to 12 (postDocument and postMovements). */
 async function post(client: Client, organizationId: string, type: string, prefix: string, reasonCode: string | null, moves: Move[]): Promise<RawDocument> {
   const id = newId('sdc');
+  const movements = await rawPostMovements(client, organizationId, { type: 'stock_document', id }, moves);
+  const sequence = await client.query<{ last_number: number }>(`INSERT INTO document_sequences (organization_id, document_type, last_number) VALUES ($1, $2, 1)
+    ON CONFLICT (organization_id, document_type) DO UPDATE SET last_number = document_sequences.last_number + 1 RETURNING last_number`, [organizationId, `stock_${type}`]);
+  const number = `${prefix}-${String(sequence.rows[0]!.last_number).padStart(6, '0')}`;
+  const document = await client.query<{ created_at: Date }>(
+    'INSERT INTO stock_documents (organization_id, id, number, type, reason_code, note, trip_id) VALUES ($1, $2, $3, $4, $5, NULL, NULL) RETURNING created_at',
+    [organizationId, id, number, type, reasonCode]);
+  await client.query(`INSERT INTO events (organization_id, id, type, resource, record_id) VALUES ($1, $2, 'stock.movement.created', 'stock_document', $3)`, [organizationId, newId('evt'), id]);
+  return { id, number, type, reason_code: reasonCode, created_at: document.rows[0]!.created_at, movements };
+}
+
+/**
+ * Statements 3 to 9 (ledger.ts postMovements): the valuations and levels created at zero and locked in byte order,
+ * the movements appended, the levels and valuations updated; answers the movements written. The invoice baseline
+ * (raw-money.ts) posts its goods through it too, as createInvoice does through postMovements.
+ */
+export async function rawPostMovements(client: Client, organizationId: string, document: { type: string; id: string }, moves: RawMove[]): Promise<RawMovement[]> {
   const productIds = [...new Set(moves.map((m) => m.productId))].sort(byteOrder);
   await client.query(`INSERT INTO stock_valuations (organization_id, product_id, quantity, average_cost)
     SELECT $1, p, 0, 0 FROM unnest($2::text[]) AS p ON CONFLICT DO NOTHING`, [organizationId, productIds]);
@@ -108,7 +127,7 @@ async function post(client: Client, organizationId: string, type: string, prefix
     if (!m.from) valuation.quantity += m.quantity;
     else if (!m.to) valuation.quantity -= m.quantity;
     rows.push({
-      id: newId('smv'), document_type: 'stock_document', document_id: id, line_number: m.line, product_id: m.productId,
+      id: newId('smv'), document_type: document.type, document_id: document.id, line_number: m.line, product_id: m.productId,
       from_location_id: m.from, to_location_id: m.to, quantity: m.quantity, unit_cost: valuation.averageCost,
     });
   }
@@ -129,15 +148,7 @@ async function post(client: Client, organizationId: string, type: string, prefix
       FROM jsonb_to_recordset($2::jsonb) AS x(product_id text, quantity int, average_cost numeric)
      WHERE v.organization_id = $1 AND v.product_id = x.product_id`,
   [organizationId, JSON.stringify([...valuations].map(([productId, v]) => ({ product_id: productId, quantity: v.quantity, average_cost: v.averageCost })))]);
-
-  const sequence = await client.query<{ last_number: number }>(`INSERT INTO document_sequences (organization_id, document_type, last_number) VALUES ($1, $2, 1)
-    ON CONFLICT (organization_id, document_type) DO UPDATE SET last_number = document_sequences.last_number + 1 RETURNING last_number`, [organizationId, `stock_${type}`]);
-  const number = `${prefix}-${String(sequence.rows[0]!.last_number).padStart(6, '0')}`;
-  const document = await client.query<{ created_at: Date }>(
-    'INSERT INTO stock_documents (organization_id, id, number, type, reason_code, note, trip_id) VALUES ($1, $2, $3, $4, $5, NULL, NULL) RETURNING created_at',
-    [organizationId, id, number, type, reasonCode]);
-  await client.query(`INSERT INTO events (organization_id, id, type, resource, record_id) VALUES ($1, $2, 'stock.movement.created', 'stock_document', $3)`, [organizationId, newId('evt'), id]);
-  return { id, number, type, reason_code: reasonCode, created_at: document.rows[0]!.created_at, movements: rows.map((row) => ({ ...row, created_at: createdAt.get(row.id)! })) };
+  return rows.map((row) => ({ ...row, created_at: createdAt.get(row.id)! }));
 }
 
 /** The columns of GET /stock-movements (repository.ts movementColumns): the movement and its product's is_empty. */

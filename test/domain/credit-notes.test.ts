@@ -290,3 +290,15 @@ test('every refusal of a credit note names its field and writes nothing: custome
   t.deepEqual(await footprint(s), before, 'nothing of any refused credit note was written');
   t.like(await invoiceRow(s, invoice.id), { status: 'open', balance: '30090.0000' });
 });
+
+test('the checker recomputes a credit note\'s remaining amount from its account entries and reports a kept amount that differs', async (t) => {
+  const s = await shop();
+  const invoice = await sellSoda(s);
+  const posted = await world.post((tx) => issueCreditNote(tx, s.operator, adjustment(s, invoice.id, '40000')));
+  t.deepEqual(await auditCustomerAccount(world.db, s.organizationId), []);
+  world.tampered(s.organizationId);
+  await world.db.updateTable('credit_notes').set({ remaining_amount: '9000' }).where('organization_id', '=', s.organizationId).where('id', '=', posted.id).execute();
+  t.deepEqual(await auditCustomerAccount(world.db, s.organizationId), [
+    { kind: 'credit_note_remaining', subject: `credit note CN-000001 (${posted.id})`, expected: '9910.0000 from the account entries', actual: '9000.0000 kept' },
+  ]);
+});

@@ -302,3 +302,15 @@ test('the checker recomputes a credit note\'s remaining amount from its account 
     { kind: 'credit_note_remaining', subject: `credit note CN-000001 (${posted.id})`, expected: '9910.0000 from the account entries', actual: '9000.0000 kept' },
   ]);
 });
+
+test('credit_note.created and credit_note.cancelled are webhook events carrying the credit note as GET answers it, without the customer\'s personal fields', async (t) => {
+  const { webhookObjects, webhookEventTypes } = await import('../../server/composition/modules.js');
+  t.true(webhookEventTypes.includes('credit_note.created') && webhookEventTypes.includes('credit_note.cancelled'));
+  const s = await shop();
+  const invoice = await sellSoda(s);
+  const posted = await world.post((tx) => issueCreditNote(tx, s.operator, adjustment(s, invoice.id, '1000')));
+  const object = await webhookObjects['credit_note.created']!.read(world.db, world.keyActor(s.operator.organization, []), posted.id);
+  t.like(object, { id: posted.id, creditNoteNumber: 'CN-000001', status: 'applied', customer: { id: s.customer, name: 'Mama Shop' } });
+  t.false('phone' in (object!.customer as object));
+  t.is(webhookObjects['credit_note.cancelled']!.fetchPath(posted.id), `/api/v1/credit-notes/${posted.id}`);
+});

@@ -65,6 +65,11 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     return ((JSON.parse(answer.bodyText) as { data?: { id?: unknown }[] }).data ?? []).flatMap((r) => (typeof r.id === 'string' ? [r.id] : []));
   });
   let runNumber = newRunNumber();
+  /**
+   * External codes a create of this run made new, by the example's code: a read by code whose example names one is
+   * sent with the new code (a credit note has no upsert by code, so only its create gives it the code it is read by).
+   */
+  const freshCodeOf = new Map<string, string>();
   let sequence = 0;
   /** The writes that did not succeed, with their request ids: the lines a write not sent for want of a record points to. */
   const failedWrites: { request: PlannedRequest; requestId: string }[] = [];
@@ -91,6 +96,11 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       continue;
     }
     if (bound.unbound.length > 0) notes.push(`no live record for ${bound.unbound.join(', ')}: sent as it is`);
+    const exampleCode = bound.value.path.code;
+    if (!write && typeof exampleCode === 'string' && freshCodeOf.has(exampleCode)) {
+      bound.value.path.code = freshCodeOf.get(exampleCode)!;
+      notes.push(`read by the code this run's create made new: ${bound.value.path.code}`);
+    }
     const isCreate = request.method === 'POST' && request.phase === 'create';
     let liveUrl: string | undefined;
     if (request.signedUrl) {
@@ -132,6 +142,13 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
         result = await send(fresh.body);
       }
       if (fresh && fresh.fields.length > 0) notes.push(`codes made new for this run: ${fresh.codes.join(', ')}`);
+      if (fresh && result.answer.status >= 200 && result.answer.status < 300) {
+        const given = (bound.value.body as { externalCodes?: Record<string, unknown> } | undefined)?.externalCodes ?? {};
+        const made = (fresh.body as { externalCodes?: Record<string, unknown> }).externalCodes ?? {};
+        for (const [system, code] of Object.entries(given)) {
+          if (typeof code === 'string' && typeof made[system] === 'string' && !freshCodeOf.has(code)) freshCodeOf.set(code, made[system] as string);
+        }
+      }
     } catch (error) {
       yield judged({ request, passed: false, requestId, reason: `no answer: ${(error as Error).message}`, violations: [], notes });
       continue;

@@ -15,6 +15,8 @@ import { invoicesModule } from '../modules/invoices/manifest.js';
 import { tripsModule } from '../modules/trips/manifest.js';
 import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 import { ordersModule } from '../modules/orders/manifest.js';
+import { creditNotesModule } from '../modules/credit-notes/manifest.js';
+import { returnsModule } from '../modules/returns/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -30,6 +32,8 @@ export const MODULES: readonly ModuleManifest[] = [
   tripsModule,
   fieldActivityModule,
   ordersModule,
+  creditNotesModule,
+  returnsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

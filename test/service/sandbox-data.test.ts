@@ -142,9 +142,9 @@ test('every outlet is on a route and in exactly its route\'s journey plan, with 
   t.true(frequencies.biweekly > 20 && frequencies.biweekly < 150);
 });
 
-test('products, locations, salespeople, routes and outlets carry their dms code', async (t) => {
+test('products, locations, salespeople, routes, outlets and the adjustment credit note carry their dms code', async (t) => {
   const codes = await rows(`SELECT e.resource, count(*)::int AS n FROM external_codes e WHERE e.code_system = 'dms' GROUP BY e.resource ORDER BY e.resource`);
-  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM locations)::int AS location,
+  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM credit_notes WHERE type = 'adjustment')::int AS credit_note, (SELECT count(*) FROM locations)::int AS location,
     (SELECT count(*) FROM products)::int AS product, (SELECT count(*) FROM routes)::int AS route, (SELECT count(*) FROM salespeople)::int AS salesperson`);
   t.deepEqual(Object.fromEntries(codes.map((c) => [c.resource, c.n])), expected);
   const wrong = await rows(`SELECT e.* FROM external_codes e WHERE e.code_system = 'dms' AND NOT (
@@ -152,7 +152,8 @@ test('products, locations, salespeople, routes and outlets carry their dms code'
    OR (e.resource = 'location' AND e.code = (SELECT code FROM locations WHERE id = e.record_id))
    OR (e.resource = 'salesperson' AND e.code = (SELECT salesman_code FROM salespeople WHERE id = e.record_id))
    OR (e.resource = 'route' AND e.code = (SELECT route_code FROM routes WHERE id = e.record_id))
-   OR (e.resource = 'customer' AND e.code = (SELECT outlet_code FROM customers WHERE id = e.record_id)))`);
+   OR (e.resource = 'customer' AND e.code = (SELECT outlet_code FROM customers WHERE id = e.record_id))
+   OR (e.resource = 'credit_note' AND e.code = 'CN0000001' AND e.record_id = (SELECT id FROM credit_notes WHERE type = 'adjustment')))`);
   t.deepEqual(wrong, []);
 });
 
@@ -195,7 +196,7 @@ test('the sandbox has stock history: empties from and back to the supplier, tran
   const run = runs[0]!;
   const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
   const types = await query('SELECT type, count(*)::int AS n FROM stock_documents WHERE organization_id = $1 GROUP BY type ORDER BY type');
-  t.deepEqual(types.map((row) => row.type), ['adjustment', 'empties_receipt', 'empties_return', 'transfer']);
+  t.deepEqual(types.map((row) => row.type), ['adjustment', 'empties_receipt', 'empties_return', 'return', 'transfer']);
   t.true(types.every((row) => row.n >= 1));
   const empties = await query('SELECT type, count(DISTINCT customer_id)::int AS customers FROM empties_movements WHERE organization_id = $1 GROUP BY type ORDER BY type');
   // The sandbox's invoices issue empties with their sales; its voided one collects them back.

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/database/transaction.js';
 import type { LedgerDifference } from '../stock/audit.js';
+import { auditCreditNotes } from '../credit-notes/audit.js';
 
 /** Every difference between the customer account entries and the balances kept from them, for one organisation. */
 export async function auditCustomerAccount(db: Db, organizationId: string): Promise<LedgerDifference[]> {
@@ -32,5 +33,7 @@ export async function auditCustomerAccount(db: Db, organizationId: string): Prom
       kind: 'customer_balance', subject: `customer ${row.customer_id}, ${row.currency}`,
       expected: `${row.from_entries} from the account entries`, actual: row.kept === null ? 'no balance row' : `${row.kept} kept`,
     })),
+    // Each credit note's remaining amount against its entries (server/modules/credit-notes/audit.ts).
+    ...await auditCreditNotes(db, organizationId),
   ];
 }

@@ -15,6 +15,8 @@ import { routes } from '../routes/service.js';
 import { salespeople } from '../salespeople/service.js';
 import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js';
 import { createInvoice, voidInvoice } from '../invoices/documents.js';
+import { issueCreditNote } from '../credit-notes/documents.js';
+import { processReturn } from '../returns/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
 import { writeTrips } from './synthetic-trips.js';
@@ -89,7 +91,8 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
   await writeFieldActivity(tx, actor, d, idOf);
   await writeOrders(tx, actor, d, idOf);
-  await writeInvoices(tx, actor, d, idOf);
+  const invoices = await writeInvoices(tx, actor, d, idOf);
+  await writeCreditNotesAndReturns(tx, actor, invoices);
 }
 
 /**
@@ -97,12 +100,13 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
  * beverages to each of the first outlets without a credit limit, at the wholesale case price (one of them voided),
  * so that partners see invoices, their empties lines and a void.
  */
-async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<{ id: string; customerId: string }[]> {
   const warehouse = d.locations.find((location) => location.kind === 'main');
   const wholesaleCase = new Map(d.prices.filter((price) => price.price_group === 'WHOLESALE' && price.unit === 'case').map((price) => [price.product_code, price.amount]));
   const sold = d.products.filter((product) => product.tracks_stock && !product.is_empty && wholesaleCase.has(product.product_code)).slice(0, 3);
-  if (!warehouse || sold.length === 0) return;
+  if (!warehouse || sold.length === 0) return [];
   const outlets = d.outlets.filter((outlet) => outlet.credit_limit_amount == null && outlet.status === 'active').slice(0, 5);
+  const open: { id: string; customerId: string }[] = [];
   const issueDate = new Date().toISOString().slice(0, 10);
   for (const [i, outlet] of outlets.entries()) {
     const posted = await createInvoice(tx, actor, {
@@ -110,7 +114,23 @@ async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: 
       lines: sold.map((product) => ({ productId: idOf.get(product.id)!, unit: 'case' as const, quantity: 1, unitPrice: wholesaleCase.get(product.product_code)! })),
     });
     if (i === outlets.length - 1) await voidInvoice(tx, actor, posted.id, 'Sandbox: entered twice');
+    else open.push({ id: posted.id, customerId: idOf.get(outlet.id)! });
   }
+  return open;
+}
+
+/**
+ * Through the returns and credit notes modules' posting functions: a return of one case of the first invoice's first
+ * line (its credit note of type return), then an adjustment credit note against the second invoice carrying a DMS
+ * code, so that partners see both kinds and can read one by code.
+ */
+async function writeCreditNotesAndReturns(tx: Tx, actor: Actor, invoices: { id: string; customerId: string }[]): Promise<void> {
+  if (invoices.length < 2) return;
+  await processReturn(tx, actor, { invoiceId: invoices[0]!.id, reason: 'Sandbox: damaged in transport, resold', lines: [{ invoiceLineNumber: 1, unit: 'case', quantity: 1, condition: 'good' }] });
+  await issueCreditNote(tx, actor, {
+    customer: { id: invoices[1]!.customerId }, invoiceId: invoices[1]!.id, reason: 'Sandbox: promotion price difference', externalCodes: { dms: 'CN0000001' },
+    lines: [{ type: 'adjustment', description: 'Promotion rebate', quantity: 1, unitPrice: '5000' }],
+  });
 }
 
 /**

@@ -44,7 +44,7 @@ export interface TransferCommand {
   lines: { productId: string; unit: StockUnit; quantity: number }[];
 }
 
-export type StockDocumentType = 'adjustment' | 'transfer' | 'empties_receipt' | 'empties_return';
+export type StockDocumentType = 'adjustment' | 'transfer' | 'empties_receipt' | 'empties_return' | 'return';
 
 export interface StockDocument {
   id: string;

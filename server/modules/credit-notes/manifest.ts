@@ -1,0 +1,26 @@
+// Credit notes: issue (applied at once), cancel, reads. Its events carry the credit note as GET answers it.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { CREDIT_NOTE_CANCELLED, CREDIT_NOTE_CREATED } from './documents.js';
+import { findCreditNote } from './repository.js';
+import { toCreditNote } from './representation.js';
+import { creditNoteRoutes } from './routes.js';
+
+/** Every credit note event carries the credit note as GET /credit-notes/{id} answers it (to the event's actor). */
+const creditNoteObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    const found = await findCreditNote(db, actor.organization.id, id);
+    return found ? (toCreditNote(found.row, found.parts, actor) as unknown as WebhookObject) : null;
+  },
+  fetchPath: (id) => `${API_BASE_PATH}/credit-notes/${encodeURIComponent(id)}`,
+};
+
+export const creditNotesModule: ModuleManifest = {
+  name: 'credit-notes',
+  routes: ({ db }) => creditNoteRoutes(db),
+  webhookObjects: {
+    [CREDIT_NOTE_CREATED]: creditNoteObject,
+    [CREDIT_NOTE_CANCELLED]: creditNoteObject,
+  },
+};

@@ -57,6 +57,6 @@ test('bad input: a malformed line is a usage error (exit 2, nothing done); a mov
   t.regex(malformed.stderr, /PRODUCT_ID:QUANTITY\[:UNIT\]/);
   const early = await runCli(['trip', 'close', opened.id, '--org', f.org], env);
   t.is(early.code, 1);
-  t.regex(early.stderr, /is loading; close is allowed only from returned/);
+  t.regex(early.stderr, /is loading; a trip is settled once it has returned/);
   t.is((await world.db.selectFrom('stock_documents').select('id').where('trip_id', '=', opened.id).execute()).length, 0);
 });

@@ -154,7 +154,7 @@ test('the worked sheet: loaded, sold (a void put back), returned with a count, s
     { status: 'closed', handed_in: '0.0000', cash_expenses: '23000.0000', cash_expected: '-23000.0000', variance: '23000.0000' });
   // GET answers the same sheet; the events are settlement.closed (the settlement) and trip.closed (the trip).
   t.deepEqual(await getTripSettlement(world.db, f.operator, tripId), sheet);
-  const events = await world.db.selectFrom('events').select(['type', 'record_id']).where('organization_id', '=', f.organizationId).where('type', 'in', ['settlement.closed', 'trip.closed']).orderBy('id').execute();
+  const events = await world.db.selectFrom('events').select(['type', 'record_id']).where('organization_id', '=', f.organizationId).where('type', 'in', ['settlement.closed', 'trip.closed']).orderBy('type').execute();
   t.deepEqual(events.map((e) => [e.type, e.record_id]), [['settlement.closed', sheet.id], ['trip.closed', tripId]]);
 });
 

@@ -14,8 +14,12 @@ type StockLine = Settlement['stock'][number];
 
 const OTHER_METHODS = ['cheque', 'bank_transfer', 'card'] as const;
 
-/** The sheet of `trip` (its settlement row when it has one), in `currency` (the organisation's base currency). */
-export async function readSheet(db: Db, organizationId: string, trip: TripRow, settlement: SettlementRow | null, currency: string): Promise<Settlement> {
+/**
+ * The sheet of `trip` (its settlement row when it has one), in the settlement's currency, or before it is closed in
+ * `baseCurrency` (the organisation's).
+ */
+export async function readSheet(db: Db, organizationId: string, trip: TripRow, settlement: SettlementRow | null, baseCurrency: string): Promise<Settlement> {
+  const currency = settlement?.currency ?? baseCurrency;
   const money = (amount: Decimal.Value) => ({ amount: formatAmount(amount, currency), currency });
   const sum = (values: Iterable<Decimal.Value>) => [...values].reduce<Decimal>((total, value) => total.plus(value), new Decimal(0));
 

@@ -17,6 +17,7 @@ import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 import { ordersModule } from '../modules/orders/manifest.js';
 import { creditNotesModule } from '../modules/credit-notes/manifest.js';
 import { returnsModule } from '../modules/returns/manifest.js';
+import { settlementsModule } from '../modules/settlements/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -34,6 +35,7 @@ export const MODULES: readonly ModuleManifest[] = [
   ordersModule,
   creditNotesModule,
   returnsModule,
+  settlementsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

@@ -1,4 +1,4 @@
-// `admin trip open|load|depart|gps|return|close`, run as an operator runs them (each CLI process costs about 2 s of
+// `admin trip open|load|depart|gps|return|settle|close`, run as an operator runs them (each CLI process costs about 2 s of
 // CPU, so one walk through the lifecycle and one bad input). The rules themselves are proved in
 // test/domain/trips.test.ts; here, that each command reaches its posting function and prints the trip.
 import test from 'ava';
@@ -7,6 +7,7 @@ import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
+import { departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/service.js';
 import { runCli, runCliJson } from '../support/cli.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
@@ -24,7 +25,7 @@ async function fleet() {
     const van = await locations.create(tx, operator, { code: 'V_R01-G', name: 'Van', routeId: route.id });
     await routes.change(tx, operator, route.id, { salespersonId: salesperson.id, vanLocationId: van.id });
     await postStockAdjustment(tx, operator, { reasonCode: 'OPENING', lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: 10 }] });
-    return { org: organization.id, soda: soda.id, warehouse: warehouse.id, van: van.id, route: route.id, salesperson: salesperson.id };
+    return { org: organization.id, operator, soda: soda.id, warehouse: warehouse.id, van: van.id, route: route.id, salesperson: salesperson.id };
   });
 }
 
@@ -57,6 +58,37 @@ test('bad input: a malformed line is a usage error (exit 2, nothing done); a mov
   t.regex(malformed.stderr, /PRODUCT_ID:QUANTITY\[:UNIT\]/);
   const early = await runCli(['trip', 'close', opened.id, '--org', f.org], env);
   t.is(early.code, 1);
-  t.regex(early.stderr, /is loading; close is allowed only from returned/);
+  t.regex(early.stderr, /is loading; a trip is settled once it has returned/);
   t.is((await world.db.selectFrom('stock_documents').select('id').where('trip_id', '=', opened.id).execute()).length, 0);
+});
+
+test('trip settle: the expenses as kind:amount:description[:receipt]; a fuel expense is refused (exit 1, nothing written), a malformed one is a usage error (exit 2); the settlement closes the trip; a second settle is refused', async (t) => {
+  const f = await fleet();
+  const env = { DATABASE_URL: world.database.url };
+  const acting = f.operator;
+  const tripId = await world.post(async (tx) => {
+    const trip = await openTrip(tx, acting, { vanLocationId: f.van, warehouseLocationId: f.warehouse, businessDate: '2026-11-25' });
+    await loadTrip(tx, acting, { tripId: trip.id, lines: [{ productId: f.soda, unit: 'case', quantity: 1 }] });
+    await departTrip(tx, acting, trip.id);
+    await returnTrip(tx, acting, { tripId: trip.id, lines: [{ productId: f.soda, unit: 'case', countedQuantity: 1 }] });
+    return trip.id;
+  });
+  const settle = ['trip', 'settle', '--org', f.org, '--trip', tripId, '--handed-in', '0'];
+  const settlements = async () => (await world.db.selectFrom('settlements').select('id').where('trip_id', '=', tripId).execute()).length;
+
+  const fuel = await runCli([...settle, '--expense', 'purchase:40000:Diesel for the van:RC-9'], env);
+  t.is(fuel.code, 1);
+  t.regex(fuel.stderr, /fuel is never paid from trip cash/);
+  const malformed = await runCli([...settle, '--expense', 'allowance:lots:Crew lunch'], env);
+  t.is(malformed.code, 2);
+  t.regex(malformed.stderr, /the amount is a decimal/);
+  t.is(await settlements(), 0);
+
+  const sheet = await runCliJson([...settle, '--expense', 'allowance:15000:Crew lunch', '--expense', 'purchase:8000:Puncture repair:RC-2231'], env);
+  t.like(sheet, { status: 'closed', tripId, tripStatus: 'closed', cashExpenses: { amount: '23000' }, cashExpected: { amount: '-23000' }, handedIn: { amount: '0' }, variance: { amount: '23000' } });
+  t.deepEqual(sheet.expenses.map((e: { kind: string; receiptReference: string | null }) => [e.kind, e.receiptReference]), [['allowance', null], ['purchase', 'RC-2231']]);
+  const again = await runCli(settle, env);
+  t.is(again.code, 1);
+  t.regex(again.stderr, /is settled already/);
+  t.is(await settlements(), 1);
 });

@@ -139,7 +139,7 @@ function filtersByUnknownId(operation: Json, request: { query: [string, unknown]
   return /is 404 `not_found`/.test(String(operation.description)) && request.query.some(([name, value]) => /Id$/.test(name) && /^[a-z]{3}_/.test(String(value)));
 }
 
-/** Whether an operation reads a list under one record (`/trips/{id}/locations`): 404 too without the record. */
+/** Whether an operation reads a list or an object under one record (`/trips/{id}/locations`, `/trips/{id}/settlement`): 404 too without the record. */
 function readsUnderRecord(template: string): boolean {
   return /\/\{id\}\/[a-z-]+$/.test(template);
 }
@@ -223,7 +223,10 @@ test('every read\'s curl sample, with the example ids and codes of a live record
     }
     const answer = await runCurl(source, seeded.secret);
     t.is(answer.status, 200, `${name}: ${answer.text.slice(0, 300)}`);
-    if (readsUnderRecord(template)) t.true(Array.isArray(answer.body.data) && answer.body.data.length > 0, `${name}: a page of the record's own list`);
+    const page = request.query.some(([parameter]) => parameter === 'limit');
+    if (readsUnderRecord(template) && page) t.true(Array.isArray(answer.body.data) && answer.body.data.length > 0, `${name}: a page of the record's own list`);
+    // One object of the record's own (a trip's settlement sheet) names the record.
+    else if (readsUnderRecord(template)) t.true(JSON.stringify(answer.body).includes(`"${record.id}"`), `${name}: the record's own`);
     else t.is(answer.body.id, record.id, name);
   }
 });

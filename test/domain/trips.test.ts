@@ -10,10 +10,18 @@ import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
-import { closeTrip, departTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
-import { jobActor, type OperatorActor } from '../../server/domain/actor.js';
+import { departTrip, getTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
+import { closeTripWithNothingToSettle } from '../../server/modules/settlements/service.js';
+import type { Tx } from '../../server/platform/database/transaction.js';
+import { jobActor, type Actor, type OperatorActor } from '../../server/domain/actor.js';
 import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
+
+/** A trip closes with its settlement; these trips sell nothing, so each closes with a settlement of zero. */
+async function closeTrip(tx: Tx, actor: Actor, tripId: string) {
+  await closeTripWithNothingToSettle(tx, actor, tripId);
+  return getTrip(tx, actor, tripId);
+}
 
 let world: DomainWorld;
 test.before(async () => { world = await domainWorld('trips'); });

@@ -3,21 +3,28 @@
 // trail's position only with customers:pii, the trail's `since` feed resuming from its cursor, and trip.closed
 // delivered as a webhook.
 import test from 'ava';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type Actor, type OperatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
-import { closeTrip, departTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
+import { departTrip, getTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
+import { closeTripWithNothingToSettle } from '../../server/modules/settlements/service.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
-import { inTransaction } from '../../server/platform/database/transaction.js';
+import { inTransaction, type Tx } from '../../server/platform/database/transaction.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { sleep, startReceiver, verifySignature } from '../webhooks/receiver.js';
+
+/** A trip closes with its settlement; these trips sell nothing, so each closes with a settlement of zero. */
+async function closeTrip(tx: Tx, actor: Actor, tripId: string) {
+  await closeTripWithNothingToSettle(tx, actor, tripId);
+  return getTrip(tx, actor, tripId);
+}
 
 const api = useTestService(test, 'trips', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
 const db = () => kyselyOver(api().service.database.pool);

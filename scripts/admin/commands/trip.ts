@@ -1,5 +1,7 @@
-// trip open | load | depart | return | close | gps: an operator moves a delivery trip through the trips module's
-// posting functions (the same ones the sandbox and, later, the DMS call), each command one transaction. Option values
+// trip open | load | depart | return | settle | close | gps: an operator moves a delivery trip through the trips
+// module's posting functions (the same ones the sandbox and, later, the DMS call), and settles it through the
+// settlements module's (settle: the cash handed in and the expenses paid from trip cash; it closes the settlement and
+// the trip; close: a trip with nothing to settle, closed with a settlement of zero), each command one transaction. Option values
 // are checked before the database is opened (exit 2, nothing changed); a rule that refuses the move is exit 1 with
 // its reason. --json prints the trip as GET /trips/{id} returns it.
 import { InvalidArgumentError, type Command } from 'commander';
@@ -7,8 +9,9 @@ import { operatorActor } from '../../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
 import { inTransaction, type Tx } from '../../../server/platform/database/transaction.js';
 import type { StockUnit } from '../../../server/modules/stock/documents.js';
-import { closeTrip, departTrip, getTrip, loadTrip, MAX_POINTS, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../../../server/modules/trips/service.js';
+import { departTrip, getTrip, loadTrip, MAX_POINTS, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../../../server/modules/trips/service.js';
 import type { Trip } from '../../../server/modules/trips/representation.js';
+import { closeTripWithNothingToSettle, EXPENSE_KINDS, settleTrip, type SettlementExpense } from '../../../server/modules/settlements/service.js';
 import type { Actor } from '../../../server/domain/actor.js';
 import { withDatabase } from '../database.js';
 import { commaList } from '../options.js';
@@ -35,6 +38,25 @@ function parseDate(raw: string): string {
   return raw;
 }
 
+/** A decimal amount, 0 or more (its currency's decimals are checked by the settlement). */
+function parseAmount(raw: string): string {
+  if (!/^\d{1,14}(\.\d{1,4})?$/.test(raw)) throw new InvalidArgumentError('Expected an amount such as 301500 or 18.50 (not negative).');
+  return raw;
+}
+
+/**
+ * `kind:amount:description[:receipt]`, repeatable. The kind and description are checked by the settlement (a fuel
+ * expense or a purchase without its receipt is refused there, naming it); here only the shape.
+ */
+function collectExpense(raw: string, previous: SettlementExpense[]): SettlementExpense[] {
+  const [kind, amount, description, receipt, ...rest] = raw.split(':');
+  if (!kind || amount === undefined || !description || rest.length > 0) {
+    throw new InvalidArgumentError(`${raw} is not KIND:AMOUNT:DESCRIPTION[:RECEIPT] (kind ${EXPENSE_KINDS.join(' or ')}; no ':' inside the description).`);
+  }
+  if (!/^\d{1,14}(\.\d{1,4})?$/.test(amount)) throw new InvalidArgumentError(`${raw}: the amount is a decimal such as 15000 (not negative).`);
+  return [...previous, { kind, amount, description, receiptReference: receipt === undefined || receipt === '' ? null : receipt }];
+}
+
 /** A JSON array of {recordedAt, latitude, longitude, accuracyMeters?}. */
 function parsePoints(raw: string): TripPoint[] {
   let value: unknown;
@@ -59,7 +81,7 @@ async function run(org: string, name: string, json: boolean | undefined, work: (
 }
 
 export function registerTripCommands(program: Command): void {
-  const trip = program.command('trip').description('delivery trips: open, load, depart, return (count), close, record the GPS trail');
+  const trip = program.command('trip').description('delivery trips: open, load, depart, return (count), settle, close, record the GPS trail');
 
   trip.command('open')
     .description('open a trip for a van (status loading); the route and salesperson default to the van\'s route and its salesperson')
@@ -108,13 +130,38 @@ export function registerTripCommands(program: Command): void {
       })).trip);
     });
 
+  trip.command('settle')
+    .description('close the settlement of a returned trip with the cash handed in and the expenses paid from trip cash (crew allowances, receipted purchases; never fuel); closes the trip too (sends settlement.closed and trip.closed)')
+    .requiredOption('--org <org-id>', 'the organisation')
+    .requiredOption('--trip <trip-id>', 'the trip (returned)')
+    .requiredOption('--handed-in <amount>', 'the cash handed in, in the base currency (a decimal such as 301500)', parseAmount)
+    .option('--expense <kind:amount:description[:receipt]>', `an expense paid from trip cash, repeatable (kind ${EXPENSE_KINDS.join(' or ')}; a purchase names its receipt)`, collectExpense, [] as SettlementExpense[])
+    .option('--notes <text>', 'a note kept with the settlement')
+    .option('--json', 'print the settlement sheet as JSON')
+    .action(async (options: { org: string; trip: string; handedIn: string; expense: SettlementExpense[]; notes?: string; json?: boolean }) => {
+      const sheet = await withDatabase(async (db) => {
+        const actor = operatorActor(actingOrganization(await getOrganization(db, options.org)), 'admin trip settle');
+        return inTransaction(db, (tx) => settleTrip(tx, actor, { tripId: options.trip, handedIn: options.handedIn, expenses: options.expense, notes: options.notes ?? null }));
+      });
+      if (options.json) printJson(sheet);
+      else {
+        printText(`Settlement ${sheet.id} of trip ${sheet.tripNumber} (${sheet.tripId}): closed; the trip is ${sheet.tripStatus}`, ...fields([
+          ['cash expected from sales', sheet.cashExpectedFromSales.amount], ['cash expenses', sheet.cashExpenses.amount], ['cash expected', sheet.cashExpected.amount],
+          ['handed in', sheet.handedIn?.amount ?? ''], ['variance', sheet.variance?.amount ?? ''], ['currency', sheet.currency],
+        ]));
+      }
+    });
+
   trip.command('close')
-    .description('close the trip (status closed; sends trip.closed)')
+    .description('close a returned trip with nothing sold, collected or credited on it (its settlement closed at zero; sends settlement.closed and trip.closed); a trip with money on it is settled with trip settle')
     .argument('<trip-id>', 'the trip')
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--json', 'print the trip as JSON')
     .action(async (tripId: string, options: { org: string; json?: boolean }) => {
-      await run(options.org, 'close', options.json, (tx, actor) => closeTrip(tx, actor, tripId));
+      await run(options.org, 'close', options.json, async (tx, actor) => {
+        await closeTripWithNothingToSettle(tx, actor, tripId);
+        return getTrip(tx, actor, tripId);
+      });
     });
 
   trip.command('gps')

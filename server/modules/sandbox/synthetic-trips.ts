@@ -3,11 +3,13 @@
 // 55 statements a trip, and must stay quick). Each is moved as an operator would move it: opened, loaded from a main
 // warehouse (routes R01-R03 from M01, the others from M02), departed, a GPS trail around the route's town, returned
 // (the count sometimes finds a few bottles missing, posted as a TRIP_COUNT adjustment; the rest goes back to the
-// warehouse) and closed. Quantities, losses and positions come from their own seeded stream, so the sandbox is the
+// warehouse) and closed (nothing is sold on them yet, so each closes with a settlement of zero). Quantities, losses
+// and positions come from their own seeded stream, so the sandbox is the
 // same on every machine (only ids and timestamps differ).
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
-import { closeTrip, departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
+import { departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
+import { closeTripWithNothingToSettle } from '../settlements/service.js';
 import { SANDBOX_SEED, seededRandom } from './seeded-random.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { TOWNS } from './synthetic-outlets.js';
@@ -68,6 +70,6 @@ export async function writeTrips(tx: Tx, actor: Actor, d: SandboxDistributor, id
       const { id, packSize } = product.get(line.productCode)!;
       return { productId: id, unit: 'bottle', countedQuantity: line.cases * packSize - (planned.missing.get(line.productCode) ?? 0) };
     }) });
-    await closeTrip(tx, actor, trip.id);
+    await closeTripWithNothingToSettle(tx, actor, trip.id); // nothing is sold on the sandbox's trips: a settlement of zero
   }
 }

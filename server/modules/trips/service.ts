@@ -217,9 +217,16 @@ async function countDiffers(tx: Tx, organizationId: string, lines: ReturnTripCom
   });
 }
 
-/** The settlement is done: closed, closedAt (event trip.closed, delivered as a webhook). */
+/**
+ * The settlement is done: closed, closedAt (event trip.closed, delivered as a webhook). A trip closes after its
+ * settlement: without one it is 409 invalid_state. The settlements module closes the trip in the settlement's own
+ * transaction (settleTrip, closeTripWithNothingToSettle); this is its move.
+ */
 export async function closeTrip(tx: Tx, actor: Actor, tripId: string): Promise<Trip> {
-  return (await move(tx, actor, tripId, 'close', 'closed_at')).after!;
+  const { before, after } = await move(tx, actor, tripId, 'close', 'closed_at');
+  const settled = await tx.selectFrom('settlements').select('id').where('organization_id', '=', actor.organization.id).where('trip_id', '=', before.id).executeTakeFirst();
+  if (!settled) throw new ApiError('invalid_state', `Trip ${before.number} has no settlement; a trip closes with its settlement (admin trip settle, or admin trip close when nothing was sold, collected or credited on it).`);
+  return after!;
 }
 
 /** Appends points to the trip's GPS trail (refused once the trip is closed). Returns how many were recorded. */

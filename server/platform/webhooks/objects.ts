@@ -13,8 +13,11 @@ export interface WebhookObjectSource {
    * fields); null when it no longer exists.
    */
   read(db: Db, actor: Actor, recordId: string): Promise<WebhookObject | null>;
-  /** The GET path (under the API base) that reads the record in full, for the truncated-record object. */
-  fetchPath(recordId: string): string;
+  /**
+   * The GET path (under the API base) that reads the record in full, for the truncated-record object; `record` is the
+   * record as read, for a path that names another of its ids (a trip's settlement is read by the trip's id).
+   */
+  fetchPath(recordId: string, record: WebhookObject): string;
 }
 
 /** Event type -> where its object comes from. Adding an event kind is one line in the registry. */
@@ -30,7 +33,7 @@ export async function webhookObject(source: WebhookObjectSource, db: Db, actor: 
   const record = await source.read(db, actor, recordId);
   if (record === null) return deletedRecord(recordId, now);
   if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
-  return truncatedRecord(record, recordId, source.fetchPath(recordId), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
+  return truncatedRecord(record, recordId, source.fetchPath(recordId, record), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
 }
 
 /** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */

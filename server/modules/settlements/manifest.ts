@@ -1,0 +1,20 @@
+// Settlements: the settlement sheet of a delivery trip (read over REST) and its closing (the operator CLI).
+// `settlement.closed` carries the sheet as GET /trips/{id}/settlement returns it; one over 256 KB (a van of many
+// products) goes out as the truncated record, whose fetch is that path.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { settlementRoutes } from './routes.js';
+import { readSettlementForWebhook, SETTLEMENT_CLOSED } from './service.js';
+
+export const settlementObject: WebhookObjectSource = {
+  read: async (db, actor, id) => (await readSettlementForWebhook(db, actor, id)) as unknown as WebhookObject | null,
+  // The sheet is read by its trip: the record (the sheet itself) names it.
+  fetchPath: (_id, record) => `${API_BASE_PATH}/trips/${encodeURIComponent(String(record.tripId))}/settlement`,
+};
+
+export const settlementsModule: ModuleManifest = {
+  name: 'settlements',
+  routes: ({ db }) => settlementRoutes(db),
+  webhookObjects: { [SETTLEMENT_CLOSED]: settlementObject },
+};

@@ -11,10 +11,10 @@ import { INVOICE, INVOICE_VOID } from '../invoices/documents.js';
 import { STOCK_DOCUMENT } from '../stock/documents.js';
 
 /**
- * The document type of a customer return's stock movements (the schema's name for them: stock_movements.document_type
- * "return"); their document_id is the return's id.
+ * The stock document type of a customer return (returns/documents.ts posts one `return` document, RTN-, naming the
+ * invoice's trip): its movements are the sheet's `returned` and `returnedDamaged`.
  */
-export const RETURN_MOVEMENTS = 'return';
+export const RETURN_DOCUMENT = 'return';
 
 export type SettlementRow = Selectable<DB['settlements']>;
 export type SettlementExpenseRow = Selectable<DB['settlement_expenses']>;
@@ -100,7 +100,7 @@ export async function tripMovements(db: Db, organizationId: string, tripId: stri
     .groupBy(['m.product_id', 'd.type', 'm.from_location_id', 'm.to_location_id'])
     .execute();
   // By (document_type, document_id), the ledger's index after organization_id.
-  const grouped = (documentIds: 'invoices' | 'returns', documentTypes: readonly string[]) => db.selectFrom('stock_movements as m')
+  const grouped = (documentIds: 'invoices', documentTypes: readonly string[]) => db.selectFrom('stock_movements as m')
     .select((eb) => ['m.product_id', 'm.from_location_id', 'm.to_location_id', eb.fn.sum<string>('m.quantity').as('quantity')])
     .where('m.organization_id', '=', organizationId).where('m.document_type', 'in', documentTypes)
     .where('m.document_id', 'in', (eb) => eb.selectFrom(documentIds).select('id').where('organization_id', '=', organizationId).where('trip_id', '=', tripId))
@@ -108,7 +108,13 @@ export async function tripMovements(db: Db, organizationId: string, tripId: stri
     .execute();
   const shape = (rows: { product_id: string; type?: string; from_location_id: string | null; to_location_id: string | null; quantity: string }[]): MovedQuantity[] =>
     rows.map((row) => ({ productId: row.product_id, documentKind: row.type ?? null, fromLocationId: row.from_location_id, toLocationId: row.to_location_id, quantity: Number(row.quantity) }));
-  return { own: shape(own), sales: shape(await grouped('invoices', [INVOICE, INVOICE_VOID])), returns: shape(await grouped('returns', [RETURN_MOVEMENTS])) };
+  // A customer return taken on the trip is a stock document of its own type naming the trip (returns/documents.ts).
+  const all = shape(own);
+  return {
+    own: all.filter((m) => m.documentKind !== RETURN_DOCUMENT),
+    sales: shape(await grouped('invoices', [INVOICE, INVOICE_VOID])),
+    returns: all.filter((m) => m.documentKind === RETURN_DOCUMENT),
+  };
 }
 
 /** Whether each product is an empty (counted in pieces) or not (in bottles). */

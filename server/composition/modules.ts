@@ -15,6 +15,7 @@ import { invoicesModule } from '../modules/invoices/manifest.js';
 import { tripsModule } from '../modules/trips/manifest.js';
 import { fieldActivityModule } from '../modules/field-activity/manifest.js';
 import { ordersModule } from '../modules/orders/manifest.js';
+import { paymentsModule } from '../modules/payments/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -30,6 +31,7 @@ export const MODULES: readonly ModuleManifest[] = [
   tripsModule,
   fieldActivityModule,
   ordersModule,
+  paymentsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

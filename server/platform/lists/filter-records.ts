@@ -6,7 +6,7 @@ import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** The organisation tables a list filter may name a record of. */
-export type FilterTable = 'customers' | 'products' | 'locations' | 'salespeople' | 'routes' | 'trips' | 'visits' | 'stock_documents';
+export type FilterTable = 'customers' | 'products' | 'locations' | 'salespeople' | 'routes' | 'trips' | 'visits' | 'stock_documents' | 'invoices';
 
 export interface FilterRecord {
   /** The query parameter (`customerId`). */

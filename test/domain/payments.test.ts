@@ -85,6 +85,7 @@ test('a collection split over two invoices with a rest unallocated: 3 receipts i
     allocations: [{ invoiceId: first.id, amount: ugx('100000') }, { invoiceId: second.id, amount: ugx('50000') }], unallocated: ugx('50000'),
   });
   t.is(recorded.ids.length, 3);
+  const [forFirst, forSecond, forRest] = recorded.ids as [string, string, string];
   const receipts = await Promise.all(recorded.ids.map(async (id) => (await findPayment(world.db, s.organizationId, id))!));
   t.deepEqual(receipts.map((r) => [r.number, r.invoice_id, r.amount, r.status, r.receipt_group_id, r.method, r.reference, r.payment_date]), [
     ['RCT-000001', first.id, '100000.0000', 'posted', recorded.receiptGroupId, 'mobile_money', 'MP-0001', '2026-11-25'],
@@ -100,9 +101,9 @@ test('a collection split over two invoices with a rest unallocated: 3 receipts i
   // Ids made within one millisecond are not ordered among themselves: compare as sets.
   const byDocument = (a: { document_id: string }, b: { document_id: string }) => a.document_id.localeCompare(b.document_id);
   t.deepEqual(entries.sort(byDocument), [
-    { type: 'payment_allocation', amount: '-100000.0000', invoice_id: first.id, document_id: recorded.ids[0] },
-    { type: 'payment_allocation', amount: '-50000.0000', invoice_id: second.id, document_id: recorded.ids[1] },
-    { type: 'payment_unallocated', amount: '-50000.0000', invoice_id: null, document_id: recorded.ids[2] },
+    { type: 'payment_allocation', amount: '-100000.0000', invoice_id: first.id, document_id: forFirst },
+    { type: 'payment_allocation', amount: '-50000.0000', invoice_id: second.id, document_id: forSecond },
+    { type: 'payment_unallocated', amount: '-50000.0000', invoice_id: null, document_id: forRest },
   ].sort(byDocument));
   t.deepEqual(await eventsOf(s, [...recorded.ids, first.id, second.id]), [
     `invoice.created ${first.id}`, `invoice.created ${second.id}`, `invoice.updated ${first.id}`, `invoice.updated ${second.id}`,

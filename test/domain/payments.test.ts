@@ -228,7 +228,7 @@ test('a collection on a trip must name an in-transit trip of the organisation; i
     await routes.change(tx, s.operator, route.id, { salespersonId: salesperson.id, vanLocationId: van.id });
     const opened = await openTrip(tx, s.operator, { vanLocationId: van.id, warehouseLocationId: s.warehouse, businessDate: '2026-11-25' });
     await loadTrip(tx, s.operator, { tripId: opened.id, lines: [{ productId: s.juice, unit: 'case', quantity: 1 }] });
-    return { id: opened.id, salesperson: salesperson.id };
+    return { id: opened.id, salesperson: salesperson.id, van: van.id };
   });
   const collection = { tripId: trip.id, amount: ugx('5000'), unallocated: ugx('5000') };
   const loading = await refusal(t, pay(s, collection));
@@ -237,6 +237,41 @@ test('a collection on a trip must name an in-transit trip of the organisation; i
   await world.post((tx) => departTrip(tx, s.operator, trip.id));
   const recorded = await pay(s, collection);
   t.like(await findPayment(world.db, s.organizationId, recorded.ids[0]!), { trip_id: trip.id, salesperson_id: trip.salesperson, invoice_id: null, amount: '5000.0000' });
+
+  // A van cash sale: the invoice's payment block records its receipt on the van sale's trip, in the invoice's transaction.
+  const sale = await world.post((tx) => createInvoice(tx, s.operator, { customerId: s.customer, locationId: trip.van, issueDate: '2026-11-25', currency: 'UGX',
+    lines: [{ productId: s.juice, unit: 'case', quantity: 1, unitPrice: '12000' }], payment: { method: 'cash' } }));
+  t.deepEqual(await invoiceRow(s, sale.id), { status: 'paid', balance: '0.0000' });
+  const receipt = await world.db.selectFrom('payments').select(['trip_id', 'salesperson_id', 'amount', 'method', 'payment_date'])
+    .where('organization_id', '=', s.organizationId).where('invoice_id', '=', sale.id).execute();
+  t.like(receipt, [{ trip_id: trip.id, salesperson_id: trip.salesperson, amount: '12000.0000', method: 'cash' }]);
+});
+
+test('an invoice with a payment block is paid in full at once: created paid with its receipt for the total, and the credit rule does not apply; a cheque sale needs its number', async (t) => {
+  const s = await shop();
+  const limited = await world.post((tx) => customers.create(tx, s.operator, { outletCode: 'UG0000003', name: 'Small Kiosk', channel: 'retail', creditLimit: { amount: '10000', currency: 'UGX' } }));
+  const twoCases = (payment?: { method: 'cash' | 'cheque'; reference?: string }) => world.post((tx) => createInvoice(tx, s.operator, {
+    customerId: limited.id, locationId: s.warehouse, issueDate: '2026-11-24', currency: 'UGX', lines: [{ productId: s.juice, unit: 'case', quantity: 2, unitPrice: '10000' }],
+    ...(payment ? { payment } : {}),
+  }));
+  const onCredit = await refusal(t, twoCases());
+  t.is(onCredit.code, 'credit_limit_exceeded', '20 000 on credit passes the limit of 10 000');
+  const before = await footprint(s);
+  const noNumber = await refusal(t, twoCases({ method: 'cheque' }));
+  t.deepEqual([noNumber.code, noNumber.errors?.map((e) => e.field)], ['required_field', ['/payment/reference']]);
+  t.deepEqual(await footprint(s), before, 'nothing of the refused sale was written');
+
+  const cash = await twoCases({ method: 'cash' });
+  t.deepEqual(await invoiceRow(s, cash.id), { status: 'paid', balance: '0.0000' });
+  const receipts = await world.db.selectFrom('payments').select(['id', 'number', 'amount', 'status', 'payment_date', 'customer_id'])
+    .select((eb) => eb.fn<string>('to_char', [eb.ref('payment_date'), eb.val('YYYY-MM-DD')]).as('day'))
+    .where('organization_id', '=', s.organizationId).where('invoice_id', '=', cash.id).execute();
+  t.like(receipts, [{ number: 'RCT-000001', amount: '20000.0000', status: 'posted', customer_id: limited.id, day: '2026-11-24' }]);
+  t.is(await openBalance(s, limited.id), '0.0000', 'raised by the total and lowered by the receipt');
+  t.deepEqual(await eventsOf(s, [cash.id, receipts[0]!.id]), [`invoice.created ${cash.id}`, `invoice.updated ${cash.id}`, `payment.created ${receipts[0]!.id}`].sort());
+  // A sale paid at once is still voided only after its receipt is reversed.
+  const refused = await refusal(t, world.post((tx) => voidInvoice(tx, s.operator, cash.id, 'entered twice')));
+  t.is(refused.code, 'invalid_state');
 });
 
 test('20 collections racing for one invoice never pay it beyond its total: exactly those that fit are recorded, the rest are over_allocation, and the checker agrees', async (t) => {

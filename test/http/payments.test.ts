@@ -162,3 +162,17 @@ test('scopes: payments:read reads but cannot record or reverse (403 insufficient
   const invoicesOnly = await createCaller(pool(), { organizationId: s.caller.organizationId, scopes: ['invoices:read', 'invoices:write'] });
   t.deepEqual((await get(invoicesOnly, '/payments')).status, 403);
 });
+
+test('POST /invoices with a payment block answers the invoice paid, and its receipt for the total is at GET /payments?invoiceId=', async (t) => {
+  const s = await setup();
+  const first = await get(s.caller, `/invoices/${s.invoices[0]}`);
+  const sale = { customerId: s.customer, locationId: first.body.locationId, issueDate: '2026-11-24',
+    lines: [{ productId: first.body.lines[0].productId, unit: 'case', quantity: 1, unitPrice: ugx('25500') }] };
+  const paid = await post(s.caller, '/invoices', { ...sale, payment: { method: 'mobile_money', reference: 'MP-77' } }, 'cash-sale-1');
+  t.is(paid.status, 201, paid.text);
+  t.like(paid.body, { status: 'paid', total: ugx('30090'), balance: ugx('0') });
+  const receipts = await get(s.caller, `/payments?invoiceId=${paid.body.id}`);
+  t.like(receipts.body.data, [{ invoiceId: paid.body.id, amount: ugx('30090'), method: 'mobile_money', reference: 'MP-77', paymentDate: '2026-11-24', status: 'posted' }]);
+  const noReference = await post(s.caller, '/invoices', { ...sale, payment: { method: 'cheque' } }, 'cash-sale-2');
+  t.deepEqual([noReference.status, noReference.body.code, fields(noReference.body)], [400, 'required_field', ['/payment/reference']]);
+});

@@ -28,7 +28,7 @@ export const PAYMENT_REVERSED = 'payment.reversed';
 
 export type PaymentMethod = 'cash' | 'mobile_money' | 'cheque' | 'bank_transfer' | 'card';
 /** Methods whose receipts must carry the payer's reference (a cheque number, a mobile money transaction id). */
-const NEEDS_REFERENCE: readonly PaymentMethod[] = ['cheque', 'mobile_money'];
+export const NEEDS_REFERENCE: readonly PaymentMethod[] = ['cheque', 'mobile_money'];
 
 export interface RecordPaymentCommand {
   customerId: string;

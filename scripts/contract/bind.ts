@@ -33,11 +33,16 @@ export function mapStrings<T>(value: T, replace: (s: string) => string): T {
   return value;
 }
 
-/** The ids a response body carries: its own `id`, or the `id` of each member of `data`. */
+/**
+ * The ids a response body carries: its own `id`, the `id` of each member of `data`, or, for a body that wraps the
+ * records it wrote under a name (`{ payments: [...] }`), the `id` of each member of its arrays.
+ */
 export function idsIn(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
   const record = body as Record<string, unknown>;
-  const members = Array.isArray(record.data) ? record.data : [record];
+  const members = Array.isArray(record.data) ? record.data
+    : 'id' in record ? [record]
+      : Object.values(record).filter((value): value is unknown[] => Array.isArray(value)).flat();
   return members.flatMap((member) => {
     const id = (member as Record<string, unknown> | null)?.id;
     return typeof id === 'string' && /^[a-z][a-z0-9]{1,9}_/.test(id) ? [id] : [];

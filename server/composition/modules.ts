@@ -18,6 +18,7 @@ import { ordersModule } from '../modules/orders/manifest.js';
 import { creditNotesModule } from '../modules/credit-notes/manifest.js';
 import { returnsModule } from '../modules/returns/manifest.js';
 import { settlementsModule } from '../modules/settlements/manifest.js';
+import { paymentsModule } from '../modules/payments/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -36,6 +37,7 @@ export const MODULES: readonly ModuleManifest[] = [
   creditNotesModule,
   returnsModule,
   settlementsModule,
+  paymentsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

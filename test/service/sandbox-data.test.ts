@@ -189,7 +189,15 @@ test('every main warehouse opens with stock of every beverage (in cases) and emp
   t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
   t.deepEqual(await auditCustomerAccount(kyselyOver(run.pool), run.organizationId), []);
   const invoices = (await run.pool.query('SELECT status, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY status ORDER BY status', [run.organizationId])).rows;
-  t.deepEqual(invoices, [{ status: 'open', n: 4 }, { status: 'void', n: 1 }], 'a few invoices, one voided');
+  t.deepEqual(invoices, [{ status: 'open', n: 2 }, { status: 'paid', n: 2 }, { status: 'void', n: 1 }], 'a few invoices, one voided, two paid (in cash; by mobile money), one open again (its cheque bounced)');
+  const receipts = (await run.pool.query(`SELECT method, status, (invoice_id IS NULL) AS rest, count(*)::int AS n FROM payments WHERE organization_id = $1
+                                           GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [run.organizationId])).rows;
+  t.deepEqual(receipts, [
+    { method: 'cash', status: 'posted', rest: false, n: 1 },
+    { method: 'cheque', status: 'reversed', rest: false, n: 1 },
+    { method: 'mobile_money', status: 'posted', rest: false, n: 1 },
+    { method: 'mobile_money', status: 'posted', rest: true, n: 1 },
+  ], 'a few collections: a bounced cheque, a rest left on the account');
 });
 
 test('the sandbox has stock history: empties from and back to the supplier, transfers, a write-off, and outlets holding empties', async (t) => {
@@ -236,7 +244,7 @@ test('two weeks of trips, every one closed: loaded from its route\'s warehouse, 
   t.is(held, 0, 'every van came back empty');
   // The same trips in the other bootstrap (only ids and the moves' own timestamps differ).
   const plan = async (r: Bootstrapped) => (await r.pool.query(`SELECT t.number, to_char(t.business_date, 'YYYY-MM-DD') AS date, v.code,
-      (SELECT jsonb_agg(jsonb_build_array(p.product_code, m.quantity, m.from_location_id IS NULL) ORDER BY d.type, p.product_code) FROM stock_documents d
+      (SELECT jsonb_agg(jsonb_build_array(p.product_code, m.quantity, m.from_location_id IS NULL) ORDER BY d.type, p.product_code, m.quantity, m.from_location_id IS NULL) FROM stock_documents d
          JOIN stock_movements m ON m.document_id = d.id JOIN products p ON p.id = m.product_id WHERE d.trip_id = t.id) AS moves,
       (SELECT jsonb_agg(jsonb_build_array(g.recorded_at, g.latitude, g.longitude) ORDER BY g.recorded_at) FROM trip_locations g WHERE g.trip_id = t.id) AS trail
     FROM trips t JOIN locations v ON v.id = t.van_location_id ORDER BY t.number`)).rows;

@@ -1,5 +1,6 @@
 // The ledger checker for the customer account: every invoice's balance and every customer's open balance
-// recomputed from the account entries and compared with what is kept. Zero differences, always; the test harnesses
+// recomputed from the account entries and compared with what is kept, and every receipt's entries against its
+// amount (the amount off the account while posted, nothing once reversed). Zero differences, always; the test harnesses
 // run it with the stock part (server/modules/stock/audit.ts) and operators run both with `admin audit`.
 import { sql } from 'kysely';
 import type { Db } from '../../platform/database/transaction.js';
@@ -27,7 +28,20 @@ export async function auditCustomerAccount(db: Db, organizationId: string): Prom
         ON b.customer_id = e.customer_id AND b.currency = e.currency
      WHERE coalesce(e.amount, 0) <> coalesce(b.open_balance, 0)
      ORDER BY 1, 2`.execute(db);
+  // Each receipt's entries against its amount: -amount while posted, 0 once reversed (its reversal added back).
+  // A grouped subquery joined to the payments, as above; the organisation is a bound parameter.
+  const { rows: payments } = await sql<{ id: string; number: string; from_entries: string; expected: string }>`
+    SELECT p.id, p.number, coalesce(e.amount, 0)::text AS from_entries,
+           (CASE WHEN p.status = 'posted' THEN -p.amount ELSE 0 END)::text AS expected
+      FROM payments AS p
+      LEFT JOIN (SELECT document_id, sum(amount) AS amount FROM customer_account_entries
+                  WHERE organization_id = ${organizationId} AND document_type = 'payment' GROUP BY document_id) AS e
+        ON e.document_id = p.id
+     WHERE p.organization_id = ${organizationId}
+       AND coalesce(e.amount, 0) <> (CASE WHEN p.status = 'posted' THEN -p.amount ELSE 0 END)
+     ORDER BY p.id`.execute(db);
   return [
+    ...payments.map((row) => ({ kind: 'payment_entries', subject: `payment ${row.number} (${row.id})`, expected: `${row.expected} for its status`, actual: `${row.from_entries} in the account entries` })),
     ...invoices.map((row) => ({ kind: 'invoice_balance', subject: `invoice ${row.number} (${row.id})`, expected: `${row.from_entries} from the account entries`, actual: `${row.kept} kept` })),
     ...customers.map((row) => ({
       kind: 'customer_balance', subject: `customer ${row.customer_id}, ${row.currency}`,

@@ -21,6 +21,7 @@ import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
 import { postMovements, type Movement } from '../stock/ledger.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
+import { NEEDS_REFERENCE, recordPayment, type PaymentMethod } from '../payments/documents.js';
 import { lockCustomerBalance, lockInvoices, postAccountEntries } from './account.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
@@ -61,6 +62,11 @@ export interface CreateInvoiceCommand {
   /** The sales order this invoices: an open order of the same customer, which becomes invoiced. */
   orderId?: string | null;
   lines: InvoiceLineCommand[];
+  /**
+   * Paid in full at once (a cash or van sale): a receipt for the total is recorded in this transaction by the
+   * payments module's recordPayment, so the invoice is created paid and the credit rule does not apply.
+   */
+  payment?: { method: PaymentMethod; reference?: string | null } | null;
 }
 
 export interface PostedInvoice {
@@ -107,6 +113,11 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
     .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
   if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
   if (command.lines.length === 0) throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
+  if (command.payment && NEEDS_REFERENCE.includes(command.payment.method) && (command.payment.reference ?? '').trim() === '') {
+    throw new ApiError('required_field', `A sale paid by ${command.payment.method.replace('_', ' ')} needs the payment's reference.`, [
+      { field: '/payment/reference', code: 'required_field', message: `required when method is ${command.payment.method}` },
+    ]);
+  }
   if (command.orderId) await requireOrderToInvoice(tx, organizationId, command.orderId, command.customerId);
   await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
 
@@ -198,9 +209,10 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
     customerId: command.customerId, tripId, locationId: movementOf.has(plan.lineNumber) ? command.locationId : null, stockMovementId: movementOf.get(plan.lineNumber) ?? null,
   })), fieldOf);
 
-  // The credit rule on the locked balance: nothing is paid at creation, so the whole total goes on the account.
+  // The credit rule on the locked balance: a sale on credit puts its whole total on the account; one paid in full at
+  // once (a payment block) leaves nothing there, so it is not checked.
   const openBalance = await lockCustomerBalance(tx, organizationId, command.customerId, currency);
-  if (customer.credit_limit_amount !== null && new Decimal(totals.total).greaterThan(0)
+  if (!command.payment && customer.credit_limit_amount !== null && new Decimal(totals.total).greaterThan(0)
     && openBalance.plus(totals.total).greaterThan(customer.credit_limit_amount)) {
     throw new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(customer.credit_limit_amount, currency)}.`, [
       { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(customer.credit_limit_amount, currency)}` },
@@ -224,6 +236,15 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
   // for one order, the second is 409 invalid_state and rolls back whole).
   if (command.orderId) await markOrderInvoiced(tx, actor, command.orderId);
+  // Paid at once: the payments module's own posting function records the receipt for the total, dated the issue
+  // date and on the van sale's trip (its invoice lock, taken on a row no one else can see yet, is free).
+  if (command.payment && new Decimal(totals.total).greaterThan(0)) {
+    const total = { amount: totals.total, currency };
+    await recordPayment(tx, actor, {
+      customerId: command.customerId, method: command.payment.method, reference: command.payment.reference ?? null, amount: total,
+      paymentDate: command.issueDate, tripId, allocations: [{ invoiceId: id, amount: total }],
+    });
+  }
   return { id, number };
 }
 

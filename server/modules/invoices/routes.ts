@@ -31,6 +31,7 @@ export function invoiceRoutes(db: Db): Router {
         dueDate: body.dueDate ?? null,
         salespersonId: body.salespersonId ?? null,
         orderId: body.orderId ?? null,
+        payment: body.payment ?? null,
         currency: caller.baseCurrency,
         lines: body.lines.map((line, i) => ({
           ...(line.kind === undefined ? {} : { kind: line.kind }),

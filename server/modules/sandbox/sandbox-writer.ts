@@ -5,6 +5,7 @@
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
+import { roundToCurrency } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { importCustomers } from '../customers/import.js';
 import { replaceJourneyPlan } from '../journey-plans/service.js';
@@ -17,6 +18,7 @@ import { postStockAdjustment, type AdjustmentLine } from '../stock/documents.js'
 import { createInvoice, voidInvoice } from '../invoices/documents.js';
 import { issueCreditNote } from '../credit-notes/documents.js';
 import { processReturn } from '../returns/documents.js';
+import { recordPayment, reversePayment } from '../payments/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { writeStockHistory } from './synthetic-stock-history.js';
 import { writeTrips } from './synthetic-trips.js';
@@ -108,15 +110,46 @@ async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: 
   const outlets = d.outlets.filter((outlet) => outlet.credit_limit_amount == null && outlet.status === 'active').slice(0, 5);
   const open: { id: string; customerId: string }[] = [];
   const issueDate = new Date().toISOString().slice(0, 10);
+  const paid: { customerId: string; invoiceId: string }[] = [];
   for (const [i, outlet] of outlets.entries()) {
     const posted = await createInvoice(tx, actor, {
       customerId: idOf.get(outlet.id)!, locationId: idOf.get(warehouse.id)!, issueDate, currency: actor.organization.baseCurrency,
       lines: sold.map((product) => ({ productId: idOf.get(product.id)!, unit: 'case' as const, quantity: 1, unitPrice: wholesaleCase.get(product.product_code)! })),
     });
     if (i === outlets.length - 1) await voidInvoice(tx, actor, posted.id, 'Sandbox: entered twice');
-    else open.push({ id: posted.id, customerId: idOf.get(outlet.id)! });
+    else {
+      open.push({ id: posted.id, customerId: idOf.get(outlet.id)! });
+      paid.push({ customerId: idOf.get(outlet.id)!, invoiceId: posted.id });
+    }
   }
+  await writePayments(tx, actor, paid, issueDate);
   return open;
+}
+
+/**
+ * Collections on the first invoices, through the payments module's posting functions: one paid in full in cash,
+ * one paid half by a cheque that bounced (reversed), one paid by mobile money with a rest left on the account, so
+ * that partners see paid and open invoices, a receipt group of two and a reversal.
+ */
+async function writePayments(tx: Tx, actor: Actor, invoices: { customerId: string; invoiceId: string }[], paymentDate: string): Promise<void> {
+  const currency = actor.organization.baseCurrency;
+  const inCurrency = (amount: Decimal.Value) => ({ amount: roundToCurrency(amount, currency), currency });
+  const [cash, cheque, mobile] = invoices;
+  const balanceOf = async (id: string) => new Decimal((await tx.selectFrom('invoices').select('balance').where('organization_id', '=', actor.organization.id).where('id', '=', id).executeTakeFirstOrThrow()).balance);
+  if (cash) {
+    const balance = await balanceOf(cash.invoiceId);
+    await recordPayment(tx, actor, { customerId: cash.customerId, method: 'cash', amount: inCurrency(balance), paymentDate, allocations: [{ invoiceId: cash.invoiceId, amount: inCurrency(balance) }] });
+  }
+  if (cheque) {
+    const half = roundToCurrency((await balanceOf(cheque.invoiceId)).dividedBy(2), currency);
+    const recorded = await recordPayment(tx, actor, { customerId: cheque.customerId, method: 'cheque', reference: '004512', amount: inCurrency(half), paymentDate, allocations: [{ invoiceId: cheque.invoiceId, amount: inCurrency(half) }] });
+    await reversePayment(tx, actor, recorded.ids[0]!, 'Sandbox: cheque 004512 returned unpaid');
+  }
+  if (mobile) {
+    const balance = await balanceOf(mobile.invoiceId);
+    await recordPayment(tx, actor, { customerId: mobile.customerId, method: 'mobile_money', reference: 'MP-SANDBOX-0001', amount: inCurrency(balance.plus(10000)), paymentDate,
+      allocations: [{ invoiceId: mobile.invoiceId, amount: inCurrency(balance) }], unallocated: inCurrency(10000) });
+  }
 }
 
 /**

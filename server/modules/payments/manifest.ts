@@ -1,0 +1,27 @@
+// Payments (collections): record, reverse, reads. Their account entries go through the invoices module's customer
+// account (account.ts). Its events carry the receipt.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { PAYMENT_CREATED, PAYMENT_REVERSED } from './documents.js';
+import { findPayment } from './repository.js';
+import { toPayment } from './representation.js';
+import { paymentRoutes } from './routes.js';
+
+/** Every payment event carries the receipt as GET /payments/{id} answers it. */
+const paymentObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    const found = await findPayment(db, actor.organization.id, id);
+    return found ? (toPayment(found) as unknown as WebhookObject) : null;
+  },
+  fetchPath: (id) => `${API_BASE_PATH}/payments/${encodeURIComponent(id)}`,
+};
+
+export const paymentsModule: ModuleManifest = {
+  name: 'payments',
+  routes: ({ db }) => paymentRoutes(db),
+  webhookObjects: {
+    [PAYMENT_CREATED]: paymentObject,
+    [PAYMENT_REVERSED]: paymentObject,
+  },
+};

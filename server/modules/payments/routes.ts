@@ -1,0 +1,71 @@
+// HTTP of payments: the request becomes an actor and a typed command for the posting functions (documents.ts), or a
+// list request for the reads (repository.ts). Nothing here decides a rule.
+import type { Router } from 'express';
+import type { components } from '../../../generated/api-types.js';
+import type { Actor } from '../../domain/actor.js';
+import { actorOf, callerOf } from '../../platform/access/context.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { apiRouter } from '../../platform/http/router.js';
+import { listRequestOf, sendPage } from '../../platform/lists/http.js';
+import { recordPayment, reversePayment } from './documents.js';
+import { findPayment, findPayments, listPayments, requirePaymentFilters, type PaymentFilters } from './repository.js';
+import { toPayment, type Payment } from './representation.js';
+
+type CreateBody = components['schemas']['PaymentCreate'];
+type ReverseBody = components['schemas']['PaymentReverse'];
+
+export function paymentRoutes(db: Db): Router {
+  const router = apiRouter();
+
+  router.post('/payments', async (req, res) => {
+    const caller = callerOf(res);
+    const body = req.body as CreateBody;
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      const recorded = await recordPayment(tx, caller.actor, {
+        customerId: body.customerId,
+        method: body.method,
+        amount: body.amount,
+        paymentDate: body.paymentDate,
+        reference: body.reference ?? null,
+        tripId: body.tripId ?? null,
+        allocations: body.allocations ?? [],
+        unallocated: body.unallocated ?? null,
+      });
+      const payments = await findPayments(tx, caller.actor.organization.id, recorded.ids);
+      return { status: 201, body: { payments: payments.map(toPayment) } };
+    });
+  });
+
+  router.get('/payments', async (req, res) => {
+    const actor = actorOf(res);
+    const query = req.query as PaymentFilters;
+    await requirePaymentFilters(db, actor.organization.id, query);
+    const page = await listPayments(db, actor, listRequestOf(req), query);
+    sendPage(res, { ...page, rows: page.rows.map(toPayment) });
+  });
+
+  router.get('/payments/:id', async (req, res) => {
+    res.json(await read(db, actorOf(res), req.params.id as string));
+  });
+
+  router.post('/payments/:id/reverse', async (req, res) => {
+    const caller = callerOf(res);
+    const body = req.body as ReverseBody;
+    const id = req.params.id as string;
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      await reversePayment(tx, caller.actor, id, body.reason);
+      return { status: 200, body: await read(tx, caller.actor, id) };
+    });
+  });
+
+  return router;
+}
+
+/** The receipt as GET answers it; 404 not_found when the organisation has none with this id. */
+export async function read(db: Db | Tx, actor: Actor, id: string): Promise<Payment> {
+  const found = await findPayment(db, actor.organization.id, id);
+  if (!found) throw new ApiError('not_found', `There is no payment ${id} in this organisation.`);
+  return toPayment(found);
+}

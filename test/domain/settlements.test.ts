@@ -1,6 +1,6 @@
 // Trip settlements, proved at the service level (posting functions with an operator, no HTTP): the worked sheet of a
 // trip loaded, sold from, voided on, returned with a count and settled with expenses, to the shilling; the sheet
-// counting receipts and credit notes that name the trip; the refusals (a trip not returned, a second settle, fuel, a
+// counting the receipts, credit notes and returns that name the trip, each posted by its own module; the refusals (a trip not returned, a second settle, fuel, a
 // purchase without its receipt, negative or malformed amounts), each writing nothing; a trip closing only with its
 // settlement; two settles racing; settlement.closed as a webhook object, and as the truncated record when too big.
 // The harness runs the ledger checkers over every organisation when the file closes.
@@ -9,7 +9,9 @@ import { jobActor, type OperatorActor } from '../../server/domain/actor.js';
 import { webhookObjects, webhookEventTypes } from '../../server/composition/modules.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses } from '../../server/modules/invoices/account.js';
+import { cancelCreditNote, issueCreditNote } from '../../server/modules/credit-notes/documents.js';
+import { recordPayment, reversePayment } from '../../server/modules/payments/documents.js';
+import { processReturn } from '../../server/modules/returns/documents.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
@@ -158,67 +160,50 @@ test('the worked sheet: loaded, sold (a void put back), returned with a count, s
   t.deepEqual(events.map((e) => [e.type, e.record_id]), [['settlement.closed', sheet.id], ['trip.closed', tripId]]);
 });
 
-test('the sheet counts what names the trip: receipts by method (live ones, in the sheet\'s currency), what they paid of its invoices, its credit notes and their cash refunds; cash expected and variance net them', async (t) => {
-  // The payments and credit-notes modules are not in this branch yet: their rows (and the account entries that move
-  // the invoices' balances, through the invoices module's own account functions) are written here as those modules
-  // will write them. The organisation is left out of the ledger checker, whose payment and credit-note checks come
-  // with those modules; the end-to-end test through their posting functions replaces this one.
+test('the sheet counts what names the trip, posted through the payments, credit-notes and returns modules: receipts by method (live ones), what they paid of its invoices, its credit notes (a return\'s too) and their cash refunds, the returned goods back on the van; cash expected and variance net them', async (t) => {
   const f = await fleet();
-  world.tampered(f.organizationId);
   const tripId = await tripOut(f);
-  const sold = await sell(f);
+  const sold = await sell(f); // Mama 56 640, Duka 10 974 (and a voided one)
+  const ugxOf = (amount: string) => ({ amount, currency: 'UGX' });
   await world.post(async (tx) => {
-    const org = f.organizationId;
-    await lockInvoices(tx, org, [sold.mama, sold.duka].sort());
-    const payment = async (customerId: string, method: string, amount: string, invoiceId: string | null, options: { currency?: string; reversed?: boolean } = {}) => {
-      const id = newId('pmt');
-      if (!options.reversed && (options.currency ?? 'UGX') === 'UGX') {
-        await lockCustomerBalance(tx, org, customerId, 'UGX');
-        await postAccountEntries(tx, org, [{ customerId, type: invoiceId ? 'payment_allocation' : 'payment_unallocated', documentType: 'payment', documentId: id, lineNumber: null, invoiceId, amount: `-${amount}`, currency: 'UGX' }]);
-      }
-      await tx.insertInto('payments').values({ organization_id: org, id, number: `RCT-${id.slice(-6)}`, receipt_group_id: id, customer_id: customerId, status: options.reversed ? 'reversed' : 'posted',
-        method, invoice_id: invoiceId, amount, currency: options.currency ?? 'UGX', payment_date: '2026-11-23', trip_id: tripId,
-        ...(options.reversed ? { reversal_reason: 'Counterfeit note', reversed_at: new Date() } : {}) }).execute();
-    };
-    await payment(f.mama, 'cash', '50000', sold.mama);
-    await payment(f.mama, 'mobile_money', '6640', sold.mama); // Mama's invoice paid in full
-    await payment(f.duka, 'cash', '10000', null); // an old debt collected on the trip
-    await payment(f.duka, 'cash', '7000', null, { reversed: true }); // reversed: not counted
-    await payment(f.duka, 'cash', '20', null, { currency: 'USD' }); // another currency: counted apart
-    const creditNote = async (total: string, applied: string, refund: string | null, status: 'applied' | 'cancelled' = 'applied') => {
-      const id = newId('cn');
-      if (status === 'applied') {
-        await lockCustomerBalance(tx, org, f.duka, 'UGX');
-        await postAccountEntries(tx, org, [
-          { customerId: f.duka, type: 'credit_application', documentType: 'credit_note', documentId: id, lineNumber: null, invoiceId: sold.duka, amount: `-${applied}`, currency: 'UGX' },
-          ...(refund ? [
-            { customerId: f.duka, type: 'credit_unapplied' as const, documentType: 'credit_note', documentId: id, lineNumber: null, invoiceId: null, amount: `-${refund}`, currency: 'UGX' },
-            { customerId: f.duka, type: 'credit_refund' as const, documentType: 'credit_note', documentId: id, lineNumber: null, invoiceId: null, amount: refund, currency: 'UGX' },
-          ] : []),
-        ]);
-      }
-      await tx.insertInto('credit_notes').values({ organization_id: org, id, number: `CN-${id.slice(-6)}`, status, type: 'adjustment', customer_id: f.duka, invoice_id: sold.duka, trip_id: tripId,
-        issue_date: '2026-11-23', subtotal: total, discount: '0', tax: '0', total, remaining_amount: '0', cash_refund_amount: refund, currency: 'UGX',
-        ...(status === 'cancelled' ? { cancel_reason: 'Issued in error', cancelled_at: new Date() } : {}) }).execute();
-    };
-    await creditNote('5000', '5000', null);
-    await creditNote('4000', '2000', '2000'); // 2 000 off the invoice, the other 2 000 refunded in cash
-    await creditNote('9999', '9999', null, 'cancelled'); // cancelled: not counted
-    await settleInvoiceStatuses(tx, org, [sold.mama, sold.duka].sort());
+    const collect = (customerId: string, method: 'cash' | 'mobile_money', amount: string, invoiceId: string | null, reference?: string) => recordPayment(tx, f.operator, {
+      customerId, method, amount: ugxOf(amount), paymentDate: '2026-11-23', tripId, ...(reference ? { reference } : {}),
+      ...(invoiceId ? { allocations: [{ invoiceId, amount: ugxOf(amount) }] } : { unallocated: ugxOf(amount) }),
+    });
+    await collect(f.mama, 'cash', '50000', sold.mama);
+    await collect(f.mama, 'mobile_money', '6640', sold.mama, 'MM-7731'); // Mama's invoice paid in full
+    await collect(f.duka, 'cash', '10000', null); // an old debt collected on the trip, left on the account
+    const counterfeit = await collect(f.duka, 'cash', '7000', null);
+    await reversePayment(tx, f.operator, counterfeit.ids[0]!, 'Counterfeit notes'); // reversed: not counted
+    const adjustment = (amount: string, cashRefundAmount?: string) => issueCreditNote(tx, f.operator, {
+      customer: { id: f.duka }, invoiceId: sold.duka, reason: 'Price difference', issueDate: '2026-11-23', ...(cashRefundAmount ? { cashRefundAmount } : {}),
+      lines: [{ type: 'adjustment', description: 'Price difference', quantity: 1, unitPrice: amount }],
+    });
+    await adjustment('5000'); // 5 000 off Duka's 10 974
+    await adjustment('8000', '2026'); // 5 974 off the rest of it (paid), 2 026 refunded in cash
+    const mistaken = await adjustment('999');
+    await cancelCreditNote(tx, f.operator, mistaken.id, 'Issued in error'); // cancelled: not counted
+    // Mama hands back one case of soda: onto the van, its credit note (28 320, the trip's) left on her account.
+    await processReturn(tx, f.operator, { invoiceId: sold.mama, returnDate: '2026-11-23', reason: 'Overstocked', lines: [{ invoiceLineNumber: 1, unit: 'case', quantity: 1, condition: 'good' }] });
   });
-  await countBack(f, tripId);
+  // The count: 67 + 24 returned bottles of soda (2 missing), 18 of water.
+  await world.post((tx) => returnTrip(tx, f.operator, { tripId, lines: [
+    { productId: f.soda, unit: 'bottle', countedQuantity: 91 }, { productId: f.water, unit: 'bottle', countedQuantity: 18 },
+  ] }));
 
   const open = await getTripSettlement(world.db, f.operator, tripId);
-  // Sales 67 614: 50 000 cash and 6 640 mobile money on Mama's, 7 000 of credit notes on Duka's, 3 974 still owed.
-  t.deepEqual(open.sales, { invoiceCount: 2, total: ugx('67614'), cash: ugx('50000'), mobileMoney: ugx('6640'), otherMethods: zero, creditNotes: ugx('7000'), credit: ugx('3974') });
-  t.deepEqual(open.collections, { receiptCount: 3, total: ugx('66640'), cash: ugx('60000'), mobileMoney: ugx('6640'), cheque: zero, bankTransfer: zero, card: zero, otherCurrencyReceipts: 1 });
-  t.deepEqual(open.creditNotes, { count: 2, total: ugx('9000'), cashRefunds: ugx('2000') });
-  // Cash from sales: 60 000 collected less 2 000 refunded; no expenses before the settlement is closed.
-  t.deepEqual([open.cashExpectedFromSales, open.cashExpenses, open.cashExpected, open.handedIn, open.variance], [ugx('58000'), zero, ugx('58000'), null, null]);
+  // Sales 67 614: Mama's 50 000 cash and 6 640 mobile money; Duka's 10 974 taken off by credit notes; nothing owed.
+  t.deepEqual(open.sales, { invoiceCount: 2, total: ugx('67614'), cash: ugx('50000'), mobileMoney: ugx('6640'), otherMethods: zero, creditNotes: ugx('10974'), credit: zero });
+  t.deepEqual(open.collections, { receiptCount: 3, total: ugx('66640'), cash: ugx('60000'), mobileMoney: ugx('6640'), cheque: zero, bankTransfer: zero, card: zero, otherCurrencyReceipts: 0 });
+  // 5 000 + 8 000 + the return's 28 320; the cancelled 999 is not counted.
+  t.deepEqual(open.creditNotes, { count: 3, total: ugx('41320'), cashRefunds: ugx('2026') });
+  // Cash from sales: 60 000 collected less 2 026 refunded; no expenses before the settlement is closed.
+  t.deepEqual([open.cashExpectedFromSales, open.cashExpenses, open.cashExpected, open.handedIn, open.variance], [ugx('57974'), zero, ugx('57974'), null, null]);
+  t.deepEqual(sodaFirst(f, open.stock).map((line) => [line.loaded, line.sold, line.returned, line.counted, line.difference]), [[120, 51, 24, 91, -2], [24, 6, 0, 18, 0]]);
 
   const sheet = await world.post((tx) => settleTrip(tx, f.operator, { tripId, handedIn: '34500', expenses }));
-  // 58 000 - 23 000 of expenses = 35 000 expected; 34 500 handed in: 500 short.
-  t.deepEqual([sheet.cashExpectedFromSales, sheet.cashExpenses, sheet.cashExpected, sheet.handedIn, sheet.variance], [ugx('58000'), ugx('23000'), ugx('35000'), ugx('34500'), ugx('-500')]);
+  // 57 974 - 23 000 of expenses = 34 974 expected; 34 500 handed in: 474 short.
+  t.deepEqual([sheet.cashExpectedFromSales, sheet.cashExpenses, sheet.cashExpected, sheet.handedIn, sheet.variance], [ugx('57974'), ugx('23000'), ugx('34974'), ugx('34500'), ugx('-474')]);
   t.deepEqual(sheet.collections, open.collections);
 
   // A trip with money on it is not closed at zero: it is settled with the cash handed in.

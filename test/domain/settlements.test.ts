@@ -21,7 +21,6 @@ import { closeTripWithNothingToSettle, getTripSettlement, settleTrip, type Settl
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { closeTrip, departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/service.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
-import { newId } from '../../server/platform/ids.js';
 import { webhookObject } from '../../server/platform/webhooks/objects.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 

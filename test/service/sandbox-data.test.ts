@@ -144,7 +144,7 @@ test('every outlet is on a route and in exactly its route\'s journey plan, with 
 
 test('products, locations, salespeople, routes, outlets and the adjustment credit note carry their dms code', async (t) => {
   const codes = await rows(`SELECT e.resource, count(*)::int AS n FROM external_codes e WHERE e.code_system = 'dms' GROUP BY e.resource ORDER BY e.resource`);
-  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM credit_notes WHERE type = 'adjustment')::int AS credit_note, (SELECT count(*) FROM locations)::int AS location,
+  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL)::int AS credit_note, (SELECT count(*) FROM locations)::int AS location,
     (SELECT count(*) FROM products)::int AS product, (SELECT count(*) FROM routes)::int AS route, (SELECT count(*) FROM salespeople)::int AS salesperson`);
   t.deepEqual(Object.fromEntries(codes.map((c) => [c.resource, c.n])), expected);
   const wrong = await rows(`SELECT e.* FROM external_codes e WHERE e.code_system = 'dms' AND NOT (
@@ -153,7 +153,7 @@ test('products, locations, salespeople, routes, outlets and the adjustment credi
    OR (e.resource = 'salesperson' AND e.code = (SELECT salesman_code FROM salespeople WHERE id = e.record_id))
    OR (e.resource = 'route' AND e.code = (SELECT route_code FROM routes WHERE id = e.record_id))
    OR (e.resource = 'customer' AND e.code = (SELECT outlet_code FROM customers WHERE id = e.record_id))
-   OR (e.resource = 'credit_note' AND e.code = 'CN0000001' AND e.record_id = (SELECT id FROM credit_notes WHERE type = 'adjustment')))`);
+   OR (e.resource = 'credit_note' AND e.code = 'CN0000001' AND e.record_id = (SELECT id FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL)))`);
   t.deepEqual(wrong, []);
 });
 
@@ -188,9 +188,9 @@ test('every main warehouse opens with stock of every beverage (in cases) and emp
   t.deepEqual(opening, [{ number: 'ADJ-000001', reason_code: 'OPENING' }, { number: 'ADJ-000002', reason_code: 'OPENING' }], 'the opening stock is the first two documents');
   t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
   t.deepEqual(await auditCustomerAccount(kyselyOver(run.pool), run.organizationId), []);
-  const invoices = (await run.pool.query('SELECT status, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY status ORDER BY status', [run.organizationId])).rows;
-  t.deepEqual(invoices, [{ status: 'open', n: 2 }, { status: 'paid', n: 2 }, { status: 'void', n: 1 }], 'a few invoices, one voided, two paid (in cash; by mobile money), one open again (its cheque bounced)');
-  const receipts = (await run.pool.query(`SELECT method, status, (invoice_id IS NULL) AS rest, count(*)::int AS n FROM payments WHERE organization_id = $1
+  const invoices = (await run.pool.query('SELECT status, count(*)::int AS n FROM invoices WHERE organization_id = $1 AND trip_id IS NULL GROUP BY status ORDER BY status', [run.organizationId])).rows;
+  t.deepEqual(invoices, [{ status: 'open', n: 2 }, { status: 'paid', n: 2 }, { status: 'void', n: 1 }], 'a few invoices from the warehouse, one voided, two paid (in cash; by mobile money), one open again (its cheque bounced)');
+  const receipts = (await run.pool.query(`SELECT method, status, (invoice_id IS NULL) AS rest, count(*)::int AS n FROM payments WHERE organization_id = $1 AND trip_id IS NULL
                                            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [run.organizationId])).rows;
   t.deepEqual(receipts, [
     { method: 'cash', status: 'posted', rest: false, n: 1 },
@@ -215,7 +215,7 @@ test('the sandbox has stock history: empties from and back to the supplier, tran
   t.true(writtenOff >= 1);
 });
 
-test('two weeks of trips, every one closed: loaded from its route\'s warehouse, out with a GPS trail, counted (a few bottles missing now and then) and emptied back', async (t) => {
+test('two weeks of trips, every one settled and closed: loaded from its route\'s warehouse, out with a GPS trail, counted (a few bottles missing now and then) and emptied back', async (t) => {
   const run = runs[0]!;
   const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
   const trips = await query(`SELECT t.number, t.status, to_char(t.business_date, 'YYYY-MM-DD') AS date, r.route_code, v.code AS van, w.code AS warehouse, b.code AS bad,
@@ -230,7 +230,7 @@ test('two weeks of trips, every one closed: loaded from its route\'s warehouse, 
   t.is(trips.at(-1).number, 'TRP-000010');
   for (const trip of trips) {
     t.like(trip, { status: 'closed', van: `V_${trip.route_code}-G`, bad: `V_${trip.route_code}-B`, warehouse: ['R01', 'R02', 'R03'].includes(trip.route_code) ? 'M01' : 'M02', salesperson_of_route: true, stamped: true, fixes: 6 });
-    t.regex(trip.documents, /^(adjustment:TRIP_COUNT,)?transfer:-,transfer:-$/, trip.number);
+    t.regex(trip.documents, /^(adjustment:TRIP_COUNT,)?(return:-,)?transfer:-,transfer:-$/, trip.number);
   }
   // Each van once a week: R01 on Monday to R05 on Friday.
   t.deepEqual(trips.map((trip) => `${trip.route_code} ${trip.date}`), ['R01 2026-11-09', 'R02 2026-11-10', 'R03 2026-11-11', 'R04 2026-11-12', 'R05 2026-11-13',
@@ -249,4 +249,28 @@ test('two weeks of trips, every one closed: loaded from its route\'s warehouse, 
       (SELECT jsonb_agg(jsonb_build_array(g.recorded_at, g.latitude, g.longitude) ORDER BY g.recorded_at) FROM trip_locations g WHERE g.trip_id = t.id) AS trail
     FROM trips t JOIN locations v ON v.id = t.van_location_id ORDER BY t.number`)).rows;
   t.deepEqual(await plan(runs[0]!), await plan(runs[1]!));
+});
+
+test('the trips\' money: van sales paid in cash on the spot, on credit (part collected in cash on the trip) or by mobile money; a return onto the van and a credit note; every trip settled with what its sheet expected, less the crew\'s expenses', async (t) => {
+  const run = runs[0]!;
+  const query = async (text: string) => (await run.pool.query(text, [run.organizationId])).rows;
+  const trips = await query(`SELECT t.number, s.status, s.handed_in::text, s.cash_expected::text, s.variance::text, s.cash_expenses::text,
+      (SELECT count(*)::int FROM invoices i WHERE i.trip_id = t.id) AS sales,
+      (SELECT coalesce(sum(p.amount), 0)::text FROM payments p WHERE p.trip_id = t.id AND p.method = 'cash' AND p.status = 'posted') AS cash
+    FROM trips t JOIN settlements s ON s.trip_id = t.id WHERE t.organization_id = $1 ORDER BY t.number`);
+  t.is(trips.length, 10, 'every trip has its settlement');
+  t.true(trips.filter((trip) => trip.sales === 2).length >= 6, 'most vans sell to two outlets');
+  for (const trip of trips) {
+    t.is(trip.status, 'closed');
+    // Handed in: the cash expected (cash collected less expenses), or 500 short; never below zero.
+    t.true(['0.0000', '-500.0000'].includes(trip.variance) || trip.handed_in === '0.0000', `${trip.number}: variance ${trip.variance}`);
+    t.true(Number(trip.cash_expenses) >= 10000);
+  }
+  t.true(trips.some((trip) => trip.variance === '-500.0000'), 'a trip came back 500 short');
+  const methods = await query(`SELECT DISTINCT method FROM payments p JOIN trips t ON t.id = p.trip_id WHERE p.organization_id = $1 ORDER BY method`);
+  t.deepEqual(methods.map((row) => row.method), ['cash', 'mobile_money']);
+  const notes = await query(`SELECT c.type, c.trip_id IS NOT NULL AS on_trip, count(*)::int AS n FROM credit_notes c WHERE c.organization_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`);
+  t.deepEqual(notes, [{ type: 'adjustment', on_trip: false, n: 1 }, { type: 'adjustment', on_trip: true, n: 1 }, { type: 'return', on_trip: false, n: 1 }, { type: 'return', on_trip: true, n: 1 }]);
+  t.deepEqual(await auditCustomerAccount(kyselyOver(run.pool), run.organizationId), []);
+  t.deepEqual(await auditStock(kyselyOver(run.pool), run.organizationId), []);
 });

@@ -3,13 +3,18 @@
 // 55 statements a trip, and must stay quick). Each is moved as an operator would move it: opened, loaded from a main
 // warehouse (routes R01-R03 from M01, the others from M02), departed, a GPS trail around the route's town, returned
 // (the count sometimes finds a few bottles missing, posted as a TRIP_COUNT adjustment; the rest goes back to the
-// warehouse) and closed (nothing is sold on them yet, so each closes with a settlement of zero). Quantities, losses
-// and positions come from their own seeded stream, so the sandbox is the
-// same on every machine (only ids and timestamps differ).
+// warehouse) and settled (the van sales, collections, the return and the credit note of writeTrips below; the trip
+// closes with its settlement). Quantities, losses and positions come from their own seeded stream, so the sandbox is
+// the same on every machine (only ids and timestamps differ).
 import type { Actor } from '../../domain/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
-import { closeTripWithNothingToSettle } from '../settlements/service.js';
+import { Decimal } from 'decimal.js';
+import { issueCreditNote } from '../credit-notes/documents.js';
+import { createInvoice, type CreateInvoiceCommand } from '../invoices/documents.js';
+import { recordPayment } from '../payments/documents.js';
+import { processReturn } from '../returns/documents.js';
+import { getTripSettlement, settleTrip, type SettleTripCommand } from '../settlements/service.js';
 import { SANDBOX_SEED, seededRandom } from './seeded-random.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { TOWNS } from './synthetic-outlets.js';
@@ -57,19 +62,73 @@ export function syntheticTrips(d: Pick<SandboxDistributor, 'routes' | 'products'
   return trips;
 }
 
-/** Writes the trips through the posting functions (after the opening stock, which they load from). */
+/**
+ * Writes the trips through the posting functions (after the opening stock, which they load from). On the road each
+ * van sells one case of a non-returnable beverage it carries (returnable ones would need their crates on the van)
+ * to two outlets: one paid in cash on the spot, one on credit (by mobile money at once when the outlet has a credit
+ * limit), of which part is collected in cash before the van leaves. The first trip takes a few bottles back (a
+ * return: onto the van, its credit note), the second credits a price difference. Back at the warehouse the count
+ * finds what the books say less the bottles missing; the settlement hands in the expected cash less the crew's
+ * allowance (and on one trip a receipted puncture repair), a few shillings short now and then.
+ */
 export async function writeTrips(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
   const locationId = new Map(d.locations.map((location) => [location.code, idOf.get(location.id)!]));
-  const product = new Map(d.products.map((p) => [p.product_code, { id: idOf.get(p.id)!, packSize: p.pack_size }]));
-  for (const planned of syntheticTrips(d)) {
+  const product = new Map(d.products.map((p) => [p.product_code, { id: idOf.get(p.id)!, packSize: p.pack_size, returnable: p.empties.length > 0 }]));
+  const casePrice = new Map(d.prices.filter((price) => price.unit === 'case').map((price) => [`${price.price_group}|${price.product_code}`, price.amount]));
+  const outlets = d.outlets.filter((outlet) => outlet.status === 'active' && outlet.price_group);
+  const currency = actor.organization.baseCurrency;
+  for (const [t, planned] of syntheticTrips(d).entries()) {
     const trip = await openTrip(tx, actor, { vanLocationId: locationId.get(planned.vanCode)!, warehouseLocationId: locationId.get(planned.warehouseCode)!, businessDate: planned.businessDate });
     await loadTrip(tx, actor, { tripId: trip.id, lines: planned.load.map((line) => ({ productId: product.get(line.productCode)!.id, unit: 'case', quantity: line.cases })) });
     await departTrip(tx, actor, trip.id);
     await recordTripLocations(tx, actor, trip.id, planned.trail);
+
+    // Bottles that left the van (sold) and came back onto it (returned), by product code.
+    const moved = new Map<string, number>();
+    const move = (code: string, bottles: number) => moved.set(code, (moved.get(code) ?? 0) + bottles);
+    const sellable = planned.load.filter((line) => !product.get(line.productCode)!.returnable).map((line) => line.productCode);
+    const sale = async (outlet: (typeof outlets)[number], code: string, payment: CreateInvoiceCommand['payment']) => {
+      const price = casePrice.get(`${outlet.price_group}|${code}`) ?? casePrice.get(`WHOLESALE|${code}`)!;
+      move(code, -product.get(code)!.packSize);
+      return createInvoice(tx, actor, {
+        customerId: idOf.get(outlet.id)!, locationId: locationId.get(planned.vanCode)!, issueDate: planned.businessDate, currency,
+        lines: [{ productId: product.get(code)!.id, unit: 'case', quantity: 1, unitPrice: price }], payment,
+      });
+    };
+    if (sellable.length > 0) {
+      const [first, second] = [outlets[(t * 2) % outlets.length]!, outlets[(t * 2 + 1) % outlets.length]!];
+      const cashSale = await sale(first, sellable[0]!, { method: 'cash' });
+      const onCredit = second.credit_limit_amount == null;
+      const creditSale = await sale(second, sellable[1 % sellable.length]!, onCredit ? null : { method: 'mobile_money', reference: `MM-${planned.businessDate.replaceAll('-', '')}-${t}` });
+      if (onCredit) {
+        const { total } = await tx.selectFrom('invoices').select('total').where('organization_id', '=', actor.organization.id).where('id', '=', creditSale.id).executeTakeFirstOrThrow();
+        const part = new Decimal(total).times('0.4').toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed(0);
+        await recordPayment(tx, actor, { customerId: idOf.get(second.id)!, method: 'cash', amount: { amount: part, currency }, paymentDate: planned.businessDate, tripId: trip.id,
+          allocations: [{ invoiceId: creditSale.id, amount: { amount: part, currency } }] });
+      }
+      if (t === 0) {
+        await processReturn(tx, actor, { invoiceId: cashSale.id, returnDate: planned.businessDate, reason: 'Sandbox: short-dated bottles', lines: [{ invoiceLineNumber: 1, unit: 'bottle', quantity: 3, condition: 'good' }] });
+        move(sellable[0]!, 3);
+      }
+      if (t === 1) {
+        await issueCreditNote(tx, actor, { customer: { id: idOf.get(second.id)! }, invoiceId: creditSale.id, reason: 'Sandbox: promotion price not applied', issueDate: planned.businessDate,
+          lines: [{ type: 'adjustment', description: 'Promotion price difference', quantity: 1, unitPrice: '2000' }] });
+      }
+    }
+
     await returnTrip(tx, actor, { tripId: trip.id, lines: planned.load.map((line) => {
       const { id, packSize } = product.get(line.productCode)!;
-      return { productId: id, unit: 'bottle', countedQuantity: line.cases * packSize - (planned.missing.get(line.productCode) ?? 0) };
+      return { productId: id, unit: 'bottle', countedQuantity: line.cases * packSize + (moved.get(line.productCode) ?? 0) - (planned.missing.get(line.productCode) ?? 0) };
     }) });
-    await closeTripWithNothingToSettle(tx, actor, trip.id); // nothing is sold on the sandbox's trips: a settlement of zero
+    // The settlement: the sheet's cash expected from sales, less the crew's allowance (and a receipted repair on one
+    // trip), handed in; every fourth trip 500 short.
+    const expenses: SettleTripCommand['expenses'] = [
+      { kind: 'allowance', amount: '10000', description: 'Crew lunch allowance' },
+      ...(t === 2 ? [{ kind: 'purchase' as const, amount: '6000', description: 'Puncture repair', receiptReference: 'RC-4471' }] : []),
+    ];
+    const fromSales = new Decimal((await getTripSettlement(tx, actor, trip.id)).cashExpectedFromSales.amount);
+    const expected = fromSales.minus(expenses.reduce((sum, expense) => sum.plus(expense.amount), new Decimal(0)));
+    const handedIn = Decimal.max(0, expected.minus(t % 4 === 3 ? 500 : 0));
+    await settleTrip(tx, actor, { tripId: trip.id, handedIn: handedIn.toFixed(0), expenses });
   }
 }

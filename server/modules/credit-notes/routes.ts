@@ -9,6 +9,7 @@ import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { documentActionRoute } from '../../platform/http/document-action.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { cancelCreditNote, issueCreditNote } from './documents.js';
@@ -16,7 +17,6 @@ import { creditNoteIdByCode, findCreditNote, listCreditNotes, partsOf, requireCr
 import { toCreditNote, type CreditNote } from './representation.js';
 
 type CreateBody = components['schemas']['CreditNoteCreate'];
-type CancelBody = components['schemas']['CreditNoteCancel'];
 
 export function creditNoteRoutes(db: Db): Router {
   const router = apiRouter();
@@ -74,15 +74,7 @@ export function creditNoteRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  router.post('/credit-notes/:id/cancel', async (req, res) => {
-    const caller = callerOf(res);
-    const body = req.body as CancelBody;
-    const id = req.params.id as string;
-    await respondIdempotently(db, caller, req, res, async (tx) => {
-      await cancelCreditNote(tx, caller.actor, id, body.reason);
-      return { status: 200, body: await read(tx, caller.actor, id) };
-    });
-  });
+  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read);
 
   return router;
 }

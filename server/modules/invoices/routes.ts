@@ -8,6 +8,7 @@ import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { documentActionRoute } from '../../platform/http/document-action.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { createInvoice, voidInvoice } from './documents.js';
@@ -15,7 +16,6 @@ import { findInvoice, linesOf, listInvoices, requireInvoiceFilters } from './rep
 import { toInvoice, type Invoice } from './representation.js';
 
 type CreateBody = components['schemas']['InvoiceCreate'];
-type VoidBody = components['schemas']['InvoiceVoid'];
 
 export function invoiceRoutes(db: Db): Router {
   const router = apiRouter();
@@ -57,15 +57,7 @@ export function invoiceRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  router.post('/invoices/:id/void', async (req, res) => {
-    const caller = callerOf(res);
-    const body = req.body as VoidBody;
-    const id = req.params.id as string;
-    await respondIdempotently(db, caller, req, res, async (tx) => {
-      await voidInvoice(tx, caller.actor, id, body.reason);
-      return { status: 200, body: await read(tx, caller.actor, id) };
-    });
-  });
+  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read);
 
   return router;
 }

@@ -7,6 +7,7 @@ import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
+import { documentActionRoute } from '../../platform/http/document-action.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { recordPayment, reversePayment } from './documents.js';
@@ -14,7 +15,6 @@ import { findPayment, findPayments, listPayments, requirePaymentFilters, type Pa
 import { toPayment, type Payment } from './representation.js';
 
 type CreateBody = components['schemas']['PaymentCreate'];
-type ReverseBody = components['schemas']['PaymentReverse'];
 
 export function paymentRoutes(db: Db): Router {
   const router = apiRouter();
@@ -50,15 +50,7 @@ export function paymentRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  router.post('/payments/:id/reverse', async (req, res) => {
-    const caller = callerOf(res);
-    const body = req.body as ReverseBody;
-    const id = req.params.id as string;
-    await respondIdempotently(db, caller, req, res, async (tx) => {
-      await reversePayment(tx, caller.actor, id, body.reason);
-      return { status: 200, body: await read(tx, caller.actor, id) };
-    });
-  });
+  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read);
 
   return router;
 }

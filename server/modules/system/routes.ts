@@ -8,12 +8,18 @@ import { apiReferencePage, apiReferenceScript } from './api-reference.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
 import { callerOf } from '../../platform/access/context.js';
 import { apiRouter } from '../../platform/http/router.js';
+import { workerHealth } from '../../platform/jobs/processes.js';
+import type { Db } from '../../platform/database/transaction.js';
 
-export function systemRoutes(options: { environment: Environment }): Router {
+export function systemRoutes(options: { environment: Environment; db: Db }): Router {
   const router = apiRouter();
 
-  router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString() });
+  router.get('/health', async (_req, res) => {
+    const workers = await workerHealth(options.db);
+    res.json({
+      status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString(),
+      workers: { alive: workers.alive, lastHeartbeatAt: workers.lastHeartbeatAt?.toISOString() ?? null },
+    });
   });
 
   router.get('/openapi.json', (_req, res) => {

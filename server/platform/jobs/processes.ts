@@ -111,3 +111,39 @@ export async function forgetOldProcesses(db: Db): Promise<void> {
   // now() minus hours: interval arithmetic has no builder form; the hours are bound.
   await db.deleteFrom('service_processes').where('heartbeat_at', '<', sql<Date>`now() - make_interval(hours => ${FORGET_AFTER_HOURS})`).execute();
 }
+
+/** The worker processes (role worker or all) alive now, and the newest heartbeat of any heard of in the last day. */
+export async function workerHealth(db: Db): Promise<{ alive: number; lastHeartbeatAt: Date | null }> {
+  const row = await db.selectFrom('service_processes')
+    // The lease's test by the database's clock: interval arithmetic has no builder form; the seconds are bound.
+    .select(sql<number>`count(*) FILTER (WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${PROCESS_LEASE_SECONDS}))::int`.as('alive'))
+    .select((eb) => eb.fn.max('heartbeat_at').as('last'))
+    .where('role', 'in', ['worker', 'all'])
+    .executeTakeFirstOrThrow();
+  return { alive: Number(row.alive), lastHeartbeatAt: row.last ? new Date(row.last) : null };
+}
+
+export interface QueueDepth {
+  queue: string;
+  /** Jobs due now and not yet taken by a worker. */
+  waiting: number;
+  /** Jobs a worker holds. */
+  active: number;
+  /** Jobs scheduled for later (retries, a delivery's next attempt). */
+  scheduled: number;
+  /** Seconds the oldest waiting job has been due; 0 when none waits. */
+  oldestWaitingSeconds: number;
+}
+
+/** Each job queue's depth, read from pg-boss's job table (queues with no unfinished job are left out). */
+export async function queueDepths(db: Db): Promise<QueueDepth[]> {
+  // pg-boss's own table (schema pgboss), which is not in our generated types: the builder cannot name it.
+  const { rows } = await sql<{ queue: string; waiting: number; active: number; scheduled: number; oldest: number | null }>`
+    SELECT name AS queue,
+           count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())::int AS waiting,
+           count(*) FILTER (WHERE state = 'active')::int AS active,
+           count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after > now())::int AS scheduled,
+           extract(epoch FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now()))::float8 AS oldest
+      FROM pgboss.job WHERE state IN ('created', 'retry', 'active') GROUP BY name ORDER BY name`.execute(db);
+  return rows.map((r) => ({ queue: r.queue, waiting: r.waiting, active: r.active, scheduled: r.scheduled, oldestWaitingSeconds: Math.max(0, Math.round((r.oldest ?? 0) * 10) / 10) }));
+}

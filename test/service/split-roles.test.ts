@@ -98,7 +98,7 @@ test.serial('two API processes and a worker started together on one DATABASE_URL
   await receiver.waitFor(3, 20_000);
 
   await worker!.stop();
-  t.is((await health(1)).workers.alive, 0, 'a stopped worker is not alive');
+  await eventually(async () => (await health(1)).workers.alive === 0, 3_000, 'a stopped worker is not alive (/health reads the heartbeats once a second)');
   t.is(await create(1), 201, 'writes go on without a worker; their events wait');
   await start(workerSettings(), 'worker');
   await receiver.waitFor(4, 20_000);

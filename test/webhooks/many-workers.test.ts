@@ -103,6 +103,8 @@ test.serial('two workers, one receiver answering after 100 ms: never more than 4
   t.true(receiver.mostOpen() <= PER_ENDPOINT, `${receiver.mostOpen()} sends were open at once`);
   t.true(receiver.mostOpen() >= 2, 'the workers did send side by side (the limit, not a queue of one, is what held)');
   await eventually(async () => (await pool.query('SELECT count(*)::int AS n FROM webhook_send_slots')).rows[0].n === 0, 10_000, 'every slot given back');
+  const jobs = (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks.deliver'`)).rows[0].n;
+  t.log(`${jobs} delivery jobs for ${events.length} deliveries (the rest found every slot taken and were sent again)`);
   await Promise.all(processes.splice(0).map((p) => p.stop()));
 });
 

@@ -66,8 +66,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
     // Registered before the job workers start: the slots they take are leased by this row's heartbeat. A worker's
     // heartbeat also takes back what dead processes held (once its own job system is up).
+    // On the bookkeeping pool: a beat never waits behind the requests or jobs that hold the main pool's connections
+    // (a late beat would make a live worker look dead), and a beat lost in a database crash costs nothing.
     heartbeat = await startProcessHeartbeat({
-      db: database.db, logger, role,
+      db: database.relaxed, logger, role,
       afterBeat: role === 'api' ? undefined : async () => {
         if (!jobs) return;
         const taken = await sweepDeadProcesses(database.db, jobs);

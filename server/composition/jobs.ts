@@ -9,7 +9,7 @@ import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleManifest } from '../platform/modules/manifest.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
-import { reclaimDeadSlots } from '../platform/webhooks/slots.js';
+import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
 import { forgetOldProcesses } from '../platform/jobs/processes.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 
@@ -41,11 +41,13 @@ export function webhookJob(db: Db, logger: Logger, config: Config, processId: st
 }
 
 /**
- * A worker's sweep after each heartbeat: the send slots of dead processes are taken back and their jobs failed, so
- * pg-boss retries them now (not after their expiry); rows of processes gone for a day are deleted.
+ * A worker's sweep after each heartbeat: the send slots of dead processes are taken back and their jobs failed, and
+ * so are delivery jobs left active without a slot, so pg-boss retries them now (not after their expiry); rows of
+ * processes gone for a day are deleted. Returns how many attempts are retried.
  */
 export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
-  const taken = await reclaimDeadSlots(db, (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx));
+  const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
+  const taken = await reclaimDeadSlots(db, fail) + await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail);
   await forgetOldProcesses(db);
   return taken;
 }

@@ -73,7 +73,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       afterBeat: role === 'api' ? undefined : async () => {
         if (!jobs) return;
         const taken = await sweepDeadProcesses(database.db, jobs);
-        if (taken > 0) logger.warn({ slots: taken }, 'took back the webhook send slots of a dead worker; their attempts are retried');
+        if (taken > 0) logger.warn({ attempts: taken }, 'took back the webhook attempts of a dead worker; they are retried');
       },
     });
     jobs = await startJobs({

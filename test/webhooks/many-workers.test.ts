@@ -126,9 +126,7 @@ test.serial(`a worker killed with -9 mid-send: a new worker sends to its endpoin
   t.true(next - runningAt <= RECOVERY_BOUND_MS, `the first send after the restart came ${next - runningAt} ms after the worker was running`);
   await eventually(async () => events.every((id) => receiver.eventIds.includes(id)), 60_000, 'every event delivered');
   const pending = async () => (await pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'succeeded'`)).rows[0].n as number;
-  // Normally within seconds; 150 s allows for the rare job the killed worker had taken but not yet given a slot,
-  // which waits for its pg-boss expiry (60 s) and the supervisor's next pass (README, Webhooks).
-  await eventually(async () => (await pending()) === 0, 150_000, 'every delivery recorded as succeeded').catch((error) => { t.log(second.output()); throw error; });
+  await eventually(async () => (await pending()) === 0, 60_000, 'every delivery recorded as succeeded').catch((error) => { t.log(second.output()); throw error; });
   const duplicates = receiver.eventIds.length - new Set(receiver.eventIds).size;
   t.log(`${duplicates} events were sent twice (at least once: the killed worker's sends in flight)`);
   t.true(duplicates <= PER_ENDPOINT, 'only the sends in flight at the kill are sent again');

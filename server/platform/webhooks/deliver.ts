@@ -5,8 +5,9 @@
 // slots. Jobs are also grouped by endpoint with pg-boss's groupConcurrency, so that workers mostly fetch jobs whose
 // endpoint has room; a job that finds every slot taken is sent again for half a second later. The slot is leased by
 // the worker's heartbeat (jobs/processes.ts): a worker that dies mid-send loses its slots within
-// PROCESS_LEASE_SECONDS, and a live worker fails its jobs so that pg-boss retries them at once. The job's own expiry
-// (60 s) stays as the backstop for a job that died before it took a slot. A job for a delivery no longer pending,
+// PROCESS_LEASE_SECONDS, and a live worker fails its jobs so that pg-boss retries them at once; so is a job left
+// active without a slot for ORPHANED_JOB_SECONDS (its worker died before taking one). The job's own expiry (60 s)
+// stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
 import { sql } from 'kysely';

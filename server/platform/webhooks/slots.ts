@@ -73,3 +73,25 @@ export async function reclaimDeadSlots(db: Db, failJobs: FailJobs): Promise<numb
     return taken.length;
   });
 }
+
+/** A delivery job active this long without a send slot lost its worker between taking the job and taking a slot. */
+export const ORPHANED_JOB_SECONDS = 10;
+
+/**
+ * Fails the delivery jobs that have been active for ORPHANED_JOB_SECONDS without a send slot: a live handler takes
+ * its slot (or sends the job again for later) within milliseconds of taking the job, and holds the slot until its
+ * outcome is recorded, so such a job's worker died in between. pg-boss then retries it at once instead of after its
+ * 60 s expiry and the supervisor's next pass. Returns how many were failed.
+ */
+export async function reclaimOrphanedJobs(db: Db, queue: string, failJobs: FailJobs): Promise<number> {
+  return inTransaction(db, async (tx) => {
+    // pg-boss's own job table (schema pgboss), which is not in our generated types: the builder cannot name it.
+    const { rows } = await sql<{ id: string; retry_count: number }>`
+      SELECT j.id, j.retry_count FROM pgboss.job j
+       WHERE j.name = ${queue} AND j.state = 'active' AND j.started_on < now() - make_interval(secs => ${ORPHANED_JOB_SECONDS})
+         AND NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)
+       LIMIT 100`.execute(tx);
+    if (rows.length > 0) await failJobs(tx, rows.map((row) => ({ id: row.id, retryCount: row.retry_count })));
+    return rows.length;
+  });
+}

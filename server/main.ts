@@ -56,6 +56,7 @@ if (service.sandboxKey) {
   console.log(`\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${keyFile}):\n\n  ${service.sandboxKey}\n`);
 }
 if (service.url) console.log(startedLines(service.url, config.sandboxBootstrap && existsSync(keyFile) ? keyFile : null).join('\n'));
+else console.log(`Worker running as ${service.processId} (no HTTP port; \`npm run admin -- health\` shows the workers' heartbeats and queues)`);
 
 /**
  * Where the API is, and the two variables the README's and the SDK's examples use, so that they work whatever PORT

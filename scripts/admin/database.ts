@@ -28,7 +28,8 @@ export async function withDatabase<T>(use: (db: Db, config: Config, databaseUrl:
 export async function withDeliveries<T>(use: (db: Db, enqueue: EnqueueDeliveries) => Promise<T>): Promise<T> {
   return withDatabase(async (db, config, databaseUrl) => {
     const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
-    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(db, logger, config)], logger });
+    // Send-only: this process runs no handler, so it never takes a send slot and needs no heartbeat of its own.
+    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(db, logger, config, 'admin-cli')], logger });
     try {
       return await use(db, deliveryEnqueuer(jobs.sendMany));
     } finally {

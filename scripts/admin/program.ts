@@ -12,6 +12,7 @@ import { registerNotificationsCommand } from './commands/notifications.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTripCommands } from './commands/trip.js';
 import { registerPeriodCommands } from './commands/period.js';
+import { registerHealthCommand } from './commands/health.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -33,5 +34,6 @@ export function buildProgram(): Command {
   registerTripCommands(program);
   registerFieldCommands(program);
   registerPeriodCommands(program);
+  registerHealthCommand(program);
   return program;
 }

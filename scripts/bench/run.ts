@@ -10,9 +10,10 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, SDK, Kysely-compile, stock, sandbox and money parts (they run by
-//                     default, even with --only, unless an --only text names one of them: --only stock runs the stock
-//                     part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock, sandbox, money)
+//   --skip-extras     skip the webhook delivery, SDK, Kysely-compile, stock, sandbox, money and several-processes parts
+//                     (they run by default, even with --only, unless an --only text names one of them: --only stock
+//                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
+//                     sandbox, money, split)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
@@ -53,6 +54,7 @@ import { benchStock, stockReport, type StockFigures } from './stock.js';
 import { benchMoney, moneyReport, type MoneyFigures } from './money.js';
 import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
+import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -81,7 +83,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox', 'money'] as const;
+const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -197,6 +199,7 @@ let sdkFigures: SdkFigures | undefined;
 let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
+let processesFigures: ProcessesFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
 const started = new Date();
@@ -262,6 +265,14 @@ try {
       startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
     });
   }
+  if (extras.has('split')) {
+    process.stderr.write('measuring several processes (split roles)\n');
+    processesFigures = await benchProcesses({
+      databaseUrl, organizationId: prepared.organizationId, keys: prepared.keys, seconds: duration, warmup, connections, burst: 500,
+      start: (args, env, readyText) => startProcess(join(root, 'server', 'main.ts'), args, env, readyText),
+      stop: stopProcess,
+    });
+  }
 } finally {
   await database.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -287,6 +298,7 @@ if (sdkFigures) {
 if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
 if (moneyFigures) console.log(`\n${moneyReport(moneyFigures).join('\n')}`);
+if (processesFigures) console.log(`\n${processesReport(processesFigures).join('\n')}`);
 if (extras.has('kysely')) {
   console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
   for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);

@@ -9,6 +9,8 @@ import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleManifest } from '../platform/modules/manifest.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
+import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
+import { forgetOldProcesses } from '../platform/jobs/processes.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 
 export function jobDefinitions(db: Db, logger: Logger, config: Config, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
@@ -26,15 +28,28 @@ export function jobDefinitions(db: Db, logger: Logger, config: Config, modules: 
 }
 
 /** One attempt of one webhook delivery. Always defined, beside jobDefinitions (or a test's): the fan-out sends it; so does the CLI. */
-export function webhookJob(db: Db, logger: Logger, config: Config): JobDefinition<never> {
+export function webhookJob(db: Db, logger: Logger, config: Config, processId: string): JobDefinition<never> {
   return webhookDeliveryJob({
     db,
+    processId,
     logger,
     objects: webhookObjects,
     policy: { allowLoopback: config.webhookAllowLoopback },
     secretKey: config.webhookSecretKey,
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
   }) as unknown as JobDefinition<never>;
+}
+
+/**
+ * A worker's sweep after each heartbeat: the send slots of dead processes are taken back and their jobs failed, and
+ * so are delivery jobs left active without a slot, so pg-boss retries them now (not after their expiry); rows of
+ * processes gone for a day are deleted. Returns how many attempts are retried.
+ */
+export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
+  const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
+  const taken = await reclaimDeadSlots(db, fail) + await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail);
+  await forgetOldProcesses(db);
+  return taken;
 }
 
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */

@@ -18,7 +18,8 @@ import { ApiLogWriter } from '../platform/http/api-log.js';
 import { setCursorSigningKey } from '../platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from '../platform/spec.js';
 import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
-import { jobDefinitions, startWebhookDelivery, webhookJob } from './jobs.js';
+import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
+import { jobDefinitions, startWebhookDelivery, sweepDeadProcesses, webhookJob } from './jobs.js';
 import { MODULES } from './modules.js';
 
 export interface RunningService {
@@ -29,6 +30,8 @@ export interface RunningService {
   apiLog: ApiLogWriter;
   database: Database;
   jobs: Jobs;
+  /** This process's row in service_processes (its heartbeat). */
+  processId: string;
   /** Graceful stop: refuse new connections, finish in-flight requests and jobs, close the pool, stop the embedded Postgres. */
   stop(): Promise<void>;
 }
@@ -53,6 +56,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let server: Server | null = null;
   let sandboxKey: string | null = null;
   let access: AccessMemory | null = null;
+  let heartbeat: ProcessHeartbeat | null = null;
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -60,10 +64,22 @@ export async function startService(config: Config, logger: Logger, options: Serv
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
 
+    // Registered before the job workers start: the slots they take are leased by this row's heartbeat. A worker's
+    // heartbeat also takes back what dead processes held (once its own job system is up).
+    // On the bookkeeping pool: a beat never waits behind the requests or jobs that hold the main pool's connections
+    // (a late beat would make a live worker look dead), and a beat lost in a database crash costs nothing.
+    heartbeat = await startProcessHeartbeat({
+      db: database.relaxed, logger, role,
+      afterBeat: role === 'api' ? undefined : async () => {
+        if (!jobs) return;
+        const taken = await sweepDeadProcesses(database.db, jobs);
+        if (taken > 0) logger.warn({ attempts: taken }, 'took back the webhook attempts of a dead worker; they are retried');
+      },
+    });
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: [...(options.jobs ?? jobDefinitions(database.db, logger, config)), webhookJob(database.db, logger, config)],
+      definitions: [...(options.jobs ?? jobDefinitions(database.db, logger, config)), webhookJob(database.db, logger, config, heartbeat.id)],
       logger,
     });
     if (role !== 'api') webhooks = startWebhookDelivery(database.db, logger, jobs);
@@ -97,6 +113,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     await webhooks?.stop().catch(() => {});
     await access?.close().catch(() => {});
     await jobs?.stop(0).catch(() => {});
+    await heartbeat?.stop().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }
@@ -107,12 +124,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
   const runningAccess = access as AccessMemory | null;
+  const runningHeartbeat = heartbeat as ProcessHeartbeat;
   return {
     url,
     sandboxKey,
     apiLog,
     database,
     jobs: runningJobs,
+    processId: runningHeartbeat.id,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + config.shutdownTimeoutMs;
@@ -120,7 +139,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningAccess?.close();
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
-        await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts; any cut off is retried when its job expires
+        await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts
+        await runningHeartbeat.stop(); // stopped: a live worker takes back the slots of any attempt cut off, and retries it
         await database.close();
       })();
       return stopping;

@@ -14,8 +14,17 @@ export class StartProblem extends Error {
   override name = 'StartProblem';
 }
 
+/**
+ * The split roles share one PostgreSQL that none of them owns, so they need DATABASE_URL: the embedded PostgreSQL
+ * belongs to the process that started it and stops with it (under the others), and two processes starting it at once
+ * on a fresh DATA_DIR collide. `npm start` (role all) keeps the embedded one.
+ */
+export const SPLIT_ROLES_NEED_DATABASE_URL = (role: Role) =>
+  `--role ${role} needs DATABASE_URL: the split roles (npm run api, npm run worker) share one PostgreSQL server that none of them starts or stops; set DATABASE_URL to it, or run npm start (API and workers in one process, with the embedded PostgreSQL).`;
+
 /** Everything the start of `role` needs, checked in the order it is used; the first problem is thrown. */
 export async function checkStart(config: Config, role: Role): Promise<void> {
+  if (role !== 'all' && config.databaseUrl === null) throw new StartProblem(SPLIT_ROLES_NEED_DATABASE_URL(role));
   if (role === 'all' || role === 'api') await checkListenPort(config.host, config.port);
   await checkDatabase(config);
 }

@@ -10,13 +10,16 @@ test('GET /health answers without a key with status, the spec version, the envir
   const res = await api().request('GET', '/health');
   const after = Date.now();
   t.is(res.status, 200);
-  t.deepEqual(Object.keys(res.body).sort(), ['environment', 'status', 'time', 'version']);
+  t.deepEqual(Object.keys(res.body).sort(), ['environment', 'status', 'time', 'version', 'workers']);
   t.is(res.body.status, 'ok');
   t.is(res.body.version, apiDocument.info.version);
   t.is(res.body.environment, 'sandbox');
   t.regex(res.body.time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   // The service's clock read while the request was in flight (a bound that holds however slow the machine is).
   t.true(Date.parse(res.body.time) >= before - 1 && Date.parse(res.body.time) <= after + 1, `${res.body.time} within the request`);
+  // The test service is role all: it is its own worker, and its heartbeat is under a second old.
+  t.is(res.body.workers.alive, 1);
+  t.true(Date.now() - Date.parse(res.body.workers.lastHeartbeatAt) < 5_000);
 });
 
 test('GET /health reports the configured environment', async (t) => {

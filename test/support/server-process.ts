@@ -14,10 +14,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts server/main.ts under `cwd` and waits (at most `startTimeoutMs`, 60 s by default) for "API listening" or the
- * process's end. A start can take long on a machine busy with other test files.
+ * Starts server/main.ts under `cwd` and waits (at most `startTimeoutMs`, 60 s by default) for "API listening" (or
+ * `readyLine`: "Worker running" for a worker) or the process's end. A start can take long on a machine busy with
+ * other test files.
  */
-export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[]; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[]; startTimeoutMs?: number; readyLine?: string } = {}): Promise<ServerProcess> {
+  const readyLine = options.readyLine ?? 'API listening';
   const child = spawn(process.execPath, [...entryArguments('server/main.ts', options.cwd), ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
@@ -27,7 +29,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
   child.stdout!.on('data', (c: Buffer) => { output += c; });
   child.stderr!.on('data', (c: Buffer) => { output += c; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (const deadline = Date.now() + (options.startTimeoutMs ?? 60_000); !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) {
+  for (const deadline = Date.now() + (options.startTimeoutMs ?? 60_000); !output.includes(readyLine) && child.exitCode === null && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -244,3 +244,27 @@ test('a delivery whose worker died mid-send is sent again when its job expires (
   await sleep(1000);
   t.is(hook.received.length, 1);
 });
+
+test('a delivery job left active without a send slot (its worker died after taking it) is retried within seconds by a live worker, not after its 60 s expiry', async (t) => {
+  const caller = await createCaller(pool());
+  const hook = await receiver();
+  const endpoint = await addEndpoint(kyselyOver(pool()), settings(), { organizationId: caller.organizationId, url: hook.url, events: ['customer.created'] });
+  await pool().query('UPDATE webhook_endpoints SET created_at = now() + interval \'1 hour\' WHERE id = $1', [endpoint.id]); // fan-out skips it
+  const customer = await createCustomer(caller);
+  const event = (await pool().query('SELECT id FROM events WHERE record_id = $1', [customer.id])).rows[0];
+  // What a worker that claimed attempt 1 and died leaves when it held no slot: its job active for longer than
+  // ORPHANED_JOB_SECONDS, with the queue's own 60 s expiry far off, and no send slot naming it.
+  const deliveryId = newId('whd');
+  await pool().query(
+    `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at)
+     VALUES ($1, $2, $3, $4, 'customer.created', 'pending', 1, now() + interval '60 seconds')`, [caller.organizationId, deliveryId, endpoint.id, event.id]);
+  const { boss } = api().service.jobs;
+  const jobId = await boss.send(DELIVERY_QUEUE, { organizationId: caller.organizationId, deliveryId, attempts: 0 }, { startAfter: 3600, group: { id: endpoint.id } });
+  await pool().query("UPDATE pgboss.job SET state = 'active', started_on = now() - interval '11 seconds', start_after = now() WHERE name = $1 AND id = $2", [DELIVERY_QUEUE, jobId]);
+  const [request] = await hook.waitFor(1, 8_000); // the sweep runs every second, the retry after pg-boss's 1 s retryDelay
+  t.is(request!.body.id, event.id);
+  await eventually(async () => (await deliveriesOf(endpoint.id))[0]?.status === 'succeeded', 5000, 'success is recorded');
+  t.like((await deliveriesOf(endpoint.id))[0], { attempts: 2 });
+  await sleep(1000);
+  t.is(hook.received.length, 1);
+});

@@ -5,5 +5,5 @@ import { systemRoutes } from './routes.js';
 
 export const systemModule: ModuleManifest = {
   name: 'system',
-  routes: ({ config }) => systemRoutes({ environment: config.environment }),
+  routes: ({ db, config }) => systemRoutes({ environment: config.environment, db }),
 };

@@ -8,12 +8,30 @@ import { apiReferencePage, apiReferenceScript } from './api-reference.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
 import { callerOf } from '../../platform/access/context.js';
 import { apiRouter } from '../../platform/http/router.js';
+import { workerHealth } from '../../platform/jobs/processes.js';
+import type { Db } from '../../platform/database/transaction.js';
 
-export function systemRoutes(options: { environment: Environment }): Router {
+export function systemRoutes(options: { environment: Environment; db: Db }): Router {
   const router = apiRouter();
 
-  router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString() });
+  // The workers' state as read at most once a second per process (the heartbeats move once a second anyway): a
+  // probe or a load balancer polling /health costs one small query a second, not one per call.
+  let workersRead: { at: number; value: Promise<{ alive: number; lastHeartbeatAt: Date | null }> } | null = null;
+  const workersNow = () => {
+    if (!workersRead || Date.now() - workersRead.at >= 1_000) {
+      const value = workerHealth(options.db);
+      workersRead = { at: Date.now(), value };
+      value.catch(() => { if (workersRead?.value === value) workersRead = null; }); // a failed read is not kept
+    }
+    return workersRead.value;
+  };
+
+  router.get('/health', async (_req, res) => {
+    const workers = await workersNow();
+    res.json({
+      status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString(),
+      workers: { alive: workers.alive, lastHeartbeatAt: workers.lastHeartbeatAt?.toISOString() ?? null },
+    });
   });
 
   router.get('/openapi.json', (_req, res) => {

@@ -44,11 +44,19 @@ export interface Jobs {
   boss: PgBoss;
   send<T extends object>(queue: string, data: T): Promise<string | null>;
   sendMany: SendMany;
+  /** Fails jobs (by id and the retry count they were fetched at) inside the transaction: pg-boss retries them after the queue's retryDelay. */
+  failInTransaction(queue: string, jobs: { id: string; retryCount: number }[], tx: Tx): Promise<void>;
   /** Wakes up to `count` of this process's idle workers of a queue to fetch now (after sending jobs due now) rather than at their next poll. */
   wake(queue: string, count?: number): void;
   /** Stops taking new jobs, waits up to timeoutMs for running handlers, then closes. */
   stop(timeoutMs: number): Promise<void>;
 }
+
+/**
+ * pg-boss's own statements inside our transaction: its SQL text is passed through unchanged as one compiled query
+ * (CompiledQuery.raw binds its values as parameters), so what it writes exists exactly when the transaction commits.
+ */
+const inside = (tx: Tx) => ({ executeSql: (text: string, values?: unknown[]) => tx.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[])) as Promise<{ rows: any[] }> });
 
 export async function startJobs(options: {
   databaseUrl: string;
@@ -72,9 +80,7 @@ export async function startJobs(options: {
       ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
       ...(job.group !== undefined ? { group: { id: job.group } } : {}),
     }));
-    // pg-boss's own statement runs inside our transaction: its SQL text is passed through unchanged as one
-    // compiled query (CompiledQuery.raw binds its values as parameters), so the jobs exist exactly when it commits.
-    await boss.insert(queue, inserts, tx ? { db: { executeSql: (text, values) => tx.executeQuery(CompiledQuery.raw(text, values as unknown[])) } } : {});
+    await boss.insert(queue, inserts, tx ? { db: inside(tx) } : {});
   };
   /** Wakes up to `count` workers of the queue that hold no job (they fetch now rather than at their next poll). */
   const wakeIdle = (queue: string, count: number): void => {
@@ -109,6 +115,9 @@ export async function startJobs(options: {
     boss,
     send: (queue, data) => boss.send(queue, data),
     sendMany,
+    async failInTransaction(queue, jobs, tx) {
+      if (jobs.length > 0) await boss.fail(queue, jobs, { value: { message: 'its worker process stopped beating' } }, { db: inside(tx) });
+    },
     wake: (queue, count = Infinity) => wakeIdle(queue, count),
     stop: (timeoutMs) => boss.stop({ graceful: true, close: true, timeout: Math.max(timeoutMs, 1) }),
   };

@@ -1,8 +1,13 @@
 // Delivery by pg-boss jobs. Each attempt of a delivery is one job of the queue webhooks.deliver, sent in the
 // transaction that made the delivery due (the fan-out, a retry's outcome, a CLI test, resend or enable), so a due
-// delivery always has its job. Jobs are grouped by endpoint: groupConcurrency bounds the sends to one endpoint
-// across all workers, so a slow or dead endpoint holds only its own slots. The job is the lease: a worker that dies
-// mid-send leaves its job active, and pg-boss retries it when it expires. A job for a delivery no longer pending,
+// delivery always has its job. An attempt sends only while it holds one of its endpoint's send slots (slots.ts): at
+// most perEndpointInFlight sends to one endpoint across all workers, so a slow or dead endpoint holds only its own
+// slots. Jobs are also grouped by endpoint with pg-boss's groupConcurrency, so that workers mostly fetch jobs whose
+// endpoint has room; a job that finds every slot taken is sent again for half a second later. The slot is leased by
+// the worker's heartbeat (jobs/processes.ts): a worker that dies mid-send loses its slots within
+// PROCESS_LEASE_SECONDS, and a live worker fails its jobs so that pg-boss retries them at once; so is a job left
+// active without a slot for ORPHANED_JOB_SECONDS (its worker died before taking one). The job's own expiry (60 s)
+// stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
 import { sql } from 'kysely';
@@ -17,16 +22,19 @@ import { OBJECT_LIMIT_BYTES, type WebhookObjectRegistry } from './objects.js';
 import { DISABLE_AFTER_FAILED_EVENTS, recordOutcome } from './outcome.js';
 import { DELIVERY_TIMEOUT_MS, type SendOutcome } from './send.js';
 import type { DestinationPolicy } from './destination.js';
+import { claimSendSlot, releaseSendSlot } from './slots.js';
 import { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
 
 export { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJob, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
 
-/** How long an attempt may hold its job; a worker that died mid-send has it retried after this. */
+/** How long an attempt may hold its job before pg-boss retries it: the backstop behind the slots' heartbeat lease. */
 export const DELIVERY_LEASE_SECONDS = 60;
+/** How long a job that found its endpoint's slots all taken waits before it is tried again. */
+export const SLOT_WAIT_MS = 500;
 
 export function deliveryEnqueuer(sendMany: SendMany): EnqueueDeliveries {
   return (tx, jobs) => sendMany<DeliveryJobData>(DELIVERY_QUEUE, jobs.map((job) => ({
-    data: { organizationId: job.organizationId, deliveryId: job.deliveryId, attempts: job.attempts },
+    data: { organizationId: job.organizationId, deliveryId: job.deliveryId, attempts: job.attempts, ...(job.retried ? { retried: job.retried } : {}) },
     group: job.endpointId,
     ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
   })), tx);
@@ -47,7 +55,7 @@ export async function claimDelivery(db: Db, data: DeliveryJobData, retryCount: n
       updated_at: eb.fn('now'),
     }))
     .where('d.organization_id', '=', data.organizationId).where('d.id', '=', data.deliveryId).where('d.status', '=', 'pending')
-    .where('d.attempts', '>=', data.attempts).where('d.attempts', '<=', data.attempts + retryCount)
+    .where('d.attempts', '>=', data.attempts).where('d.attempts', '<=', data.attempts + (data.retried ?? 0) + retryCount)
     .whereRef('ep.organization_id', '=', 'd.organization_id').whereRef('ep.id', '=', 'd.endpoint_id').where('ep.enabled', '=', true)
     .returning(['d.organization_id', 'd.id', 'd.endpoint_id', 'd.attempts'])
     .executeTakeFirst();
@@ -64,8 +72,10 @@ export interface WebhookDeliveryOptions {
   retryScheduleSeconds: readonly number[];
   /** Sends to one process at once. */
   maxInFlight?: number;
-  /** Sends to one endpoint at once, across all worker processes. */
+  /** Sends to one endpoint at once, across all worker processes (its slots; at most 64). */
   perEndpointInFlight?: number;
+  /** This process (service_processes.id): its heartbeat is the lease of the slots it takes. */
+  processId: string;
   timeoutMs?: number;
   objectLimitBytes?: number;
   disableAfterFailedEvents?: number;
@@ -89,7 +99,33 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
     objects: withTestEvent(options.objects), policy: options.policy, secretKey: options.secretKey,
     timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS, objectLimitBytes: options.objectLimitBytes ?? OBJECT_LIMIT_BYTES,
   };
-  async function deliver(job: Job<DeliveryJobData>, enqueue: EnqueueDeliveries): Promise<void> {
+  const perEndpoint = options.perEndpointInFlight ?? 4;
+
+  async function deliver(job: Job<DeliveryJobData>, enqueue: EnqueueDeliveries, sendMany: SendMany): Promise<void> {
+    const endpointId = job.groupId ?? (await db.selectFrom('webhook_deliveries').select('endpoint_id')
+      .where('organization_id', '=', job.data.organizationId).where('id', '=', job.data.deliveryId).executeTakeFirst())?.endpoint_id;
+    if (!endpointId) return;
+    const slot = await claimSendSlot(db, {
+      organizationId: job.data.organizationId, endpointId, limit: perEndpoint, processId: options.processId,
+      jobId: job.id, jobRetryCount: job.retryCount, deliveryId: job.data.deliveryId,
+    });
+    if (slot === null) {
+      // Every slot of the endpoint is taken: the same attempt again shortly, as a new job that carries what this one's
+      // retries allowed for. (Not a pg-boss retry: waiting for a slot must not use up the retries kept for crashes.)
+      await sendMany<DeliveryJobData>(DELIVERY_QUEUE, [{
+        data: { ...job.data, retried: (job.data.retried ?? 0) + job.retryCount }, group: endpointId, startAfter: new Date(Date.now() + SLOT_WAIT_MS),
+      }]);
+      return;
+    }
+    try {
+      await attempt(job, enqueue);
+    } finally {
+      const released = await releaseSendSlot(db, { organizationId: job.data.organizationId, endpointId, slot, processId: options.processId, jobId: job.id });
+      if (!released) logger.warn({ deliveryId: job.data.deliveryId, endpointId, slot }, 'webhook send slot was taken back while sending (this process missed its heartbeat lease)');
+    }
+  }
+
+  async function attempt(job: Job<DeliveryJobData>, enqueue: EnqueueDeliveries): Promise<void> {
     const claim = await claimDelivery(db, job.data, job.retryCount);
     if (!claim) return;
     let outcome: SendOutcome;
@@ -115,13 +151,13 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
     queue: DELIVERY_QUEUE,
     concurrency: options.maxInFlight ?? 32,
     wakeAfterJob: true,
-    groupConcurrency: options.perEndpointInFlight ?? 4,
+    groupConcurrency: perEndpoint,
     pollingIntervalSeconds: 0.5,
     // A pg-boss retry is for a crashed worker or an outcome not recorded; the delivery's own retries are new jobs.
     queueOptions: { expireInSeconds: DELIVERY_LEASE_SECONDS, retryLimit: 5, retryDelay: 1 },
     async handle(jobs, sendMany) {
       const enqueue = deliveryEnqueuer(sendMany);
-      for (const job of jobs) await deliver(job, enqueue);
+      for (const job of jobs) await deliver(job, enqueue, sendMany);
     },
   };
 }

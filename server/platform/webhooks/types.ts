@@ -9,6 +9,11 @@ export interface DeliveryJobData {
   organizationId: string;
   deliveryId: string;
   attempts: number;
+  /**
+   * Attempts that dead workers may have counted before this job (the retry count of the job it replaces, when a job
+   * that found its endpoint's slots all taken is sent again for later): claimDelivery allows for them.
+   */
+  retried?: number;
 }
 
 export interface DeliveryJob extends DeliveryJobData {

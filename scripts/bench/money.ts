@@ -35,7 +35,8 @@ import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
 import { createInvoice, type CreateInvoiceCommand } from '../../server/modules/invoices/documents.js';
 import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
-import { findInvoice, linesOf, listInvoices, requireInvoiceFilters } from '../../server/modules/invoices/repository.js';
+import { findInvoice, INVOICE_RESOURCE, linesOf, listInvoices, requireInvoiceFilters } from '../../server/modules/invoices/repository.js';
+import { codesOf } from '../../server/platform/external-codes/external-codes.js';
 import { toInvoice } from '../../server/modules/invoices/representation.js';
 import { rawCreateInvoice, rawInvoicesPage, rawReadInvoice } from './baselines/raw-money.js';
 import { figure, median, noise, percent, quantile, ratio, rawInTransaction, takeTurns, type RoundOptions, type Rounds } from './turns.js';
@@ -136,8 +137,9 @@ export async function benchMoney(options: MoneyOptions): Promise<MoneyFigures> {
       'no HTTP: listInvoices': async () => {
         await requireInvoiceFilters(db, setup.organizationId, {});
         const page = await listInvoices(db, setup.actor, { limit: PAGE }, {});
-        const lines = await linesOf(db, setup.organizationId, page.rows.map((row) => row.id));
-        return page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false));
+        const ids = page.rows.map((row) => row.id);
+        const [lines, codes] = [await linesOf(db, setup.organizationId, ids), await codesOf(db, setup.organizationId, INVOICE_RESOURCE, ids)];
+        return page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false, codes.get(row.id) ?? {}));
       },
       'no HTTP: raw pg': () => rawInvoicesPage(pool, setup.organizationId, PAGE),
     }, {}, 'money bench');
@@ -268,7 +270,7 @@ async function compareWrites(db: Db, pool: pg.Pool, setup: Setup): Promise<strin
   const client = await pool.connect();
   try {
     const strip = ({ id: _id, number: _number, createdAt: _created, updatedAt: _updated, ...rest }: { id: string; number: string; createdAt: string; updatedAt: string }) => rest;
-    const serviceJson = strip(toInvoice(found.invoice, found.lines, found.linesTruncated));
+    const serviceJson = strip(toInvoice(found.invoice, found.lines, found.linesTruncated, found.externalCodes));
     const rawJson = strip(await rawReadInvoice(client, setup.organizationId, raw.id));
     const [a, b] = [serviceJson as Record<string, unknown>, rawJson as Record<string, unknown>];
     const fields = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((field) => !isDeepStrictEqual(a[field], b[field]));

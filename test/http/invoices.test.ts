@@ -142,3 +142,25 @@ test('scopes: invoices:read reads but cannot post (403 insufficient_scope)', asy
   t.is(refused.status, 403);
   t.is(refused.body.code, 'insufficient_scope');
 });
+
+test('an invoice created with externalCodes is read back by code; an unknown system or code, or another organisation\'s code, is 404; a code another invoice holds is 422 naming it and posts nothing', async (t) => {
+  const s = await setup();
+  const created = await post(s.caller, '/invoices', { ...sale(s, 1), externalCodes: { dms: 'CS-R01-000381' } }, 'code-a');
+  t.is(created.status, 201, created.text);
+  t.deepEqual(created.body.externalCodes, { dms: 'CS-R01-000381' });
+  const byCode = await get(s.caller, '/invoices/by-code/dms/CS-R01-000381');
+  t.is(byCode.status, 200, byCode.text);
+  t.deepEqual(byCode.body, (await get(s.caller, `/invoices/${created.body.id}`)).body);
+  t.deepEqual((await get(s.caller, '/invoices?limit=5')).body.data.find((i: { id: string }) => i.id === created.body.id).externalCodes, { dms: 'CS-R01-000381' });
+  t.is((await get(s.caller, '/invoices/by-code/dms/CS-R01-999999')).body.code, 'not_found');
+  t.is((await get(s.caller, '/invoices/by-code/nosuchsystem/CS-R01-000381')).status, 404);
+  const other = await setup();
+  t.is((await get(other.caller, '/invoices/by-code/dms/CS-R01-000381')).status, 404, 'a code is per organisation');
+  const count = async () => (await pool().query('SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1', [s.caller.organizationId])).rows[0].n;
+  const before = await count();
+  const reused = await post(s.caller, '/invoices', { ...sale(s, 1), externalCodes: { dms: 'CS-R01-000381' } }, 'code-b');
+  t.is(reused.status, 422, reused.text);
+  t.is(reused.body.code, 'business_rule');
+  t.deepEqual(fields(reused.body), ['/externalCodes/dms']);
+  t.is(await count(), before, 'nothing posted');
+});

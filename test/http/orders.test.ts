@@ -131,3 +131,28 @@ test('lists filter by customer and status and feed by updatedSince; cancel moves
   const events = await pool().query("SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id", [a.id]);
   t.deepEqual(events.rows.map((e: { type: string }) => e.type), ['order.created', 'order.status_changed']);
 });
+
+test('an order created with externalCodes is read back by code (and after its cancel); an unknown system or code, or another organisation\'s code, is 404; a code another order holds is 422 naming it and takes nothing', async (t) => {
+  const s = await setup();
+  const body = (code: string) => ({ customerId: s.customer, orderDate: '2026-11-24', externalCodes: { dms: code }, lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] });
+  const created = await post(s.caller, '/orders', body('SO-2026-0042'), 'code-a');
+  t.is(created.status, 201, created.text);
+  t.deepEqual(created.body.externalCodes, { dms: 'SO-2026-0042' });
+  const byCode = await get(s.caller, '/orders/by-code/dms/SO-2026-0042');
+  t.is(byCode.status, 200, byCode.text);
+  t.deepEqual(byCode.body, created.body);
+  t.deepEqual((await get(s.caller, '/orders?limit=5')).body.data[0].externalCodes, { dms: 'SO-2026-0042' });
+  const cancelled = await post(s.caller, `/orders/${created.body.id}/cancel`, { reason: 'Outlet closed' }, 'code-cancel');
+  t.deepEqual(cancelled.body.externalCodes, { dms: 'SO-2026-0042' });
+  t.is((await get(s.caller, '/orders/by-code/dms/SO-2026-0042')).body.status, 'cancelled');
+  t.is((await get(s.caller, '/orders/by-code/dms/SO-2026-9999')).body.code, 'not_found');
+  t.is((await get(s.caller, '/orders/by-code/nosuchsystem/SO-2026-0042')).status, 404);
+  const other = await setup();
+  t.is((await get(other.caller, '/orders/by-code/dms/SO-2026-0042')).status, 404, 'a code is per organisation');
+  const reused = await post(s.caller, '/orders', body('SO-2026-0042'), 'code-b');
+  t.is(reused.status, 422, reused.text);
+  t.is(reused.body.code, 'business_rule');
+  t.deepEqual(fields(reused.body), ['/externalCodes/dms']);
+  const { rows } = await pool().query('SELECT count(*)::int AS n FROM sales_orders WHERE organization_id = $1', [s.caller.organizationId]);
+  t.is(rows[0].n, 1, 'nothing taken');
+});

@@ -142,9 +142,9 @@ test('every outlet is on a route and in exactly its route\'s journey plan, with 
   t.true(frequencies.biweekly > 20 && frequencies.biweekly < 150);
 });
 
-test('products, locations, salespeople, routes, outlets and the adjustment credit note carry their dms code', async (t) => {
+test('products, locations, salespeople, routes, outlets, orders, invoices and the adjustment credit note carry their dms code', async (t) => {
   const codes = await rows(`SELECT e.resource, count(*)::int AS n FROM external_codes e WHERE e.code_system = 'dms' GROUP BY e.resource ORDER BY e.resource`);
-  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL)::int AS credit_note, (SELECT count(*) FROM locations)::int AS location,
+  const [expected] = await rows(`SELECT (SELECT count(*) FROM customers)::int AS customer, (SELECT count(*) FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL)::int AS credit_note, (SELECT count(*) FROM invoices)::int AS invoice, (SELECT count(*) FROM locations)::int AS location, (SELECT count(*) FROM sales_orders)::int AS "order",
     (SELECT count(*) FROM products)::int AS product, (SELECT count(*) FROM routes)::int AS route, (SELECT count(*) FROM salespeople)::int AS salesperson`);
   t.deepEqual(Object.fromEntries(codes.map((c) => [c.resource, c.n])), expected);
   const wrong = await rows(`SELECT e.* FROM external_codes e WHERE e.code_system = 'dms' AND NOT (
@@ -153,7 +153,9 @@ test('products, locations, salespeople, routes, outlets and the adjustment credi
    OR (e.resource = 'salesperson' AND e.code = (SELECT salesman_code FROM salespeople WHERE id = e.record_id))
    OR (e.resource = 'route' AND e.code = (SELECT route_code FROM routes WHERE id = e.record_id))
    OR (e.resource = 'customer' AND e.code = (SELECT outlet_code FROM customers WHERE id = e.record_id))
-   OR (e.resource = 'credit_note' AND e.code = 'CN0000001' AND e.record_id = (SELECT id FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL)))`);
+   OR (e.resource = 'credit_note' AND e.code = 'CN0000001' AND e.record_id = (SELECT id FROM credit_notes WHERE type = 'adjustment' AND trip_id IS NULL))
+   OR (e.resource = 'invoice' AND e.code ~ '^CS-(M01-[0-9]{6}|R0[1-5]-2026[0-9]{4}-[12])$' AND e.record_id IN (SELECT id FROM invoices))
+   OR (e.resource = 'order' AND e.code ~ '^SO-2026-[0-9]{4}$' AND e.record_id IN (SELECT id FROM sales_orders)))`);
   t.deepEqual(wrong, []);
 });
 

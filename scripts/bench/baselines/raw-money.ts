@@ -219,7 +219,18 @@ export async function rawReadInvoice(client: Client, organizationId: string, id:
   const { rows: [invoice] } = await client.query<RawInvoiceRow>(`SELECT ${INVOICE_COLUMNS} FROM invoices t WHERE t.organization_id = $1 AND t.id = $2`, [organizationId, id]);
   const { rows: lines } = await client.query<RawLineRow>(`SELECT ${LINE_COLUMNS} FROM invoice_lines WHERE organization_id = $1 AND invoice_id = $2 ORDER BY line_number LIMIT $3`,
     [organizationId, id, MAX_LINES + 1]);
-  return invoiceJson(invoice!, lines.slice(0, MAX_LINES), lines.length > MAX_LINES);
+  const codes = await rawCodesOf(client, organizationId, [id]);
+  return invoiceJson(invoice!, lines.slice(0, MAX_LINES), lines.length > MAX_LINES, codes.get(id) ?? {});
+}
+
+/** The invoices' external codes in one statement (platform/external-codes codesOf). */
+async function rawCodesOf(db: pg.Pool | Client, organizationId: string, ids: string[]): Promise<Map<string, Record<string, string>>> {
+  const codes = new Map<string, Record<string, string>>();
+  if (ids.length === 0) return codes;
+  const { rows } = await db.query<{ record_id: string; code_system: string; code: string }>(`SELECT record_id, code_system, code FROM external_codes
+    WHERE organization_id = $1 AND resource = 'invoice' AND record_id = ANY($2::text[])`, [organizationId, ids]);
+  for (const row of rows) codes.set(row.record_id, { ...codes.get(row.record_id), [row.code_system]: row.code });
+  return codes;
 }
 
 /**
@@ -236,15 +247,16 @@ export async function rawInvoicesPage(db: pg.Pool | Client, organizationId: stri
       ORDER BY invoice_id, line_number`, [organizationId, page.map((row) => row.id)]);
     for (const line of lineRows) lines.get(line.invoice_id)!.push(line);
   }
+  const codes = await rawCodesOf(db, organizationId, page.map((row) => row.id));
   return {
-    data: page.map((row) => invoiceJson(row, lines.get(row.id)!.slice(0, MAX_LINES), lines.get(row.id)!.length > MAX_LINES)),
+    data: page.map((row) => invoiceJson(row, lines.get(row.id)!.slice(0, MAX_LINES), lines.get(row.id)!.length > MAX_LINES, codes.get(row.id) ?? {})),
     hasMore: rows.length > limit,
     last: page[page.length - 1]?.id ?? null,
   };
 }
 
 /** The JSON of an invoice as the service answers it (representation.ts toInvoice). */
-export function invoiceJson(row: RawInvoiceRow, lines: RawLineRow[], linesTruncated: boolean) {
+export function invoiceJson(row: RawInvoiceRow, lines: RawLineRow[], linesTruncated: boolean, externalCodes: Record<string, string>) {
   const currency = row.currency;
   const money = (amount: string) => ({ amount: formatAmount(amount, currency), currency });
   return {
@@ -256,6 +268,6 @@ export function invoiceJson(row: RawInvoiceRow, lines: RawLineRow[], linesTrunca
       lineNumber: line.line_number, kind: line.kind, productId: line.product_id, unit: line.unit, quantity: line.quantity,
       unitPrice: money(line.unit_price), discount: money(line.discount), taxRate: new Decimal(line.tax_rate).toString(), amount: money(line.amount), tax: money(line.tax),
     })),
-    linesTruncated, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
+    linesTruncated, externalCodes, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
   };
 }

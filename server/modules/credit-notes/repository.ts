@@ -103,14 +103,6 @@ export async function findCreditNote(db: Db, organizationId: string, id: string)
   return { row: row as CreditNoteRow, parts: parts.get(id)! };
 }
 
-/** The id of the credit note carrying this code in this code system, if any. */
-export async function creditNoteIdByCode(db: Db, organizationId: string, system: string, code: string): Promise<string | null> {
-  const row = await db.selectFrom('external_codes').select('record_id')
-    .where('organization_id', '=', organizationId).where('resource', '=', CREDIT_NOTE).where('code_system', '=', system).where('code', '=', code)
-    .executeTakeFirst();
-  return row?.record_id ?? null;
-}
-
 export interface CreditNoteFilters {
   status?: string;
   customerId?: string;

@@ -7,13 +7,13 @@ import { acceptAmount } from '../../domain/money.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
-import { isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
+import { recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
-import { cancelCreditNote, issueCreditNote } from './documents.js';
-import { creditNoteIdByCode, findCreditNote, listCreditNotes, partsOf, requireCreditNoteFilters } from './repository.js';
+import { CREDIT_NOTE, cancelCreditNote, issueCreditNote } from './documents.js';
+import { findCreditNote, listCreditNotes, partsOf, requireCreditNoteFilters } from './repository.js';
 import { toCreditNote, type CreditNote } from './representation.js';
 
 type CreateBody = components['schemas']['CreditNoteCreate'];
@@ -60,13 +60,7 @@ export function creditNoteRoutes(db: Db): Router {
 
   router.get('/credit-notes/by-code/:system/:code', async (req, res) => {
     const actor = actorOf(res);
-    const system = req.params.system as string;
-    if (!(await isCodeSystem(db, actor.organization.id, system))) {
-      throw new ApiError('not_found', `There is no code system ${system} for this organisation; dms always exists, partner systems are registered by an administrator.`);
-    }
-    const code = normaliseCode(req.params.code as string, '/path/code');
-    const id = await creditNoteIdByCode(db, actor.organization.id, system, code);
-    if (id === null) throw new ApiError('not_found', `No credit note has the ${system} code ${code}.`);
+    const id = await recordIdByCode(db, actor.organization.id, CREDIT_NOTE, 'credit note', req.params.system as string, req.params.code as string);
     res.json(await read(db, actor, id));
   });
 

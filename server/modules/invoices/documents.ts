@@ -15,6 +15,7 @@ import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
+import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { resolveLines, throwIfAny, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
@@ -61,6 +62,8 @@ export interface CreateInvoiceCommand {
   salespersonId?: string | null;
   /** The sales order this invoices: an open order of the same customer, which becomes invoiced. */
   orderId?: string | null;
+  /** The caller's own codes of the invoice, by code system (`dms` or a registered one): read it back by code. */
+  externalCodes?: Record<string, string>;
   lines: InvoiceLineCommand[];
   /**
    * Paid in full at once (a cash or van sale): a receipt for the total is recorded in this transaction by the
@@ -232,6 +235,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   if (new Decimal(totals.total).greaterThan(0)) {
     await postAccountEntries(tx, organizationId, [{ customerId: command.customerId, type: 'invoice', documentType: INVOICE, documentId: id, lineNumber: null, invoiceId: id, amount: totals.total, currency }]);
   }
+  if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, INVOICE, id, command.externalCodes);
   await recordEvent(tx, organizationId, INVOICE_CREATED, INVOICE, id);
   // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
   // for one order, the second is 409 invalid_state and rolls back whole).

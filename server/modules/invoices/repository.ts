@@ -4,9 +4,13 @@ import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
+import { codesOf } from '../../platform/external-codes/external-codes.js';
 import { equals } from '../../platform/resources/filters.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
+
+/** The resource name of invoices in external codes (and events, and ledger rows: documents.ts INVOICE). */
+export const INVOICE_RESOURCE = 'invoice';
 
 /** At most this many lines in one invoice's JSON; the rest is said by `linesTruncated`. */
 export const MAX_LINES = 500;
@@ -28,12 +32,13 @@ const invoiceSelection = [
 export type InvoiceLineRow = Pick<Selectable<DB['invoice_lines']>, (typeof lineColumns)[number]>;
 
 /** An invoice and its first MAX_LINES lines (one more is read to know whether there are more); null when not there. */
-export async function findInvoice(db: Db, organizationId: string, id: string): Promise<{ invoice: InvoiceRow; lines: InvoiceLineRow[]; linesTruncated: boolean } | null> {
+export async function findInvoice(db: Db, organizationId: string, id: string): Promise<{ invoice: InvoiceRow; lines: InvoiceLineRow[]; linesTruncated: boolean; externalCodes: Record<string, string> } | null> {
   const invoice = await db.selectFrom('invoices as t').select(invoiceSelection).where('t.organization_id', '=', organizationId).where('t.id', '=', id).executeTakeFirst();
   if (!invoice) return null;
   const lines = await db.selectFrom('invoice_lines').select(lineColumns)
     .where('organization_id', '=', organizationId).where('invoice_id', '=', id).orderBy('line_number').limit(MAX_LINES + 1).execute();
-  return { invoice, lines: lines.slice(0, MAX_LINES), linesTruncated: lines.length > MAX_LINES };
+  const codes = await codesOf(db, organizationId, INVOICE_RESOURCE, [id]);
+  return { invoice, lines: lines.slice(0, MAX_LINES), linesTruncated: lines.length > MAX_LINES, externalCodes: codes.get(id) ?? {} };
 }
 
 export interface InvoiceFilters {

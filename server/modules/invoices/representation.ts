@@ -9,7 +9,7 @@ export type Invoice = components['schemas']['Invoice'];
 
 const money = (amount: string, currency: string) => ({ amount: formatAmount(amount, currency), currency });
 
-export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncated: boolean): Invoice {
+export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncated: boolean, externalCodes: Record<string, string>): Invoice {
   const currency = row.currency;
   return {
     id: row.id,
@@ -44,6 +44,7 @@ export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncat
       tax: money(line.tax, currency),
     })),
     linesTruncated,
+    externalCodes,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

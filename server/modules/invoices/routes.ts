@@ -7,12 +7,13 @@ import { acceptAmount } from '../../domain/money.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
+import { codesOf, recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { createInvoice, voidInvoice } from './documents.js';
-import { findInvoice, linesOf, listInvoices, requireInvoiceFilters } from './repository.js';
+import { findInvoice, INVOICE_RESOURCE, linesOf, listInvoices, requireInvoiceFilters } from './repository.js';
 import { toInvoice, type Invoice } from './representation.js';
 
 type CreateBody = components['schemas']['InvoiceCreate'];
@@ -32,6 +33,7 @@ export function invoiceRoutes(db: Db): Router {
         salespersonId: body.salespersonId ?? null,
         orderId: body.orderId ?? null,
         payment: body.payment ?? null,
+        ...(body.externalCodes === undefined ? {} : { externalCodes: body.externalCodes }),
         currency: caller.baseCurrency,
         lines: body.lines.map((line, i) => ({
           ...(line.kind === undefined ? {} : { kind: line.kind }),
@@ -49,8 +51,15 @@ export function invoiceRoutes(db: Db): Router {
     const query = req.query as { customerId?: string; status?: string };
     await requireInvoiceFilters(db, actor.organization.id, query);
     const page = await listInvoices(db, actor, listRequestOf(req), query);
-    const lines = await linesOf(db, actor.organization.id, page.rows.map((row) => row.id));
-    sendPage(res, { ...page, rows: page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false)) });
+    const ids = page.rows.map((row) => row.id);
+    const [lines, codes] = [await linesOf(db, actor.organization.id, ids), await codesOf(db, actor.organization.id, INVOICE_RESOURCE, ids)];
+    sendPage(res, { ...page, rows: page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false, codes.get(row.id) ?? {})) });
+  });
+
+  router.get('/invoices/by-code/:system/:code', async (req, res) => {
+    const actor = actorOf(res);
+    const id = await recordIdByCode(db, actor.organization.id, INVOICE_RESOURCE, 'invoice', req.params.system as string, req.params.code as string);
+    res.json(await read(db, actor, id));
   });
 
   router.get('/invoices/:id', async (req, res) => {
@@ -66,5 +75,5 @@ export function invoiceRoutes(db: Db): Router {
 export async function read(db: Db | Tx, actor: Actor, id: string): Promise<Invoice> {
   const found = await findInvoice(db, actor.organization.id, id);
   if (!found) throw new ApiError('not_found', `There is no invoice ${id} in this organisation.`);
-  return toInvoice(found.invoice, found.lines, found.linesTruncated);
+  return toInvoice(found.invoice, found.lines, found.linesTruncated, found.externalCodes);
 }

@@ -12,11 +12,12 @@ import { dateProblem } from '../../platform/dates.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
-import { findRecordIdByCode, isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
+import { assignCodes, findRecordIdByCode, isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { ORDER_CREATED, orderLifecycle, type OrderStatus } from './lifecycle.js';
-import { findOrder, linesOf, ORDER_RESOURCE } from './repository.js';
-import { toOrder, type Order } from './representation.js';
+import { findOrder, ORDER_RESOURCE } from './repository.js';
+import type { Order } from './representation.js';
+import { readOrder as readOrderIfAny } from './service.js';
 
 export type OrderUnit = 'case' | 'bottle' | 'piece';
 
@@ -49,6 +50,8 @@ export interface CreateOrderCommand {
   salespersonId?: string | null;
   locationId?: string | null;
   note?: string | null;
+  /** The caller's own codes of the order, by code system (`dms` or a registered one): read it back by code. */
+  externalCodes?: Record<string, string>;
   lines: OrderLineCommand[];
 }
 
@@ -150,6 +153,7 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
     unit_price: priced[i]!.unitPrice.toFixed(), discount: amounts[i]!.discount, tax_rate: products[i]!.taxRate,
     amount: amounts[i]!.amount, tax: amounts[i]!.tax,
   }))).execute();
+  if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, ORDER_RESOURCE, id, command.externalCodes);
   await recordEvent(tx, organizationId, ORDER_CREATED, ORDER_RESOURCE, id);
   return readOrder(tx, actor, id);
 }
@@ -186,8 +190,7 @@ async function requireOrder(tx: Tx, organizationId: string, id: string) {
 }
 
 async function readOrder(tx: Tx, actor: Actor, id: string): Promise<Order> {
-  const row = (await findOrder(tx, actor.organization.id, id))!;
-  return toOrder(row, (await linesOf(tx, actor.organization.id, [id])).get(id)!);
+  return (await readOrderIfAny(tx, actor, id))!;
 }
 
 function exactlyOne(problems: FieldError[], id: unknown, ref: unknown, idField: string, refField: string): void {

@@ -7,7 +7,7 @@ import type { OrderLineRow, OrderRow } from './repository.js';
 
 export type Order = components['schemas']['Order'];
 
-export function toOrder(row: OrderRow, lines: OrderLineRow[]): Order {
+export function toOrder(row: OrderRow, lines: OrderLineRow[], externalCodes: Record<string, string>): Order {
   const money = (amount: string) => ({ amount: formatAmount(amount, row.currency), currency: row.currency });
   return {
     id: row.id,
@@ -36,6 +36,7 @@ export function toOrder(row: OrderRow, lines: OrderLineRow[]): Order {
       amount: money(line.amount),
       tax: money(line.tax),
     })),
+    externalCodes,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -4,10 +4,12 @@ import type { Router } from 'express';
 import type { components } from '../../../generated/api-types.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db } from '../../platform/database/transaction.js';
+import { recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { cancelOrder, createOrder } from './documents.js';
+import { ORDER_RESOURCE } from './repository.js';
 import { getOrder, listOrders } from './service.js';
 
 type CreateBody = components['schemas']['OrderCreate'];
@@ -29,6 +31,7 @@ export function orderRoutes(db: Db): Router {
         salespersonId: body.salespersonId ?? null,
         locationId: body.locationId ?? null,
         note: body.note ?? null,
+        ...(body.externalCodes === undefined ? {} : { externalCodes: body.externalCodes }),
         lines: body.lines.map((line) => ({
           ...(line.productId === undefined ? {} : { productId: line.productId }),
           ...(line.product === undefined ? {} : { product: line.product }),
@@ -44,6 +47,12 @@ export function orderRoutes(db: Db): Router {
   router.get('/orders', async (req, res) => {
     const query = req.query as { status?: string; customerId?: string };
     sendPage(res, await listOrders(db, actorOf(res), listRequestOf(req), { status: query.status, customerId: query.customerId }));
+  });
+
+  router.get('/orders/by-code/:system/:code', async (req, res) => {
+    const actor = actorOf(res);
+    const id = await recordIdByCode(db, actor.organization.id, ORDER_RESOURCE, 'order', req.params.system as string, req.params.code as string);
+    res.json(await getOrder(db, actor, id));
   });
 
   router.get('/orders/:id', async (req, res) => {

@@ -2,9 +2,10 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
+import { codesOf } from '../../platform/external-codes/external-codes.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { findOrder, linesOf, orderQuery } from './repository.js';
+import { findOrder, linesOf, ORDER_RESOURCE, orderQuery } from './repository.js';
 import { equals } from '../../platform/resources/filters.js';
 import { toOrder, type Order } from './representation.js';
 
@@ -20,14 +21,17 @@ export async function listOrders(db: Db, actor: Actor, request: ListRequest, fil
     status: equals('sales_orders', 'status', filters.status),
     customerId: equals('sales_orders', 'customer_id', filters.customerId),
   });
-  const lines = await linesOf(db, organizationId, page.rows.map((row) => row.id));
-  return { ...page, rows: page.rows.map((row) => toOrder(row, lines.get(row.id)!)) };
+  const ids = page.rows.map((row) => row.id);
+  const [lines, codes] = [await linesOf(db, organizationId, ids), await codesOf(db, organizationId, ORDER_RESOURCE, ids)];
+  return { ...page, rows: page.rows.map((row) => toOrder(row, lines.get(row.id)!, codes.get(row.id) ?? {})) };
 }
 
 /** One order, or null when the organisation has none with this id (the webhook reader). */
 export async function readOrder(db: Db, actor: Actor, id: string): Promise<Order | null> {
   const row = await findOrder(db, actor.organization.id, id);
-  return row ? toOrder(row, (await linesOf(db, actor.organization.id, [id])).get(id)!) : null;
+  if (!row) return null;
+  const codes = await codesOf(db, actor.organization.id, ORDER_RESOURCE, [id]);
+  return toOrder(row, (await linesOf(db, actor.organization.id, [id])).get(id)!, codes.get(id) ?? {});
 }
 
 export async function getOrder(db: Db, actor: Actor, id: string): Promise<Order> {

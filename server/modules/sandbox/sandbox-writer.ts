@@ -114,6 +114,7 @@ async function writeInvoices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: 
   for (const [i, outlet] of outlets.entries()) {
     const posted = await createInvoice(tx, actor, {
       customerId: idOf.get(outlet.id)!, locationId: idOf.get(warehouse.id)!, issueDate, currency: actor.organization.baseCurrency,
+      externalCodes: { dms: `CS-M01-${String(i + 1).padStart(6, '0')}` },
       lines: sold.map((product) => ({ productId: idOf.get(product.id)!, unit: 'case' as const, quantity: 1, unitPrice: wholesaleCase.get(product.product_code)! })),
     });
     if (i === outlets.length - 1) await voidInvoice(tx, actor, posted.id, 'Sandbox: entered twice');

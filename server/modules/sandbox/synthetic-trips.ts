@@ -87,11 +87,14 @@ export async function writeTrips(tx: Tx, actor: Actor, d: SandboxDistributor, id
     const moved = new Map<string, number>();
     const move = (code: string, bottles: number) => moved.set(code, (moved.get(code) ?? 0) + bottles);
     const sellable = planned.load.filter((line) => !product.get(line.productCode)!.returnable).map((line) => line.productCode);
+    let sales = 0;
     const sale = async (outlet: (typeof outlets)[number], code: string, payment: CreateInvoiceCommand['payment']) => {
+      sales += 1;
       const price = casePrice.get(`${outlet.price_group}|${code}`) ?? casePrice.get(`WHOLESALE|${code}`)!;
       move(code, -product.get(code)!.packSize);
       return createInvoice(tx, actor, {
         customerId: idOf.get(outlet.id)!, locationId: locationId.get(planned.vanCode)!, issueDate: planned.businessDate, currency,
+        externalCodes: { dms: `CS-${planned.routeCode}-${planned.businessDate.replaceAll('-', '')}-${sales}` },
         lines: [{ productId: product.get(code)!.id, unit: 'case', quantity: 1, unitPrice: price }], payment,
       });
     };

@@ -106,3 +106,18 @@ export async function codesOf(db: Db, organizationId: string, resource: string, 
   for (const row of rows) codes.get(row.record_id)![row.code_system] = row.code;
   return codes;
 }
+
+/**
+ * The id of the organisation's record of `resource` that carries `code` in `system`: the lookup of every
+ * `GET /{documents}/by-code/{system}/{code}`. 404 not_found for a system the organisation does not have and for a
+ * code no record carries (`label` names the record in the detail: `credit note`, `order`).
+ */
+export async function recordIdByCode(db: Db, organizationId: string, resource: string, label: string, system: string, rawCode: string): Promise<string> {
+  if (!(await isCodeSystem(db, organizationId, system))) {
+    throw new ApiError('not_found', `There is no code system ${system} for this organisation; dms always exists, partner systems are registered by an administrator.`);
+  }
+  const code = normaliseCode(rawCode, '/path/code');
+  const id = await findRecordIdByCode(db, organizationId, resource, system, code);
+  if (id === null) throw new ApiError('not_found', `No ${label} has the ${system} code ${code}.`);
+  return id;
+}

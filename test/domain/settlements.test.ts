@@ -21,6 +21,7 @@ import { closeTripWithNothingToSettle, getTripSettlement, settleTrip, type Settl
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { closeTrip, departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/service.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
+import { closePeriod, reopenPeriod } from '../../server/domain/periods.js';
 import { webhookObject } from '../../server/platform/webhooks/objects.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
@@ -305,4 +306,20 @@ test('with the delivery module off, settling and reading a settlement are 403 mo
     t.is((await refusal(t, attempt())).code, 'module_disabled');
   }
   t.deepEqual((await rowsOf(f)).tripStatus, ['returned']);
+});
+
+test('a trip whose business date is in a closed period is not settled (422 period_closed naming /tripId, nothing written); reopened, it is', async (t) => {
+  const f = await fleet();
+  const tripId = await tripOut(f);
+  await sell(f);
+  await countBack(f, tripId);
+  await world.post((tx) => closePeriod(tx, f.organizationId, '2026-11-23'));
+  const before = await rowsOf(f);
+  const refused = await refusal(t, world.post((tx) => settleTrip(tx, f.operator, { tripId, handedIn: '0', expenses: [] })));
+  t.is(refused.code, 'period_closed');
+  t.deepEqual(refused.errors?.map((e) => e.field), ['/tripId']);
+  t.deepEqual(await rowsOf(f), before);
+  await world.post((tx) => reopenPeriod(tx, f.organizationId, null));
+  const sheet = await world.post((tx) => settleTrip(tx, f.operator, { tripId, handedIn: '0', expenses: [] }));
+  t.is(sheet.status, 'closed');
 });

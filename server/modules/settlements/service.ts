@@ -25,6 +25,7 @@ import { equals, when } from '../../platform/resources/filters.js';
 import { expressionBuilder } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { findTrip, type TripRow } from '../trips/repository.js';
+import { refuseClosedPeriod } from '../../domain/periods.js';
 import { closeTrip, requireDeliveryModule } from '../trips/service.js';
 import { findSettlement, settlementOfTrip, settlementQuery, type SettlementRow } from './repository.js';
 import { readSheet, type Settlement } from './sheet.js';
@@ -65,6 +66,12 @@ export async function settleTrip(tx: Tx, actor: Actor, command: SettleTripComman
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   const currency = actor.organization.baseCurrency;
+  // The books first: a settlement books the trip's cash on its business date, so a closed period refuses it. The
+  // organisation's row (FOR SHARE) comes before the trip's in every operation's lock order (a collection on the trip
+  // takes them in that order too); the business date never changes, so it is read before the trip's lock.
+  const dated = await findTrip(tx, organizationId, command.tripId);
+  if (!dated) throw new ApiError('not_found', `No trip ${command.tripId} in this organisation.`);
+  await refuseClosedPeriod(tx, organizationId, dated.business_date, '/tripId');
   const trip = await lockTrip(tx, organizationId, command.tripId);
   const existing = await settlementOfTrip(tx, organizationId, trip.id);
   if (existing) throw new ApiError('invalid_state', `Trip ${trip.number} is settled already (settlement ${existing.id}, closed ${existing.closed_at.toISOString()}); a settlement is closed once.`);

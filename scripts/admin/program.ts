@@ -13,6 +13,8 @@ import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTripCommands } from './commands/trip.js';
 import { registerPeriodCommands } from './commands/period.js';
 import { registerHealthCommand } from './commands/health.js';
+import { registerConnectorCommands } from './commands/connector.js';
+import { registerPostingsCommands } from './commands/postings.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -35,5 +37,7 @@ export function buildProgram(): Command {
   registerFieldCommands(program);
   registerPeriodCommands(program);
   registerHealthCommand(program);
+  registerConnectorCommands(program);
+  registerPostingsCommands(program);
   return program;
 }

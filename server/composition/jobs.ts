@@ -7,13 +7,16 @@ import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/database/transaction.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
-import type { ModuleManifest } from '../platform/modules/manifest.js';
+import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
+import { requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
+import { POSTING_QUEUE } from '../modules/postings/run.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
 import { forgetOldProcesses } from '../platform/jobs/processes.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 
-export function jobDefinitions(db: Db, logger: Logger, config: Config, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
+export function jobDefinitions(context: ModuleContext, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
+  const { db, logger } = context;
   return [
     {
       queue: 'idempotency.purge',
@@ -23,7 +26,7 @@ export function jobDefinitions(db: Db, logger: Logger, config: Config, modules: 
         if (purged > 0) logger.info({ purged }, 'expired idempotency keys purged');
       },
     },
-    ...modules.flatMap((module) => module.jobs?.({ db, logger, config }) ?? []),
+    ...modules.flatMap((module) => module.jobs?.(context) ?? []),
   ];
 }
 
@@ -48,8 +51,17 @@ export function webhookJob(db: Db, logger: Logger, config: Config, processId: st
 export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
   const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
   const taken = await reclaimDeadSlots(db, fail) + await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail);
+  const postings = await requeueAbandonedPostings(db);
   await forgetOldProcesses(db);
-  return taken;
+  return taken + postings;
+}
+
+/** Postings to the external systems: due rows -> jobs (worker and all roles). */
+export function startPostings(db: Db, logger: Logger, jobs: Jobs): PostingDispatcher {
+  return startPostingDispatcher({
+    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(POSTING_QUEUE, count),
+    onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
+  });
 }
 
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */

@@ -19,6 +19,7 @@ import { creditNotesModule } from '../modules/credit-notes/manifest.js';
 import { returnsModule } from '../modules/returns/manifest.js';
 import { settlementsModule } from '../modules/settlements/manifest.js';
 import { paymentsModule } from '../modules/payments/manifest.js';
+import { postingsModule } from '../modules/postings/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -38,6 +39,7 @@ export const MODULES: readonly ModuleManifest[] = [
   returnsModule,
   settlementsModule,
   paymentsModule,
+  postingsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

@@ -19,7 +19,10 @@ import { setCursorSigningKey } from '../platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from '../platform/spec.js';
 import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
-import { jobDefinitions, startWebhookDelivery, sweepDeadProcesses, webhookJob } from './jobs.js';
+import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, webhookJob } from './jobs.js';
+import type { ModuleContext } from '../platform/modules/manifest.js';
+import type { PostingDispatcher } from '../modules/postings/dispatch.js';
+import { startSimulatorServer, type SimulatorServer } from '../connectors/simulators/server.js';
 import { MODULES } from './modules.js';
 
 export interface RunningService {
@@ -57,9 +60,17 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let sandboxKey: string | null = null;
   let access: AccessMemory | null = null;
   let heartbeat: ProcessHeartbeat | null = null;
+  let postings: PostingDispatcher | null = null;
+  let simulators: SimulatorServer | null = null;
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    // The simulators of the external systems (sandbox): before anything can post to them.
+    if (config.simulators) simulators = await startSimulatorServer(database.db, { port: config.simulatorsPort });
+    const context: ModuleContext = {
+      db: database.db, logger, config, processId: '',
+      connectors: { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs },
+    };
     if (config.sandboxBootstrap && role !== 'worker') {
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
@@ -79,10 +90,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: [...(options.jobs ?? jobDefinitions(database.db, logger, config)), webhookJob(database.db, logger, config, heartbeat.id)],
+      definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)],
       logger,
     });
-    if (role !== 'api') webhooks = startWebhookDelivery(database.db, logger, jobs);
+    if (role !== 'api') {
+      webhooks = startWebhookDelivery(database.db, logger, jobs);
+      postings = startPostings(database.db, logger, jobs);
+    }
 
     if (role !== 'worker') {
       apiLog.start();
@@ -98,7 +112,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         apiLog,
         trustProxy: config.trustProxy,
         routers: [
-          ...MODULES.flatMap((module) => module.routes?.({ db: database.db, logger, config }) ?? []),
+          ...MODULES.flatMap((module) => module.routes?.({ ...context, processId: heartbeat!.id }) ?? []),
           ...(options.extraRouters ?? []),
         ],
       });
@@ -111,6 +125,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
   } catch (error) {
     await webhooks?.stop().catch(() => {});
+    await postings?.stop().catch(() => {});
+    await simulators?.stop().catch(() => {});
     await access?.close().catch(() => {});
     await jobs?.stop(0).catch(() => {});
     await heartbeat?.stop().catch(() => {});
@@ -123,6 +139,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let stopping: Promise<void> | null = null;
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
+  const runningPostings = postings as PostingDispatcher | null;
+  const runningSimulators = simulators as SimulatorServer | null;
   const runningAccess = access as AccessMemory | null;
   const runningHeartbeat = heartbeat as ProcessHeartbeat;
   return {
@@ -139,7 +157,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningAccess?.close();
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
+        await runningPostings?.stop(); // likewise
         await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts
+        await runningSimulators?.stop(); // after the jobs that call them
         await runningHeartbeat.stop(); // stopped: a live worker takes back the slots of any attempt cut off, and retries it
         await database.close();
       })();

@@ -31,8 +31,14 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Seconds to wait before each retry of a failed webhook delivery; after the last, the delivery fails. */
   webhookRetryScheduleSeconds: number[];
-  /** 32 bytes (hex or base64) sealing webhook signing secrets at rest; the same for every process. */
+  /** 32 bytes (hex or base64) sealing webhook signing secrets and connector credentials at rest; the same for every process. */
   webhookSecretKey: Buffer;
+  /** Run the QuickBooks Online and EFRIS simulators in this process (connections with base URL `simulator` reach them). */
+  simulators: boolean;
+  /** Their port (0: any free port; each process that runs them has its own, and they share their state in Postgres). */
+  simulatorsPort: number;
+  /** How long a call to an accounting or fiscal system may take before it counts as a temporary failure. */
+  connectorTimeoutMs: number;
 }
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400];
@@ -107,12 +113,16 @@ export function loadConfig(env: Env = process.env): Config {
       const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
       return key.length === 32 ? key : undefined;
     }, '32 bytes as 64 hex digits or base64'),
+    simulators: read('SIMULATORS', environment === 'sandbox', boolean, 'true or false'),
+    simulatorsPort: read('SIMULATORS_PORT', 0, integer(0, 65_535), 'a port from 0 to 65535 (0: any free port)'),
+    connectorTimeoutMs: read('CONNECTOR_TIMEOUT_MS', 30_000, integer(100, 120_000), 'milliseconds from 100 to 120000'),
   };
   if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');
   if (environment === 'production' && !env.CURSOR_SECRET) {
     problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
   }
+  if (environment === 'production' && config.simulators) problems.push('SIMULATORS cannot be true when ENVIRONMENT=production (connect the real systems with `admin connector set`)');
   if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {
     problems.push('DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)');

@@ -9,6 +9,7 @@
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Actor } from '../../domain/actor.js';
+import { planReversal, queuePostings } from '../../domain/postings.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, MAX_AMOUNT, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -171,8 +172,10 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   await lockCustomerBalance(tx, organizationId, customer.id, currency);
   const number = await nextDocumentNumber(tx, organizationId, CREDIT_NOTE, 'CN');
   const id = newId('cn');
+  // Its accounting posting (a QuickBooks CreditMemo) and, against a fiscalised invoice, its fiscal credit note.
+  const blocks = await queuePostings(tx, organizationId, { type: 'credit_note', id, number });
   await tx.insertInto('credit_notes').values({
-    organization_id: organizationId, id, number, status: creditNoteLifecycle.initial, type, customer_id: customer.id, invoice_id: invoice.id,
+    organization_id: organizationId, id, number, status: creditNoteLifecycle.initial, type, customer_id: customer.id, invoice_id: invoice.id, ...blocks,
     return_id: command.returnId ?? null, trip_id: invoice.trip_id, issue_date: issueDate, reason: command.reason, notes: command.notes ?? null,
     subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, remaining_amount: remaining.toFixed(),
     cash_refund_amount: refund.isZero() ? null : refund.toFixed(), currency,
@@ -216,7 +219,7 @@ export async function cancelCreditNote(tx: Tx, actor: Actor, id: string, reason:
     .where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
   const status = note.status as CreditNoteStatus;
   const { to, event } = creditNoteLifecycle.next(status, 'cancel', id); // 409 when cancelled already
-  if (note.fiscal_status !== null) {
+  if (note.fiscal_status === 'fiscalised') {
     throw new ApiError('invalid_state', `Credit note ${note.number} is fiscalised (fiscal status ${note.fiscal_status}${note.fiscal_fdn ? `, FDN ${note.fiscal_fdn}` : ''}): the tax authority holds it, so it cannot be cancelled here. Issue a new invoice for the amount instead.`);
   }
   if (note.type === 'return') {
@@ -232,9 +235,16 @@ export async function cancelCreditNote(tx: Tx, actor: Actor, id: string, reason:
     customerId: e.customer_id, type: `${e.type}_reversal` as AccountEntryType, documentType: CREDIT_NOTE, documentId: id, lineNumber: null,
     invoiceId: e.invoice_id, amount: new Decimal(e.amount).negated().toFixed(), currency: e.currency,
   })));
+  // The external systems' side (the spec's reversal rules): a fiscal submission already made is refused (409), a
+  // posting or submission not yet made is cancelled, a memo the accounting system holds gets its deletion queued.
+  const reversal = await planReversal(tx, organizationId, { type: 'credit_note', id, number: note.number }, 'Cancelled');
   // The move, its reason and the remaining amount in one guarded UPDATE: a cancel that raced another is 409.
   const { numUpdatedRows } = await tx.updateTable('credit_notes')
-    .set((eb) => ({ status: to, cancel_reason: reason, cancelled_at: eb.fn<Date>('now'), remaining_amount: '0', updated_at: eb.fn<Date>('now') }))
+    .set((eb) => ({
+      status: to, cancel_reason: reason, cancelled_at: eb.fn<Date>('now'), remaining_amount: '0', updated_at: eb.fn<Date>('now'),
+      ...(reversal.posting ? { posting_status: reversal.posting.status, posting_reason: reversal.posting.reason } : {}),
+      ...(reversal.fiscal ? { fiscal_status: reversal.fiscal.status } : {}),
+    }))
     .where('organization_id', '=', organizationId).where('id', '=', id).where('status', '=', status)
     .executeTakeFirst();
   if (numUpdatedRows === 0n) throw new ApiError('invalid_state', `Credit note ${note.number} is not ${status} any more: another request changed it first. Read it again.`);

@@ -3,6 +3,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { CREDIT_NOTE_CANCELLED, CREDIT_NOTE_CREATED } from './documents.js';
+import { CREDIT_NOTE_UPDATED } from './posting.js';
 import { findCreditNote } from './repository.js';
 import { toCreditNote } from './representation.js';
 import { creditNoteRoutes } from './routes.js';
@@ -18,9 +19,10 @@ const creditNoteObject: WebhookObjectSource = {
 
 export const creditNotesModule: ModuleManifest = {
   name: 'credit-notes',
-  routes: ({ db }) => creditNoteRoutes(db),
+  routes: ({ db, connectors }) => creditNoteRoutes(db, connectors),
   webhookObjects: {
     [CREDIT_NOTE_CREATED]: creditNoteObject,
     [CREDIT_NOTE_CANCELLED]: creditNoteObject,
+    [CREDIT_NOTE_UPDATED]: creditNoteObject,
   },
 };

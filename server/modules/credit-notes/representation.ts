@@ -1,6 +1,7 @@
 // The JSON of a credit note, exactly as the spec's CreditNote schema says: money as { amount, currency } with the
 // currency's minor units, dates as YYYY-MM-DD, timestamps in UTC; the customer's phone and taxId only for an actor
 // with customers:pii.
+import { toFiscalBlock, toPostingBlock } from '../postings/blocks.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
@@ -54,11 +55,8 @@ export function toCreditNote(row: CreditNoteRow, parts: CreditNoteParts, actor: 
     currency,
     // An application lowers the invoice's balance: the entries are negative, the application's amount is not.
     applications: parts.applications.map((a) => ({ invoiceId: a.invoice_id, invoiceNumber: a.invoice_number, amount: money(new Decimal(a.amount).negated().toFixed()), date: a.date, refundPaymentId: null })),
-    fiscal: {
-      status: row.fiscal_status, fdn: row.fiscal_fdn, verificationCode: row.fiscal_verification_code, qrCode: row.fiscal_qr_code,
-      fiscalisedAt: row.fiscalised_at === null ? null : row.fiscalised_at.toISOString(),
-    },
-    posting: { status: row.posting_status, accountingRef: row.accounting_ref, accountingType: row.accounting_type, reason: row.posting_reason },
+    fiscal: toFiscalBlock(row),
+    posting: toPostingBlock(row),
     cancelReason: row.cancel_reason,
     cancelledAt: row.cancelled_at === null ? null : row.cancelled_at.toISOString(),
     externalCodes: parts.externalCodes,

@@ -10,6 +10,8 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
+import type { ConnectorSettings } from '../../connectors/connections.js';
+import { releaseIfNoLongerHeld } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { CREDIT_NOTE, cancelCreditNote, issueCreditNote } from './documents.js';
@@ -18,7 +20,7 @@ import { toCreditNote, type CreditNote } from './representation.js';
 
 type CreateBody = components['schemas']['CreditNoteCreate'];
 
-export function creditNoteRoutes(db: Db): Router {
+export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router {
   const router = apiRouter();
 
   router.post('/credit-notes', async (req, res) => {
@@ -68,7 +70,7 @@ export function creditNoteRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read);
+  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'credit_note', id }, 'Cancelled'));
 
   return router;
 }

@@ -11,6 +11,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
+import { planReversal, queuePostings } from '../../domain/postings.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
@@ -223,8 +224,10 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   }
 
   const number = await nextDocumentNumber(tx, organizationId, INVOICE, 'INV');
+  // Its accounting posting and fiscal submission, queued with it (they run after it commits).
+  const blocks = await queuePostings(tx, organizationId, { type: 'invoice', id, number });
   await tx.insertInto('invoices').values({
-    organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial,
+    organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks,
     issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId, order_id: command.orderId ?? null,
     subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
   }).execute();
@@ -304,11 +307,18 @@ export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: 
       amount: new Decimal(invoice.total).negated().toFixed(), currency: invoice.currency,
     }]);
   }
+  // The external systems' side (the spec's reversal rules): a fiscalised invoice is never voided (409), a posting not
+  // yet made is cancelled, one the accounting system holds gets its void there queued.
+  const reversal = await planReversal(tx, organizationId, { type: 'invoice', id: invoiceId, number: invoice.number }, 'Voided');
   // The move and its reason in one guarded UPDATE (a void always has its reason: a CHECK holds it); a void that
   // raced another finds the status changed and is 409.
   const { to, event } = invoiceLifecycle.next(status, 'void', invoiceId);
   const { numUpdatedRows } = await tx.updateTable('invoices')
-    .set((eb) => ({ status: to, void_reason: reason, voided_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now') }))
+    .set((eb) => ({
+      status: to, void_reason: reason, voided_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now'),
+      ...(reversal.posting ? { posting_status: reversal.posting.status, posting_reason: reversal.posting.reason } : {}),
+      ...(reversal.fiscal ? { fiscal_status: reversal.fiscal.status } : {}),
+    }))
     .where('organization_id', '=', organizationId).where('id', '=', invoiceId).where('status', '=', status)
     .executeTakeFirst();
   if (numUpdatedRows === 0n) throw new ApiError('invalid_state', `The invoice ${invoice.number} is not ${status} any more: another request changed it first. Read it again.`);

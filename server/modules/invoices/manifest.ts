@@ -18,7 +18,7 @@ const invoiceObject: WebhookObjectSource = {
 
 export const invoicesModule: ModuleManifest = {
   name: 'invoices',
-  routes: ({ db }) => invoiceRoutes(db),
+  routes: ({ db, connectors }) => invoiceRoutes(db, connectors),
   webhookObjects: {
     [INVOICE_CREATED]: invoiceObject,
     [INVOICE_UPDATED]: invoiceObject,

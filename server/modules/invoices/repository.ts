@@ -16,7 +16,8 @@ export const INVOICE_RESOURCE = 'invoice';
 export const MAX_LINES = 500;
 
 const invoiceColumns = ['id', 'number', 'customer_id', 'status', 'currency', 'location_id', 'trip_id', 'salesperson_id', 'order_id',
-  'subtotal', 'discount', 'tax', 'total', 'balance', 'void_reason', 'voided_at', 'created_at', 'updated_at'] as const;
+  'subtotal', 'discount', 'tax', 'total', 'balance', 'void_reason', 'voided_at', 'created_at', 'updated_at',
+  'posting_status', 'accounting_ref', 'accounting_type', 'posting_reason', 'fiscal_status', 'fiscal_fdn', 'fiscal_verification_code', 'fiscal_qr_code', 'fiscalised_at'] as const;
 const lineColumns = ['invoice_id', 'line_number', 'kind', 'product_id', 'unit', 'quantity', 'unit_price', 'discount', 'tax_rate', 'amount', 'tax'] as const;
 
 export type InvoiceRow = Pick<Selectable<DB['invoices']>, (typeof invoiceColumns)[number]> & { issue_date: string; due_date: string };

@@ -3,6 +3,7 @@
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import { formatAmount } from '../../domain/money.js';
+import { toFiscalBlock, toPostingBlock } from '../postings/blocks.js';
 import type { InvoiceLineRow, InvoiceRow } from './repository.js';
 
 export type Invoice = components['schemas']['Invoice'];
@@ -30,6 +31,8 @@ export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncat
     balance: money(row.balance, currency),
     voidReason: row.void_reason,
     voidedAt: row.voided_at === null ? null : row.voided_at.toISOString(),
+    fiscal: toFiscalBlock(row),
+    posting: toPostingBlock(row),
     lines: lines.map((line) => ({
       lineNumber: line.line_number,
       kind: line.kind as Invoice['lines'][number]['kind'],

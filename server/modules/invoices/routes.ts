@@ -10,6 +10,8 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { codesOf, recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
+import type { ConnectorSettings } from '../../connectors/connections.js';
+import { releaseIfNoLongerHeld } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { createInvoice, voidInvoice } from './documents.js';
@@ -18,7 +20,7 @@ import { toInvoice, type Invoice } from './representation.js';
 
 type CreateBody = components['schemas']['InvoiceCreate'];
 
-export function invoiceRoutes(db: Db): Router {
+export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
   const router = apiRouter();
 
   router.post('/invoices', async (req, res) => {
@@ -66,7 +68,7 @@ export function invoiceRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read);
+  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'invoice', id }, 'Voided'));
 
   return router;
 }

@@ -12,6 +12,7 @@ import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
+import { planReversal, queuePostings } from '../../domain/postings.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -152,8 +153,12 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
   const numbers: string[] = [];
   for (let i = 0; i < receipts.length; i += 1) numbers.push(await nextDocumentNumber(tx, organizationId, PAYMENT, 'RCT'));
   const reference = command.reference?.trim() || null;
+  // Each receipt's accounting posting, queued with it (a QuickBooks Payment per receipt, linked to its invoice).
+  const blocks: Awaited<ReturnType<typeof queuePostings>>[] = [];
+  for (let i = 0; i < receipts.length; i += 1) blocks.push(await queuePostings(tx, organizationId, { type: 'payment', id: receipts[i]!.id, number: numbers[i]! }));
   await tx.insertInto('payments').values(receipts.map((receipt, i) => ({
     organization_id: organizationId, id: receipt.id, number: numbers[i]!, receipt_group_id: receiptGroupId, customer_id: command.customerId,
+    posting_status: blocks[i]!.posting_status, posting_reason: blocks[i]!.posting_reason,
     status: paymentLifecycle.initial, method: command.method, invoice_id: receipt.invoiceId, amount: receipt.amount.toFixed(), currency,
     payment_date: command.paymentDate, reference, trip_id: command.tripId ?? null, salesperson_id: salespersonId,
   }))).execute();
@@ -185,8 +190,14 @@ export async function reversePayment(tx: Transaction<DB>, actor: Actor, paymentI
   const { to, event } = paymentLifecycle.next(status, 'reverse', paymentId); // 409 invalid_state once reversed
   // A reversal dated in a closed period would change closed books.
   await refuseClosedPeriod(tx, organizationId, payment.payment_day, '/paymentDate');
+  // The accounting side (the spec's reversal rules): a posting not yet made is cancelled, one under way makes this
+  // wait (409), one the accounting system holds gets its void there queued.
+  const reversal = await planReversal(tx, organizationId, { type: 'payment', id: paymentId, number: payment.number }, 'Reversed');
   const { numUpdatedRows } = await tx.updateTable('payments')
-    .set((eb) => ({ status: to, reversal_reason: reason, reversed_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now') }))
+    .set((eb) => ({
+      status: to, reversal_reason: reason, reversed_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now'),
+      ...(reversal.posting ? { posting_status: reversal.posting.status, posting_reason: reversal.posting.reason } : {}),
+    }))
     .where('organization_id', '=', organizationId).where('id', '=', paymentId).where('status', '=', status)
     .executeTakeFirst();
   if (numUpdatedRows === 0n) throw new ApiError('invalid_state', `The payment ${payment.number} is not ${status} any more: another request changed it first. Read it again.`);

@@ -9,7 +9,8 @@ import { readPage, type ListQuery, type ListRequest, type Page } from '../../pla
 import { equals } from '../../platform/resources/filters.js';
 
 const paymentColumns = ['id', 'number', 'receipt_group_id', 'status', 'customer_id', 'method', 'invoice_id', 'amount', 'currency', 'reference',
-  'trip_id', 'salesperson_id', 'reversal_reason', 'reversed_at', 'created_at', 'updated_at'] as const;
+  'trip_id', 'salesperson_id', 'reversal_reason', 'reversed_at', 'created_at', 'updated_at',
+  'posting_status', 'accounting_ref', 'accounting_type', 'posting_reason'] as const;
 
 export type PaymentRow = Pick<Selectable<DB['payments']>, (typeof paymentColumns)[number]> & { payment_date: string };
 

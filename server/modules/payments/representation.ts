@@ -2,6 +2,7 @@
 // currency's minor units, the date as YYYY-MM-DD, timestamps in UTC.
 import type { components } from '../../../generated/api-types.js';
 import { formatAmount } from '../../domain/money.js';
+import { toPostingBlock } from '../postings/blocks.js';
 import type { PaymentRow } from './repository.js';
 
 export type Payment = components['schemas']['Payment'];
@@ -22,6 +23,7 @@ export function toPayment(row: PaymentRow): Payment {
     salespersonId: row.salesperson_id,
     reversalReason: row.reversal_reason,
     reversedAt: row.reversed_at === null ? null : row.reversed_at.toISOString(),
+    posting: toPostingBlock(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -8,6 +8,8 @@ import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
+import type { ConnectorSettings } from '../../connectors/connections.js';
+import { releaseIfNoLongerHeld } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { recordPayment, reversePayment } from './documents.js';
@@ -16,7 +18,7 @@ import { toPayment, type Payment } from './representation.js';
 
 type CreateBody = components['schemas']['PaymentCreate'];
 
-export function paymentRoutes(db: Db): Router {
+export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
   const router = apiRouter();
 
   router.post('/payments', async (req, res) => {
@@ -50,7 +52,7 @@ export function paymentRoutes(db: Db): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read);
+  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'payment', id }, 'Reversed'));
 
   return router;
 }

@@ -9,12 +9,22 @@ import { createApiKey } from '../../platform/access/api-keys.js';
 import { actingOrganization, createOrganization } from '../../platform/access/organizations.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
 import { operatorActor } from '../../domain/actor.js';
-import { inTransaction, type Db } from '../../platform/database/transaction.js';
+import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
+import { setConnection, SIMULATOR_BASE_URL } from '../../connectors/connections.js';
 import { writeDistributor } from './sandbox-writer.js';
 import { sandboxDistributor } from './synthetic-distributor.js';
 
 export const SANDBOX_OUTLETS = 300;
 export const SANDBOX_KEY_FILE = 'sandbox-key.txt';
+
+/** The sandbox's company in the QuickBooks simulator and its taxpayer in the EFRIS simulator. */
+export const SANDBOX_REALM = '9341453050';
+export const SANDBOX_TIN = '1000023516';
+
+async function connectToSimulators(tx: Tx, organizationId: string): Promise<void> {
+  await setConnection(tx, organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: SANDBOX_REALM }, null);
+  await setConnection(tx, organizationId, 'fiscal', { baseUrl: SIMULATOR_BASE_URL, account: SANDBOX_TIN, deviceNo: 'TCS0000000001' }, null);
+}
 
 export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger): Promise<{ organizationId: string; secret: string } | null> {
   const created = await inTransaction(db, async (tx) => {
@@ -27,6 +37,9 @@ export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger):
     const distributor = sandboxDistributor(SANDBOX_OUTLETS);
     const actor = operatorActor(actingOrganization(organization), 'sandbox bootstrap');
     await writeDistributor(tx, actor, distributor);
+    // Connected to the simulators once its history is written: the history predates the connections (its
+    // documents' postings are not_applicable); what a partner posts from now on goes to both systems.
+    await connectToSimulators(tx, organization.id);
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };
   });
   if (!created) return null;

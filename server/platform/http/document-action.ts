@@ -14,11 +14,14 @@ export function documentActionRoute<Document>(
   path: `/${string}/:id/${string}`,
   act: (tx: Tx, actor: Actor, id: string, reason: string) => Promise<unknown>,
   read: (tx: Tx, actor: Actor, id: string) => Promise<Document>,
+  /** Asked before the transaction (outside it: it may call an external system), and may refuse the action. */
+  before?: (actor: Actor, id: string) => Promise<void>,
 ): void {
   router.post(path, async (req, res) => {
     const caller = callerOf(res);
     const id = req.params.id as string;
     const { reason } = req.body as { reason: string };
+    if (before) await before(caller.actor, id);
     await respondIdempotently(db, caller, req, res, async (tx) => {
       await act(tx, caller.actor, id, reason);
       return { status: 200, body: await read(tx, caller.actor, id) };

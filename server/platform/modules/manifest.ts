@@ -7,12 +7,17 @@ import type { Config } from '../config.js';
 import type { Db } from '../database/transaction.js';
 import type { JobDefinition } from '../jobs/jobs.js';
 import type { WebhookObjectSource } from '../webhooks/objects.js';
+import type { ConnectorSettings } from '../../connectors/connections.js';
 
 /** What a module is given when the service composes it. */
 export interface ModuleContext {
   db: Db;
   logger: Logger;
   config: Config;
+  /** How this process reaches the external systems (the sealing key of their credentials, its simulators' URL). */
+  connectors: ConnectorSettings;
+  /** This process's row in service_processes (jobs that claim work name it). */
+  processId: string;
 }
 
 export interface ModuleManifest {

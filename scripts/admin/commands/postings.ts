@@ -1,0 +1,44 @@
+// postings [list] | retry: where documents stand in the accounting and fiscal systems, and a retry of what failed.
+import type { Command } from 'commander';
+import { getOrganization } from '../../../server/platform/access/organizations.js';
+import { listPostings, retryPostings, type PostingView } from '../../../server/modules/postings/operations.js';
+import { withDatabase } from '../database.js';
+import { printJson, printText } from '../output.js';
+
+const STATUSES = ['pending', 'posted', 'failed', 'cancelled'];
+const line = (p: PostingView) => `${p.documentNumber}\t${p.documentId}\t${p.system}\t${p.status}\t${p.attempts}\t${p.externalType ?? ''} ${p.externalRef ?? ''}\t${p.reason ?? ''}`;
+
+export function registerPostingsCommands(program: Command): void {
+  const postings = program.command('postings').description('documents and their postings to the accounting and fiscal systems');
+
+  postings.command('list', { isDefault: true })
+    .description("an organisation's postings, newest change first (at most 100)")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--status <status>', STATUSES.join(', '))
+    .option('--json', 'print {"postings": [...]}')
+    .action(async (options: { org: string; status?: string; json?: boolean }) => {
+      if (options.status !== undefined && !STATUSES.includes(options.status)) throw new Error(`--status must be one of ${STATUSES.join(', ')}.`);
+      const rows = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listPostings(db, options.org, { status: options.status });
+      });
+      if (options.json) printJson({ postings: rows });
+      else if (rows.length === 0) printText('No postings.');
+      else for (const row of rows) printText(line(row));
+    });
+
+  postings.command('retry')
+    .description('queue again the failed postings of a document (its id) or one posting (its xpo_ id)')
+    .argument('<id>', 'a document id (inv_, pmt_, cn_) or a posting id (xpo_)')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--json', 'print {"retried": [...]}')
+    .action(async (id: string, options: { org: string; json?: boolean }) => {
+      const retried = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return retryPostings(db, options.org, id);
+      });
+      if (retried.length === 0) throw new Error(`Nothing to retry: ${id} has no failed posting in ${options.org}.`);
+      if (options.json) printJson({ retried });
+      else for (const row of retried) printText(`queued again: ${line(row)}`);
+    });
+}

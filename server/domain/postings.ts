@@ -1,0 +1,116 @@
+// What the external systems owe a document, decided inside the document's own transaction: a posting function that
+// posts an invoice, a payment or a credit note calls queuePostings, which writes one external_postings row per system
+// the organisation is connected to (accounting: QuickBooks Online; fiscal: EFRIS, for invoices and credit notes) and
+// tells the caller how its `posting` and `fiscal` blocks start. The rows exist exactly when the document does; the
+// worker turns them into jobs that call the systems (server/modules/postings). A reversal (a void, a reverse, a
+// cancel) calls planReversal in its transaction, which applies the spec's reversal rules to those rows.
+import type { Tx } from '../platform/database/transaction.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import { newId } from '../platform/ids.js';
+
+export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note';
+export type PostingStatus = 'pending' | 'posted' | 'failed' | 'not_applicable' | 'reversed';
+
+/** A document as the posting rows name it. */
+export interface PostedDocumentRef {
+  type: PostedDocumentType;
+  id: string;
+  /** Its number (INV-000001): what a person looks for in the other system. */
+  number: string;
+}
+
+/** How a new document's blocks start (the columns its own row carries). */
+export interface InitialBlocks {
+  posting_status: PostingStatus;
+  posting_reason: string | null;
+  /** null: not submitted to the fiscal system. */
+  fiscal_status: 'pending' | null;
+}
+
+const FISCALISED: readonly PostedDocumentType[] = ['invoice', 'credit_note'];
+export const NO_ACCOUNTING_CONNECTION = 'The organisation has no accounting connection: nothing is posted to an accounting system.';
+
+/**
+ * Queues the document's postings to every enabled connection of its organisation and returns how its blocks start:
+ * `pending` where a system will be called, `not_applicable` (with the reason) for accounting when none is connected.
+ */
+export async function queuePostings(tx: Tx, organizationId: string, document: PostedDocumentRef): Promise<InitialBlocks> {
+  const connections = await tx.selectFrom('connector_connections').select(['system'])
+    .where('organization_id', '=', organizationId).where('enabled', '=', true).execute();
+  const systems = connections.map((connection) => connection.system)
+    .filter((system) => system === 'accounting' || FISCALISED.includes(document.type));
+  if (systems.length > 0) {
+    await tx.insertInto('external_postings').values(systems.map((system) => {
+      const id = newId('xpo');
+      return {
+        organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
+        system, status: 'pending', request_id: id,
+      };
+    })).execute();
+  }
+  return {
+    posting_status: systems.includes('accounting') ? 'pending' : 'not_applicable',
+    posting_reason: systems.includes('accounting') ? null : NO_ACCOUNTING_CONNECTION,
+    fiscal_status: systems.includes('fiscal') ? 'pending' : null,
+  };
+}
+
+/** What a reversal changes on the document's blocks (undefined: leave as it is). */
+export interface ReversalOutcome {
+  posting?: { status: PostingStatus; reason: string | null };
+  fiscal?: { status: 'cancelled' };
+}
+
+/**
+ * The reversal rules, in the reversing document's transaction (the spec's Reversals). The service never voids a
+ * document in the accounting system: once that system holds it, a person voids it there first.
+ * - a posting not yet sent is cancelled: nothing reached the system (the block becomes not_applicable);
+ * - a posting under way (sent, not finished) makes the reversal wait: 409 invalid_state, retry when it ends;
+ * - a posted document is reversed only once the accounting system was found no longer holding it (`released_at`,
+ *   which server/modules/postings/reversal.ts sets after asking the system, before this transaction); otherwise
+ *   409 invalid_state naming what to void there by hand;
+ * - a posting that failed left nothing in the system: nothing to do;
+ * - a fiscal submission not yet sent is cancelled; one that reached the fiscal system is refused (409): a fiscalised
+ *   document is corrected by a credit note, never withdrawn.
+ * The rows are locked first (FOR UPDATE), so a posting job that starts now waits for this decision, and this
+ * decision sees the job's last write.
+ */
+export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string): Promise<ReversalOutcome> {
+  const rows = await tx.selectFrom('external_postings')
+    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'released_at', 'external_type', 'external_ref', 'reason'])
+    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
+    .orderBy('system').forUpdate().execute();
+  const outcome: ReversalOutcome = {};
+  const cancel = (id: string, reason: string) => tx.updateTable('external_postings')
+    .set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  for (const row of rows) {
+    // Ever sent (an attempt was made, even if a retry was asked for since): the system may hold it.
+    const sent = row.last_attempt_at !== null;
+    if (row.system === 'fiscal') {
+      if (row.status === 'pending' && !sent) {
+        await cancel(row.id, `${what} before it was submitted to the fiscal system.`);
+        outcome.fiscal = { status: 'cancelled' };
+      } else if (row.status === 'pending' || row.status === 'posted') {
+        throw new ApiError('invalid_state', `${document.number} has been submitted to the fiscal system${row.external_ref ? ` (${row.external_ref})` : ''}: it cannot be withdrawn from the service. Correct it with a credit note instead.`);
+      }
+      continue;
+    }
+    if (row.status === 'pending' && !sent) {
+      await cancel(row.id, `${what} before it was posted.`);
+      outcome.posting = { status: 'not_applicable', reason: `${what} before it was posted: nothing was sent to the accounting system.` };
+    } else if (row.status === 'pending') {
+      throw new ApiError('invalid_state', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`);
+    } else if (row.status === 'posted' && row.released_at === null) {
+      throw new ApiError('invalid_state', heldMessage(document, row.external_type, row.external_ref, what));
+    } else if (row.status === 'posted') {
+      outcome.posting = { status: 'reversed', reason: `${row.external_type} ${row.external_ref} was voided in the accounting system by hand; ${what.toLowerCase()} in the service after it.` };
+    }
+  }
+  return outcome;
+}
+
+/** The refusal of a reversal the accounting system holds: what to void there by hand, then here. */
+export function heldMessage(document: PostedDocumentRef, type: string | null, ref: string | null, what: string): string {
+  return `${document.number} is held by the accounting system as ${type} ${ref}, and the service cannot void it there. Void ${type} ${ref} in the accounting system by hand first, then ask again here: the service checks that the accounting system no longer holds it and the document is ${what.toLowerCase()}.`;
+}

@@ -1,0 +1,78 @@
+// Due postings become jobs: rows written in their documents' transactions (or put back by `admin postings retry`, or
+// freed from a dead worker) with no job yet get one pg-boss job each, and are marked queued, in one transaction
+// (claimed FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without queueing one row twice). A job's
+// own retries are sent by the job itself (run.ts), so a row is queued here only once per life.
+import { sql } from 'kysely';
+import { inTransaction, type Db } from '../../platform/database/transaction.js';
+import type { SendMany } from '../../platform/jobs/jobs.js';
+import { leaseCutoff } from '../../platform/jobs/processes.js';
+import { POSTING_QUEUE, type PostingJob } from './run.js';
+
+/** Queues up to `batch` due postings; returns how many. */
+export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200): Promise<number> {
+  return inTransaction(db, async (tx) => {
+    const due = await tx.selectFrom('external_postings').select(['organization_id', 'id'])
+      .where('queued_at', 'is', null).where('status', '=', 'pending')
+      // Due by the database's clock.
+      .where('next_attempt_at', '<=', sql<Date>`now()`)
+      .orderBy('next_attempt_at').limit(batch).forUpdate().skipLocked().execute();
+    if (due.length === 0) return 0;
+    await sendMany<PostingJob>(POSTING_QUEUE, due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id } })), tx);
+    await tx.updateTable('external_postings').set((eb) => ({ queued_at: eb.fn<Date>('now') }))
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', due.map((row) => eb.tuple(row.organization_id, row.id))))
+      .execute();
+    return due.length;
+  });
+}
+
+/** How long a queued posting may sit unclaimed before its job is taken for lost (its worker died before claiming it). */
+export const UNCLAIMED_SECONDS = 60;
+
+/**
+ * Postings whose attempt belonged to a dead process, or whose job was taken and never claimed, are queued again
+ * (their request id is unchanged: if the dead attempt reached the system, the new one books nothing twice).
+ * Runs after each heartbeat of a worker. Returns how many.
+ */
+export async function requeueAbandonedPostings(db: Db): Promise<number> {
+  const result = await db.updateTable('external_postings').set({ queued_at: null, claimed_by: null })
+    .where('status', '=', 'pending').where('queued_at', 'is not', null)
+    .where((eb) => eb.or([
+      eb.and([eb('claimed_by', 'is not', null), eb.not(eb.exists(eb.selectFrom('service_processes as p').select('p.id')
+        .whereRef('p.id', '=', 'external_postings.claimed_by').where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())))]),
+      // Due and queued long ago, still unclaimed: the database's clock, the seconds bound.
+      eb.and([eb('claimed_by', 'is', null), eb('next_attempt_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
+        eb('queued_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`)]),
+    ]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface PostingDispatcher {
+  stop(): Promise<void>;
+}
+
+/** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
+export function startPostingDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): PostingDispatcher {
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> | null = null;
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      ticking = dispatchPostings(options.db, options.sendMany)
+        .then((count) => { if (count > 0) options.wake?.(count); return count; })
+        .catch((error) => { if (!stopped) options.onError(error); return 0; })
+        .then((count) => { ticking = null; schedule(count > 0 ? 20 : pollIntervalMs); });
+    }, delayMs);
+  };
+  schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await ticking;
+    },
+  };
+}

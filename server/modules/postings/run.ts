@@ -1,0 +1,190 @@
+// One attempt of one posting (a row of external_postings): claim it in a short transaction, call the system outside
+// any transaction, record what it answered in another. The call carries the posting's request id, so an attempt
+// repeated after a crash, a timeout or a duplicate job books nothing twice in the system. What the answer means:
+// - success: the posting is done; the document's block says posted (its ref) or fiscalised (its number and code);
+// - temporary (outage, timeout, 5xx, rate limit): tried again after a growing wait (at least the system's own
+//   Retry-After), up to MAX_ATTEMPTS, then failed;
+// - period closed or rejected: failed at once, the block's reason says why in the system's own words.
+// A failed posting never undoes the document in the service. A posting that waits for another document's (a receipt
+// for its invoice's) is looked at again every WAIT_SECONDS for 48 hours, then fails.
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { PostedDocumentType } from '../../domain/postings.js';
+import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
+import type { SendMany } from '../../platform/jobs/jobs.js';
+import { leaseCutoff } from '../../platform/jobs/processes.js';
+import { accountingConnectorOf, fiscalConnectorOf, readConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../connectors/connections.js';
+import type { AccountingRef, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
+import { creditNotePosting } from '../credit-notes/posting.js';
+import { invoicePosting } from '../invoices/posting.js';
+import { paymentPosting } from '../payments/posting.js';
+import type { FiscalAnswer, PostingSubject } from './subject.js';
+
+export const POSTING_QUEUE = 'postings.run';
+export const MAX_ATTEMPTS = 8;
+/** The wait before attempt n+1 after n temporary failures (seconds); the system's Retry-After wins when longer. */
+export const RETRY_SECONDS = [2, 10, 30, 120, 600, 1800, 3600];
+export const WAIT_SECONDS = 5;
+/** A credit note application is asked about again this often until the fiscal system decides. */
+export const APPLICATION_POLL_SECONDS = 2;
+const WAIT_LIMIT_HOURS = 48;
+
+export const SUBJECTS: Record<PostedDocumentType, PostingSubject> = { invoice: invoicePosting, payment: paymentPosting, credit_note: creditNotePosting };
+
+export interface PostingJob {
+  organizationId: string;
+  postingId: string;
+}
+
+export interface PostingRunner {
+  db: Db;
+  settings: ConnectorSettings;
+  processId: string;
+  sendMany: SendMany;
+  logger: Logger;
+}
+
+type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string;
+  status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; created_at: Date };
+
+type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | void>>;
+
+/** What one attempt came to (tests and the bench read it). */
+export type AttemptOutcome = 'done' | 'busy' | 'waiting' | 'posted' | 'retrying' | 'failed' | 'submitted';
+
+export async function runPosting(runner: PostingRunner, job: PostingJob): Promise<AttemptOutcome> {
+  const claimed = await inTransaction(runner.db, (tx) => claim(runner, tx, job));
+  if (typeof claimed === 'string') return claimed;
+  let result: ConnectorResult<AccountingRef | FiscalAnswer | void>;
+  try {
+    result = await claimed.call();
+  } catch (error) {
+    // A bug or an unreadable answer: the claim is let go (so the job's retry can claim it) and pg-boss retries.
+    await runner.db.updateTable('external_postings').set({ claimed_by: null })
+      .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).execute();
+    throw error;
+  }
+  return inTransaction(runner.db, (tx) => record(runner, tx, claimed.row, result));
+}
+
+/** The posting's row under its lock: what to call, or why there is nothing to do now. */
+async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<AttemptOutcome | { row: Row; call: Call }> {
+  const row = await tx.selectFrom('external_postings')
+    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'created_at', 'claimed_by'])
+    // Whether the process holding the claim still beats (a claim of a dead process is free).
+    .select((eb) => eb.exists(eb.selectFrom('service_processes as p').select('p.id').whereRef('p.id', '=', 'external_postings.claimed_by')
+      .where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())).as('claim_alive'))
+    .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).forUpdate().executeTakeFirst();
+  if (!row || row.status !== 'pending') return 'done';
+  if (row.claimed_by !== null && row.claim_alive) return 'busy'; // another job of the same posting is calling right now
+  const subject = SUBJECTS[row.document_type as PostedDocumentType];
+  const connection = await readConnection(tx, row.organization_id, row.system as 'accounting' | 'fiscal');
+  if (!connection) return fail(runner, tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
+  if (connection.baseUrl === SIMULATOR_BASE_URL && runner.settings.simulatorUrl === null) {
+    return fail(runner, tx, row, `The ${row.system} connection points at the simulators, which run only in the sandbox environment (SIMULATORS=true).`);
+  }
+
+  let call: Call;
+  if (row.system === 'accounting') {
+    const prepared = await subject.accounting(tx, row.organization_id, row.document_id);
+    if (prepared.kind !== 'call') return notNow(runner, tx, row, subject, prepared);
+    call = () => prepared.call(accountingConnectorOf(connection, runner.settings), row.request_id);
+  } else {
+    const prepared = await subject.fiscal!(tx, row.organization_id, row.document_id, row.external_ref);
+    if (prepared.kind !== 'call') return notNow(runner, tx, row, subject, prepared);
+    call = () => prepared.call(fiscalConnectorOf(connection, runner.settings));
+  }
+  await tx.updateTable('external_postings')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: eb.fn<Date>('now'), claimed_by: runner.processId, updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+  return { row: { ...row, attempts: row.attempts + 1 }, call };
+}
+
+/** Nothing to send (the block says why) or not yet (another document first: looked at again soon, for 48 hours). */
+async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip'; reason: string }): Promise<AttemptOutcome> {
+  if (prepared.kind === 'skip') {
+    await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+    if (row.system === 'fiscal') await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: 'cancelled', receipt: null, reason: prepared.reason });
+    else await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'not_applicable', accountingRef: null, accountingType: null, reason: prepared.reason });
+    return 'done';
+  }
+  if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000) return fail(runner, tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
+  await later(runner, tx, row, WAIT_SECONDS, prepared.reason);
+  return 'waiting';
+}
+
+/** The system's answer, recorded under the row's lock with the document's block and its event. */
+async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: ConnectorResult<AccountingRef | FiscalAnswer | void>): Promise<AttemptOutcome> {
+  const row = await tx.selectFrom('external_postings').select(['status'])
+    .where('organization_id', '=', claimed.organization_id).where('id', '=', claimed.id).forUpdate().executeTakeFirstOrThrow();
+  if (row.status !== 'pending') return 'done';
+  const subject = SUBJECTS[claimed.document_type as PostedDocumentType];
+  const org = claimed.organization_id;
+  if (!result.ok) return failure(runner, tx, claimed, result.failure);
+
+  if (claimed.system === 'accounting') {
+    const ref = result.value as AccountingRef;
+    await done(tx, claimed, { external_type: ref.type, external_ref: ref.id });
+    await subject.setPosting(tx, org, claimed.document_id, { status: 'posted', accountingRef: ref.id, accountingType: ref.type, reason: null });
+    return 'posted';
+  }
+  const answer = result.value as FiscalAnswer;
+  if (answer.state === 'fiscalised') {
+    await done(tx, claimed, { external_ref: answer.receipt.fdn });
+    await subject.setFiscal!(tx, org, claimed.document_id, { status: 'fiscalised', receipt: answer.receipt, reason: null });
+    return 'posted';
+  }
+  if (answer.state === 'rejected') {
+    await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason: answer.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', org).where('id', '=', claimed.id).execute();
+    await subject.setFiscal!(tx, org, claimed.document_id, { status: 'rejected', receipt: null, reason: answer.reason });
+    return 'failed';
+  }
+  // A credit note application waiting for approval: asked about again soon; the block says submitted once.
+  const first = claimed.external_ref === null;
+  await tx.updateTable('external_postings').set({ external_ref: answer.applicationId, attempts: 0 })
+    .where('organization_id', '=', org).where('id', '=', claimed.id).execute();
+  await later(runner, tx, claimed, APPLICATION_POLL_SECONDS, `Application ${answer.applicationId} waits for the fiscal system's approval.`);
+  if (first) await subject.setFiscal!(tx, org, claimed.document_id, { status: 'submitted', receipt: null, reason: null });
+  return 'submitted';
+}
+
+async function done(tx: Tx, row: Row, set: { external_type?: string; external_ref?: string }): Promise<void> {
+  await tx.updateTable('external_postings').set((eb) => ({ status: 'posted', reason: null, claimed_by: null, updated_at: eb.fn<Date>('now'), ...set }))
+    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+}
+
+/** Tries again after `seconds`: the row's next attempt and its job, in this transaction. */
+async function later(runner: PostingRunner, tx: Tx, row: Row, seconds: number, reason: string): Promise<void> {
+  await tx.updateTable('external_postings')
+    // The next attempt's time by the database's clock; the seconds are bound.
+    .set((eb) => ({ next_attempt_at: sql<Date>`now() + make_interval(secs => ${seconds})`, queued_at: eb.fn<Date>('now'), reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+  await runner.sendMany<PostingJob>(POSTING_QUEUE, [{ data: { organizationId: row.organization_id, postingId: row.id }, startAfter: seconds }], tx);
+}
+
+async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: ConnectorFailure): Promise<AttemptOutcome> {
+  const system = row.system === 'accounting' ? 'The accounting system' : 'The fiscal system';
+  if (failure.kind === 'temporary' && row.attempts < MAX_ATTEMPTS) {
+    const wait = Math.max(failure.retryAfterSeconds ?? 0, RETRY_SECONDS[Math.min(row.attempts - 1, RETRY_SECONDS.length - 1)]!);
+    await later(runner, tx, row, wait, `Attempt ${row.attempts} of ${MAX_ATTEMPTS}: ${failure.message}; trying again in ${wait} s.`);
+    return 'retrying';
+  }
+  const reason = failure.kind === 'temporary' ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
+    : failure.kind === 'period_closed' ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
+      : `${system} refused it (${failure.code}): ${failure.message}`;
+  return fail(runner, tx, row, reason);
+}
+
+async function fail(_runner: PostingRunner, tx: Tx, row: Row, reason: string): Promise<AttemptOutcome> {
+  await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+  const subject = SUBJECTS[row.document_type as PostedDocumentType];
+  if (row.system === 'fiscal') {
+    await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: 'failed', receipt: null, reason });
+  } else {
+    await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
+  }
+  return 'failed';
+}

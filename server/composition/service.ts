@@ -21,6 +21,7 @@ import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
 import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, webhookJob } from './jobs.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
+import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
 import { startSimulatorServer, type SimulatorServer } from '../connectors/simulators/server.js';
 import { MODULES } from './modules.js';
@@ -35,6 +36,8 @@ export interface RunningService {
   jobs: Jobs;
   /** This process's row in service_processes (its heartbeat). */
   processId: string;
+  /** How this process reaches the external systems (its simulators' URL when it runs them). */
+  connectors: ConnectorSettings;
   /** Graceful stop: refuse new connections, finish in-flight requests and jobs, close the pool, stop the embedded Postgres. */
   stop(): Promise<void>;
 }
@@ -62,15 +65,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let heartbeat: ProcessHeartbeat | null = null;
   let postings: PostingDispatcher | null = null;
   let simulators: SimulatorServer | null = null;
+  let connectorSettings: ConnectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: null };
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     // The simulators of the external systems (sandbox): before anything can post to them.
     if (config.simulators) simulators = await startSimulatorServer(database.db, { port: config.simulatorsPort });
-    const context: ModuleContext = {
-      db: database.db, logger, config, processId: '',
-      connectors: { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs },
-    };
+    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs };
+    const context: ModuleContext = { db: database.db, logger, config, processId: '', connectors: connectorSettings };
     if (config.sandboxBootstrap && role !== 'worker') {
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
@@ -150,6 +152,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     database,
     jobs: runningJobs,
     processId: runningHeartbeat.id,
+    connectors: connectorSettings,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + config.shutdownTimeoutMs;

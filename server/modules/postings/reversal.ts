@@ -11,9 +11,11 @@ import { accountingConnectorOf, readConnection, type ConnectorSettings } from '.
 import type { AccountingType } from '../../connectors/types.js';
 
 export async function releaseIfNoLongerHeld(db: Db, settings: ConnectorSettings, organizationId: string, document: Omit<PostedDocumentRef, 'number'>, what: string): Promise<void> {
-  const row = await db.selectFrom('external_postings').select(['id', 'status', 'released_at', 'external_type', 'external_ref', 'document_number'])
-    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
-    .where('system', '=', 'accounting').executeTakeFirst();
+  const rows = await db.selectFrom('external_postings').select(['id', 'system', 'status', 'last_attempt_at', 'released_at', 'external_type', 'external_ref', 'document_number'])
+    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id).execute();
+  // Submitted to the fiscal system: the reversal is refused for that in its transaction, whatever the accounting says.
+  if (rows.some((r) => r.system === 'fiscal' && r.last_attempt_at !== null && (r.status === 'pending' || r.status === 'posted'))) return;
+  const row = rows.find((r) => r.system === 'accounting');
   if (!row || row.status !== 'posted' || row.released_at !== null || row.external_ref === null) return;
   const ref = { document: { ...document, number: row.document_number }, type: row.external_type, id: row.external_ref };
   const connection = await readConnection(db, organizationId, 'accounting');

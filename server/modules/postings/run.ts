@@ -174,15 +174,16 @@ async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: Connect
   const reason = failure.kind === 'temporary' ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
     : failure.kind === 'period_closed' ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
       : `${system} refused it (${failure.code}): ${failure.message}`;
-  return fail(runner, tx, row, reason);
+  return fail(runner, tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed');
 }
 
-async function fail(_runner: PostingRunner, tx: Tx, row: Row, reason: string): Promise<AttemptOutcome> {
+/** The posting failed for good: the row and the document's block say why (a fiscal refusal is `rejected`). */
+async function fail(_runner: PostingRunner, tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed'): Promise<AttemptOutcome> {
   await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
     .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
   const subject = SUBJECTS[row.document_type as PostedDocumentType];
   if (row.system === 'fiscal') {
-    await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: 'failed', receipt: null, reason });
+    await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: fiscalStatus, receipt: null, reason });
   } else {
     await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
   }

@@ -129,7 +129,10 @@ export interface AccountingConnector {
   postJournalEntry(requestId: string, entry: AccountingJournalEntry): Promise<ConnectorResult<AccountingRef>>;
   /** Voids (Invoice, Payment) or deletes (CreditMemo, RefundReceipt, Bill, JournalEntry: QuickBooks cannot void them). */
   reverse(requestId: string, ref: AccountingRef): Promise<ConnectorResult<void>>;
-  /** Whether the system holds the document: it exists and is neither voided nor deleted. */
+  /**
+   * Whether the system holds the document so that it would refuse to void it (deposited, reconciled, in closed books):
+   * a reversal in the service is then refused, naming what to void there by hand. Voided or deleted: not held.
+   */
   holds(ref: AccountingRef): Promise<ConnectorResult<boolean>>;
 }
 

@@ -4,6 +4,7 @@
 // tells the caller how its `posting` and `fiscal` blocks start. The rows exist exactly when the document does; the
 // worker turns them into jobs that call the systems (server/modules/postings). A reversal (a void, a reverse, a
 // cancel) calls planReversal in its transaction, which applies the spec's reversal rules to those rows.
+import { sql } from 'kysely';
 import type { Tx } from '../platform/database/transaction.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { newId } from '../platform/ids.js';
@@ -61,14 +62,18 @@ export interface ReversalOutcome {
   fiscal?: { status: 'cancelled' };
 }
 
+/** How long the accounting system's "not held" answer, asked before a reversal, stays good for it. */
+export const REVERSIBLE_FOR_SECONDS = 300;
+
 /**
- * The reversal rules, in the reversing document's transaction (the spec's Reversals). The service never voids a
- * document in the accounting system: once that system holds it, a person voids it there first.
+ * The reversal rules, in the reversing document's transaction (the spec's Reversals):
  * - a posting not yet sent is cancelled: nothing reached the system (the block becomes not_applicable);
- * - a posting under way (sent, not finished) makes the reversal wait: 409 invalid_state, retry when it ends;
- * - a posted document is reversed only once the accounting system was found no longer holding it (`released_at`,
- *   which server/modules/postings/reversal.ts sets after asking the system, before this transaction); otherwise
- *   409 invalid_state naming what to void there by hand;
+ * - a posting sent and not finished makes the reversal wait: 409 invalid_state, retry when it ends;
+ * - a posted document is reversed in the accounting system too (a `reverse` posting, queued now: QuickBooks voids an
+ *   Invoice or a Payment and deletes the others) only while that system does not hold it: the REST route asks it
+ *   just before this transaction (server/modules/postings/reversal.ts, which marks the posting `reversible_at`);
+ *   once the system holds it (a deposited payment, closed books) the route has refused with 409 naming what to void
+ *   there by hand. A caller that did not ask (none yet but REST) is refused the same way;
  * - a posting that failed left nothing in the system: nothing to do;
  * - a fiscal submission not yet sent is cancelled; one that reached the fiscal system is refused (409): a fiscalised
  *   document is corrected by a credit note, never withdrawn.
@@ -77,9 +82,11 @@ export interface ReversalOutcome {
  */
 export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string): Promise<ReversalOutcome> {
   const rows = await tx.selectFrom('external_postings')
-    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'released_at', 'external_type', 'external_ref', 'reason'])
+    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'reason'])
+    // Whether the accounting system was found not holding it a moment ago (the database's clock; the seconds bound).
+    .select(sql<boolean>`coalesce(reversible_at > now() - make_interval(secs => ${REVERSIBLE_FOR_SECONDS}), false)`.as('reversible'))
     .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
-    .orderBy('system').forUpdate().execute();
+    .where('operation', '=', 'post').orderBy('system').forUpdate().execute();
   const outcome: ReversalOutcome = {};
   const cancel = (id: string, reason: string) => tx.updateTable('external_postings')
     .set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
@@ -101,10 +108,14 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
       outcome.posting = { status: 'not_applicable', reason: `${what} before it was posted: nothing was sent to the accounting system.` };
     } else if (row.status === 'pending') {
       throw new ApiError('invalid_state', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`);
-    } else if (row.status === 'posted' && row.released_at === null) {
+    } else if (row.status === 'posted' && !row.reversible) {
       throw new ApiError('invalid_state', heldMessage(document, row.external_type, row.external_ref, what));
     } else if (row.status === 'posted') {
-      outcome.posting = { status: 'reversed', reason: `${row.external_type} ${row.external_ref} was voided in the accounting system by hand; ${what.toLowerCase()} in the service after it.` };
+      const id = newId('xpo');
+      await tx.insertInto('external_postings').values({
+        organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
+        system: 'accounting', operation: 'reverse', status: 'pending', request_id: id, external_type: row.external_type, external_ref: row.external_ref,
+      }).execute();
     }
   }
   return outcome;
@@ -112,5 +123,5 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
 
 /** The refusal of a reversal the accounting system holds: what to void there by hand, then here. */
 export function heldMessage(document: PostedDocumentRef, type: string | null, ref: string | null, what: string): string {
-  return `${document.number} is held by the accounting system as ${type} ${ref}, and the service cannot void it there. Void ${type} ${ref} in the accounting system by hand first, then ask again here: the service checks that the accounting system no longer holds it and the document is ${what.toLowerCase()}.`;
+  return `${document.number} is held by the accounting system as ${type} ${ref} (deposited, reconciled or in closed books there), so the service cannot void it there. Void ${type} ${ref} in the accounting system by hand first, then ask again here: the service checks that the accounting system no longer holds it and the document is ${what.toLowerCase()}.`;
 }

@@ -113,7 +113,7 @@ test('a credit note larger than its invoice\'s balance pays the invoice and leav
   t.like(note, { status: 'applied', type: 'adjustment', invoiceId: invoice.id, returnId: null, tripId: null, issueDate: '2026-11-25',
     subtotal: { amount: '40000' }, discount: { amount: '0' }, tax: { amount: '0' }, total: { amount: '40000' },
     remainingAmount: { amount: '7910', currency: 'UGX' }, cashRefundAmount: { amount: '2000', currency: 'UGX' }, externalCodes: { dms: 'CN-DMS-1' },
-    customer: { id: s.customer, name: 'Mama Shop', code: 'UG0000001' }, fiscal: { status: null, fdn: null }, posting: { status: 'pending', accountingRef: null } });
+    customer: { id: s.customer, name: 'Mama Shop', code: 'UG0000001' }, fiscal: { status: null, fdn: null }, posting: { status: 'not_applicable', accountingRef: null } });
   t.deepEqual(note.applications.map((a) => [a.invoiceId, a.invoiceNumber, a.amount.amount, a.refundPaymentId]), [[invoice.id, invoice.number, '30090', null]]);
   t.like(note.lines[0], { type: 'adjustment', product: null, description: 'Promotion rebate', quantity: 1, taxRate: 0 });
   const events = await world.db.selectFrom('events').select(['type', 'record_id']).where('organization_id', '=', s.organizationId).where('type', 'in', ['credit_note.created', 'invoice.updated']).orderBy('type').execute();
@@ -238,7 +238,7 @@ test('cancel removes the applications (the invoice is open again with its balanc
   const twice = await refusal(t, world.post((tx) => cancelCreditNote(tx, s.operator, posted.id, 'Again')));
   t.is(twice.code, 'invalid_state');
 
-  // Fiscalised: set by a direct update, the only way until the fiscal connector exists.
+  // Submitted to the fiscal system: set by a direct update, as the fiscal posting job leaves it.
   const fiscal = await world.post((tx) => issueCreditNote(tx, s.operator, adjustment(s, invoice.id, '1000')));
   await world.db.updateTable('credit_notes').set({ fiscal_status: 'submitted', fiscal_fdn: '3240001234' }).where('organization_id', '=', s.organizationId).where('id', '=', fiscal.id).execute();
   const fiscalised = await refusal(t, world.post((tx) => cancelCreditNote(tx, s.operator, fiscal.id, 'Try')));

@@ -63,7 +63,7 @@ test('POST /credit-notes issues once per Idempotency-Key: 201 applied to the inv
   t.like(first.body, { creditNoteNumber: 'CN-000001', status: 'applied', type: 'adjustment', invoiceId: inv.id, returnId: null, tripId: null, issueDate: '2026-11-25',
     customer: { id: s.customer, name: 'Mama Shop', code: s.outletCode }, notes: 'Agreed by phone',
     total: ugx('40000'), remainingAmount: ugx('9910'), cashRefundAmount: null, currency: 'UGX', externalCodes: { dms: 'CN-9' }, linesTruncated: false,
-    fiscal: { status: null, fdn: null, verificationCode: null, qrCode: null, fiscalisedAt: null }, posting: { status: 'pending', accountingRef: null, accountingType: null, reason: null } });
+    fiscal: { status: null, fdn: null, verificationCode: null, qrCode: null, fiscalisedAt: null }, posting: { status: 'not_applicable', accountingRef: null, accountingType: null, reason: 'The organisation has no accounting connection: nothing is posted to an accounting system.' } });
   t.true('phone' in first.body.customer, 'a key with customers:pii sees the customer\'s phone');
   t.deepEqual(first.body.applications.map((a: { invoiceId: string; invoiceNumber: string; amount: unknown }) => [a.invoiceId, a.invoiceNumber, a.amount]), [[inv.id, inv.number, ugx('30090')]]);
   const again = await post(s.caller, '/credit-notes', credit(s, inv.id, '40000', { externalCodes: { dms: 'CN-9' }, notes: 'Agreed by phone' }), 'cn-1');

@@ -8,7 +8,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { accountingConnectorOf, readConnection, setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
-import { quickBooksPostingCount } from '../../server/connectors/simulators/quickbooks/router.js';
+import { holdQuickBooksEntity, quickBooksPostingCount, releaseQuickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
 import { efrisDocumentCount } from '../../server/connectors/simulators/efris/router.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
@@ -173,35 +173,52 @@ test('a receipt is posted as a QuickBooks Payment linked to its invoice\'s Invoi
   const invoiceRef = (await get(w.caller, `/invoices/${sold.id}`)).body.posting.accountingRef;
   t.truthy(invoiceRef);
   t.true(await updatedEvents(w, 'payment.updated', receipt.id) >= 1);
-  // Linked: the simulator's invoice owes nothing any more.
+  t.is(await quickBooksPostingCount(db(), w.realm, receipt.number), 1);
+  // Linked: QuickBooks will not void the invoice while the payment is applied to it.
   const connection = (await readConnection(db(), w.organizationId, 'accounting'))!;
   const client = accountingConnectorOf(connection, api().service.connectors);
-  t.deepEqual(await client.holds({ type: 'Payment', id: done.posting.accountingRef }), { ok: true, value: true });
+  t.like(await client.reverse('try-void', { type: 'Invoice', id: invoiceRef }), { ok: false, failure: { kind: 'rejected', code: '6000' } });
 });
 
-test('a payment reversed after the accounting system holds it is refused with 409 naming the Payment to void there by hand; once voided there, the same reversal goes through and the block says reversed', async (t) => {
+test('a posted invoice voided in the service is voided in the accounting system too: its block says reversed once QuickBooks voided it', async (t) => {
+  const w = await world({ accounting: true });
+  const sold = await invoice(w);
+  const posted = await until(w, `/invoices/${sold.id}`, (b) => b.posting.status === 'posted', 'the invoice posted');
+  const voided = await post(w.caller, `/invoices/${sold.id}/void`, { reason: 'wrong customer' });
+  t.is(voided.status, 200, voided.text);
+  t.like(voided.body, { status: 'void', posting: { status: 'posted' } });
+  const done = await until(w, `/invoices/${sold.id}`, (b) => b.posting.status === 'reversed', 'voided in QuickBooks');
+  t.is(done.posting.accountingRef, posted.posting.accountingRef);
+  t.regex(done.posting.reason, /voided in the accounting system/);
+  t.is(await quickBooksPostingCount(db(), w.realm, sold.number), 0, 'QuickBooks keeps it voided, not active');
+});
+
+test('a payment reversed after the accounting system holds it (deposited) is refused with 409 naming the Payment to void there by hand; once voided there, the same reversal goes through and the block says reversed', async (t) => {
   const w = await world({ accounting: true });
   const sold = await invoice(w);
   const paid = await post(w.caller, '/payments', { customerId: w.customer, method: 'cheque', reference: '000981', amount: ugx('59000'), paymentDate: '2026-11-25', allocations: [{ invoiceId: sold.id, amount: ugx('59000') }] });
   const receipt = paid.body.payments[0];
   const posted = await until(w, `/payments/${receipt.id}`, (b) => b.posting.status === 'posted', 'the receipt posted');
   const ref = posted.posting.accountingRef as string;
+  await holdQuickBooksEntity(db(), w.realm, ref); // the company's accountant deposits it
 
   const refused = await post(w.caller, `/payments/${receipt.id}/reverse`, { reason: 'cheque bounced' });
   t.is(refused.status, 409, refused.text);
   t.is(refused.body.code, 'invalid_state');
   t.true(refused.body.detail.includes(`Void Payment ${ref} in the accounting system by hand first`), refused.body.detail);
-  t.like((await get(w.caller, `/payments/${receipt.id}`)).body, { status: 'posted' });
+  t.like((await get(w.caller, `/payments/${receipt.id}`)).body, { status: 'posted', posting: { status: 'posted' } });
   t.like((await get(w.caller, `/invoices/${sold.id}`)).body, { status: 'paid' }, 'nothing changed');
 
-  // A person voids the Payment in QuickBooks (the same client the service uses, as their tool would).
+  // A person takes it out of the deposit and voids it in QuickBooks (with the same client the service uses).
+  await releaseQuickBooksEntity(db(), w.realm, ref);
   const connection = (await readConnection(db(), w.organizationId, 'accounting'))!;
   const voided = await accountingConnectorOf(connection, api().service.connectors).reverse('by-hand-1', { type: 'Payment', id: ref });
   t.true(voided.ok, JSON.stringify(voided));
 
   const reversed = await post(w.caller, `/payments/${receipt.id}/reverse`, { reason: 'cheque bounced' });
   t.is(reversed.status, 200, reversed.text);
-  t.like(reversed.body, { status: 'reversed', posting: { status: 'reversed', accountingRef: ref, accountingType: 'Payment' } });
+  t.like(reversed.body, { status: 'reversed' });
+  await until(w, `/payments/${receipt.id}`, (b) => b.posting.status === 'reversed' && b.posting.accountingRef === ref, 'the block says reversed');
   t.like((await get(w.caller, `/invoices/${sold.id}`)).body, { status: 'open', balance: ugx('59000') });
 });
 

@@ -6,7 +6,7 @@ import { withDatabase } from '../database.js';
 import { printJson, printText } from '../output.js';
 
 const STATUSES = ['pending', 'posted', 'failed', 'cancelled'];
-const line = (p: PostingView) => `${p.documentNumber}\t${p.documentId}\t${p.system}\t${p.status}\t${p.attempts}\t${p.externalType ?? ''} ${p.externalRef ?? ''}\t${p.reason ?? ''}`;
+const line = (p: PostingView) => `${p.documentNumber}\t${p.documentId}\t${p.system}${p.operation === 'reverse' ? ' (void)' : ''}\t${p.status}\t${p.attempts}\t${p.externalType ?? ''} ${p.externalRef ?? ''}\t${p.reason ?? ''}`;
 
 export function registerPostingsCommands(program: Command): void {
   const postings = program.command('postings').description('documents and their postings to the accounting and fiscal systems');

@@ -136,7 +136,9 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
     },
     async reverse(requestId, ref: AccountingRef) {
       const current = await call('GET', `${ref.type.toLowerCase()}/${encodeURIComponent(ref.id)}`, {});
-      if (!current.ok) return failed(current.failure);
+      // Already gone (deleted) or voided: the reversal has nothing left to do there.
+      if (!current.ok) return current.failure.kind === 'rejected' && current.failure.code === '610' ? succeeded(undefined) : failed(current.failure);
+      if (String(current.body[ref.type]?.PrivateNote ?? '').startsWith('Voided')) return succeeded(undefined);
       const syncToken = String(current.body[ref.type]?.SyncToken ?? '0');
       const path = ref.type.toLowerCase();
       const answer = ref.type === 'Invoice' ? await call('POST', path, { operation: 'void', requestid: requestId }, { Id: ref.id, SyncToken: syncToken })
@@ -146,9 +148,16 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
     },
     async holds(ref: AccountingRef) {
       const answer = await call('GET', `${ref.type.toLowerCase()}/${encodeURIComponent(ref.id)}`, {});
+      // Deleted, or voided (kept with its amounts zeroed and its note starting "Voided"): nothing there to keep.
       if (!answer.ok) return answer.failure.kind === 'rejected' && answer.failure.code === '610' ? succeeded(false) : failed(answer.failure);
-      // A voided transaction stays, its amounts zeroed and its note starting "Voided".
-      return succeeded(!String(answer.body[ref.type]?.PrivateNote ?? '').startsWith('Voided'));
+      const held = answer.body[ref.type] as Record<string, any>;
+      if (String(held?.PrivateNote ?? '').startsWith('Voided')) return succeeded(false);
+      // Deposited (QuickBooks refuses to change it: 6540), or dated in the company's closed books (6210).
+      if (((held?.LinkedTxn ?? []) as { TxnType: string }[]).some((link) => link.TxnType === 'Deposit')) return succeeded(true);
+      const preferences = await call('GET', 'preferences', {});
+      if (!preferences.ok) return failed(preferences.failure);
+      const closed = preferences.body.Preferences?.AccountingInfoPrefs?.BookCloseDate as string | null | undefined;
+      return succeeded(typeof closed === 'string' && typeof held?.TxnDate === 'string' && held.TxnDate <= closed);
     },
   };
 }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from '../../platform/database/transaction.js';
 
 export const SIMULATOR_SCHEMA = 'simulators';
@@ -34,8 +34,9 @@ export async function migrateSimulators(db: Db): Promise<string[]> {
       const now: string[] = [];
       for (const name of files.filter((file) => !applied.has(file))) {
         await connection.transaction().execute(async (tx) => {
-          // A migration file is trusted DDL of this repository, run as written (several statements, no parameters).
-          await sql.raw(readFileSync(join(MIGRATIONS, name), 'utf8')).execute(tx);
+          // A migration file is trusted DDL of this repository, run as written: several statements and no parameters,
+          // which pg sends in one simple-protocol query (as the service's own migrations are applied).
+          await tx.executeQuery(CompiledQuery.raw(readFileSync(join(MIGRATIONS, name), 'utf8'), []));
           // Recorded in the same transaction as its statements.
           await sql`INSERT INTO simulators.migrations (name) VALUES (${name})`.execute(tx);
         });

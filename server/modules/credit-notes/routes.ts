@@ -11,7 +11,7 @@ import { recordIdByCode } from '../../platform/external-codes/external-codes.js'
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import type { ConnectorSettings } from '../../connectors/connections.js';
-import { releaseIfNoLongerHeld } from '../postings/reversal.js';
+import { checkReversible } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { CREDIT_NOTE, cancelCreditNote, issueCreditNote } from './documents.js';
@@ -70,7 +70,7 @@ export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router 
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'credit_note', id }, 'Cancelled'));
+  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'credit_note', id }, 'Cancelled'));
 
   return router;
 }

@@ -11,7 +11,7 @@ import { codesOf, recordIdByCode } from '../../platform/external-codes/external-
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import type { ConnectorSettings } from '../../connectors/connections.js';
-import { releaseIfNoLongerHeld } from '../postings/reversal.js';
+import { checkReversible } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { createInvoice, voidInvoice } from './documents.js';
@@ -68,7 +68,7 @@ export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'invoice', id }, 'Voided'));
+  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'invoice', id }, 'Voided'));
 
   return router;
 }

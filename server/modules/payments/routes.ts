@@ -9,7 +9,7 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import type { ConnectorSettings } from '../../connectors/connections.js';
-import { releaseIfNoLongerHeld } from '../postings/reversal.js';
+import { checkReversible } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { recordPayment, reversePayment } from './documents.js';
@@ -52,7 +52,7 @@ export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read, (actor, id) => releaseIfNoLongerHeld(db, connectors, actor.organization.id, { type: 'payment', id }, 'Reversed'));
+  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'payment', id }, 'Reversed'));
 
   return router;
 }

@@ -10,6 +10,7 @@ export interface PostingView {
   documentId: string;
   documentNumber: string;
   system: string;
+  operation: string;
   status: string;
   attempts: number;
   externalType: string | null;
@@ -21,12 +22,12 @@ export interface PostingView {
 
 export async function listPostings(db: Db, organizationId: string, filters: { status?: string; limit?: number } = {}): Promise<PostingView[]> {
   let query = db.selectFrom('external_postings')
-    .select(['id', 'document_type', 'document_id', 'document_number', 'system', 'status', 'attempts', 'external_type', 'external_ref', 'reason', 'next_attempt_at', 'updated_at'])
+    .select(['id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'attempts', 'external_type', 'external_ref', 'reason', 'next_attempt_at', 'updated_at'])
     .where('organization_id', '=', organizationId);
   if (filters.status) query = query.where('status', '=', filters.status);
   const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit ?? 100).execute();
   return rows.map((row) => ({
-    postingId: row.id, documentType: row.document_type, documentId: row.document_id, documentNumber: row.document_number, system: row.system,
+    postingId: row.id, documentType: row.document_type, documentId: row.document_id, documentNumber: row.document_number, system: row.system, operation: row.operation,
     status: row.status, attempts: row.attempts, externalType: row.external_type, externalRef: row.external_ref, reason: row.reason,
     nextAttemptAt: row.next_attempt_at.toISOString(), updatedAt: row.updated_at.toISOString(),
   }));
@@ -39,7 +40,7 @@ export async function listPostings(db: Db, organizationId: string, filters: { st
  */
 export async function retryPostings(db: Db, organizationId: string, id: string): Promise<PostingView[]> {
   const retried = await inTransaction(db, async (tx) => {
-    const rows = await tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id', 'system'])
+    const rows = await tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id', 'system', 'operation'])
       .where('organization_id', '=', organizationId).where((eb) => eb.or([eb('id', '=', id), eb('document_id', '=', id)]))
       .where('status', '=', 'failed').orderBy('id').forUpdate().execute();
     for (const row of rows) {
@@ -48,7 +49,7 @@ export async function retryPostings(db: Db, organizationId: string, id: string):
         .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
       const subject = SUBJECTS[row.document_type as PostedDocumentType];
       if (row.system === 'fiscal') await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
-      else await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
+      else if (row.operation === 'post') await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
     }
     return rows.map((row) => row.id);
   });

@@ -14,7 +14,7 @@ import { inTransaction, type Db, type Tx } from '../../platform/database/transac
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { accountingConnectorOf, fiscalConnectorOf, readConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../connectors/connections.js';
-import type { AccountingRef, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
+import type { AccountingRef, AccountingType, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
 import { creditNotePosting } from '../credit-notes/posting.js';
 import { invoicePosting } from '../invoices/posting.js';
 import { paymentPosting } from '../payments/posting.js';
@@ -44,7 +44,7 @@ export interface PostingRunner {
   logger: Logger;
 }
 
-type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string;
+type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string; operation: string;
   status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; created_at: Date };
 
 type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | void>>;
@@ -70,7 +70,7 @@ export async function runPosting(runner: PostingRunner, job: PostingJob): Promis
 /** The posting's row under its lock: what to call, or why there is nothing to do now. */
 async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<AttemptOutcome | { row: Row; call: Call }> {
   const row = await tx.selectFrom('external_postings')
-    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'created_at', 'claimed_by'])
+    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'created_at', 'claimed_by'])
     // Whether the process holding the claim still beats (a claim of a dead process is free).
     .select((eb) => eb.exists(eb.selectFrom('service_processes as p').select('p.id').whereRef('p.id', '=', 'external_postings.claimed_by')
       .where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())).as('claim_alive'))
@@ -85,7 +85,11 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
   }
 
   let call: Call;
-  if (row.system === 'accounting') {
+  if (row.operation === 'reverse') {
+    // The document was reversed in the service: its void (Invoice, Payment) or deletion there.
+    const ref: AccountingRef = { type: row.external_type as AccountingType, id: row.external_ref! };
+    call = () => accountingConnectorOf(connection, runner.settings).reverse(row.request_id, ref);
+  } else if (row.system === 'accounting') {
     const prepared = await subject.accounting(tx, row.organization_id, row.document_id);
     if (prepared.kind !== 'call') return notNow(runner, tx, row, subject, prepared);
     call = () => prepared.call(accountingConnectorOf(connection, runner.settings), row.request_id);
@@ -122,6 +126,16 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
   const subject = SUBJECTS[claimed.document_type as PostedDocumentType];
   const org = claimed.organization_id;
   if (!result.ok) return failure(runner, tx, claimed, result.failure);
+
+  if (claimed.operation === 'reverse') {
+    await done(tx, claimed, {});
+    const how = claimed.external_type === 'Invoice' || claimed.external_type === 'Payment' ? 'voided' : 'deleted';
+    await subject.setPosting(tx, org, claimed.document_id, {
+      status: 'reversed', accountingRef: claimed.external_ref, accountingType: claimed.external_type,
+      reason: `${claimed.external_type} ${claimed.external_ref} was ${how} in the accounting system when the document was reversed here.`,
+    });
+    return 'posted';
+  }
 
   if (claimed.system === 'accounting') {
     const ref = result.value as AccountingRef;
@@ -184,6 +198,12 @@ async function fail(_runner: PostingRunner, tx: Tx, row: Row, reason: string, fi
   const subject = SUBJECTS[row.document_type as PostedDocumentType];
   if (row.system === 'fiscal') {
     await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: fiscalStatus, receipt: null, reason });
+  } else if (row.operation === 'reverse') {
+    // Reversed in the service; the accounting system kept it (it came to hold it in between, or refused): by hand.
+    await subject.setPosting(tx, row.organization_id, row.document_id, {
+      status: 'posted', accountingRef: row.external_ref, accountingType: row.external_type,
+      reason: `Reversed in the service, but the accounting system did not void it: ${reason} Void ${row.external_type} ${row.external_ref} there by hand.`,
+    });
   } else {
     await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
   }

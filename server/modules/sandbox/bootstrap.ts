@@ -17,13 +17,11 @@ import { sandboxDistributor } from './synthetic-distributor.js';
 export const SANDBOX_OUTLETS = 300;
 export const SANDBOX_KEY_FILE = 'sandbox-key.txt';
 
-/** The sandbox's company in the QuickBooks simulator and its taxpayer in the EFRIS simulator. */
+/** The sandbox's company in the QuickBooks simulator. */
 export const SANDBOX_REALM = '9341453050';
-export const SANDBOX_TIN = '1000023516';
 
 async function connectToSimulators(tx: Tx, organizationId: string): Promise<void> {
   await setConnection(tx, organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: SANDBOX_REALM }, null);
-  await setConnection(tx, organizationId, 'fiscal', { baseUrl: SIMULATOR_BASE_URL, account: SANDBOX_TIN, deviceNo: 'TCS0000000001' }, null);
 }
 
 export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger): Promise<{ organizationId: string; secret: string } | null> {
@@ -37,8 +35,9 @@ export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger):
     const distributor = sandboxDistributor(SANDBOX_OUTLETS);
     const actor = operatorActor(actingOrganization(organization), 'sandbox bootstrap');
     await writeDistributor(tx, actor, distributor);
-    // Connected to the simulators once its history is written: the history predates the connections (its
-    // documents' postings are not_applicable); what a partner posts from now on goes to both systems.
+    // Connected to the accounting simulator once its history is written: the history predates the connection (its
+    // documents' postings are not_applicable); what a partner posts from now on is posted there. Fiscalisation is
+    // the distributor's registration with the tax authority: off until `admin connector set --system fiscal`.
     await connectToSimulators(tx, organization.id);
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };
   });

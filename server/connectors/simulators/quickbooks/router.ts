@@ -8,7 +8,11 @@
 // - faults as QuickBooks writes them (`{"Fault":{"Error":[{Message, Detail, code, element}], type}, time}`): 6140
 //   Duplicate Document Number, 6210 Account Period Closed (a date on or before the company's book close date), 6000
 //   business validation (a payment above its invoice's balance, an unbalanced journal entry, voiding an invoice a
-//   payment is applied to), 610 Object Not Found, 5010 Stale Object, 3200 authentication;
+//   payment is applied to), 6540 Deposited Transaction cannot be changed, 610 Object Not Found, 5010 Stale Object,
+//   3200 authentication;
+// - a transaction linked to a Deposit is held: it cannot be voided or deleted until it is taken out of the deposit
+//   (`holdQuickBooksEntity` deposits one; `releaseQuickBooksEntity` takes it out again, as the company's accountant
+//   would in QuickBooks; the trigger `[sim:held]` deposits at once);
 // - more than 10 requests at once to one company, or 500 in a minute, are 429 ThrottleExceeded with Retry-After
 //   (counted in this process's memory: several processes running the simulator each count their own);
 // - failures on demand (server/connectors/simulators/failures.ts) and trigger values in customer or vendor names.
@@ -26,6 +30,7 @@ export const QUICKBOOKS_TRIGGERS = [
   { value: '[sim:period_closed]', effect: 'every write is refused with 6210 Account Period Closed' },
   { value: '[sim:rejected]', effect: 'every write is refused with 6000 Business Validation Error' },
   { value: '[sim:outage]', effect: 'the first attempt of each request id gets a 503; a retry with the same request id succeeds' },
+  { value: '[sim:held]', effect: 'what is posted for this party is deposited at once (linked to a Deposit): QuickBooks holds it, so a reversal in the service is refused until it is voided there by hand' },
 ] as const;
 
 const ENTITIES = { invoice: 'Invoice', payment: 'Payment', creditmemo: 'CreditMemo', refundreceipt: 'RefundReceipt', bill: 'Bill', journalentry: 'JournalEntry' } as const;
@@ -251,8 +256,9 @@ async function create(tx: SimTx, realm: string, entity: Entity, body: Record<str
   const { next_id: id } = await tx.updateTable('qbo_realms').set((eb) => ({ next_id: eb('next_id', '+', '1') }))
     .where('realm_id', '=', realm).returning('next_id').executeTakeFirstOrThrow();
   const balance = entity === 'Invoice' || entity === 'CreditMemo' ? total : new Decimal(0);
+  const deposited = partyName(body).includes('[sim:held]') ? [{ TxnId: `D${String(id)}`, TxnType: 'Deposit' }] : [];
   const stored = {
-    ...body, Id: String(id), SyncToken: '0', TxnDate: txnDate, TotalAmt: Number(total.toFixed()),
+    ...body, Id: String(id), ...(deposited.length > 0 ? { LinkedTxn: deposited } : {}), SyncToken: '0', TxnDate: txnDate, TotalAmt: Number(total.toFixed()),
     ...(entity === 'Invoice' ? { Balance: Number(balance.toFixed()) } : {}), ...(entity === 'CreditMemo' ? { Balance: Number(balance.toFixed()), RemainingCredit: Number(balance.toFixed()) } : {}),
     MetaData: { CreateTime: new Date().toISOString(), LastUpdatedTime: new Date().toISOString() },
   };
@@ -269,8 +275,11 @@ async function voidOrDelete(tx: SimTx, realm: string, entity: Entity, body: Reco
   if (String(body.SyncToken ?? '') !== String(row.sync_token)) throw new Fault('5010', 'Stale Object Error', `Stale Object Error : You and another user were working on the same thing. ${entity} ${row.id} is at SyncToken ${row.sync_token}.`, 400, 'SyncToken');
   const txnDate = toDay(row.txn_date);
   if (closed !== null && txnDate <= closed) throw periodClosed(txnDate, closed);
-  if (row.status === 'voided' && how === 'void') throw new Fault('6000', 'A business validation error has occurred while processing your request', `Business Validation Error: ${entity} ${row.id} is already voided.`);
   const stored = row.body as Record<string, any>;
+  if (row.status === 'voided') return { status: 200, body: { [entity]: stored, time: new Date().toISOString() } }; // voiding twice changes nothing
+  if (((stored.LinkedTxn ?? []) as { TxnType: string }[]).some((link) => link.TxnType === 'Deposit')) {
+    throw new Fault('6540', 'Deposited Transaction cannot be changed', `This transaction has been deposited. If you want to change or delete it, you must edit the deposit it appears on and remove it first. ${entity} ${row.id}`);
+  }
   if (entity === 'Invoice') {
     const applied = await tx.selectFrom('qbo_entities').select('id').where('realm_id', '=', realm).where('entity', '=', 'Payment').where('status', '=', 'active')
       // Payments whose lines link this invoice (the JSON path of QuickBooks' LinkedTxn).
@@ -325,6 +334,28 @@ export async function closeQuickBooksBooks(db: Db, realm: string, through: strin
   const sim = simulatorDb<Tables>(db);
   await sim.insertInto('qbo_realms').values({ realm_id: realm, book_close_date: through })
     .onConflict((c) => c.column('realm_id').doUpdateSet({ book_close_date: through })).execute();
+}
+
+/** Deposits the entity (links it to a Deposit), as the company's accountant would: QuickBooks then holds it. */
+export async function holdQuickBooksEntity(db: Db, realm: string, id: string): Promise<void> {
+  await setDeposit(db, realm, id, true);
+}
+
+/** Takes the entity out of its deposit again: it can be voided or deleted once more. */
+export async function releaseQuickBooksEntity(db: Db, realm: string, id: string): Promise<void> {
+  await setDeposit(db, realm, id, false);
+}
+
+async function setDeposit(db: Db, realm: string, id: string, deposited: boolean): Promise<void> {
+  const sim = simulatorDb<Tables>(db);
+  const row = await sim.selectFrom('qbo_entities').select(['body', 'sync_token']).where('realm_id', '=', realm).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new Error(`The QuickBooks simulator holds no entity ${id} in company ${realm}.`);
+  const body = row.body as Record<string, any>;
+  const others = ((body.LinkedTxn ?? []) as { TxnType: string }[]).filter((link) => link.TxnType !== 'Deposit');
+  // A change by someone else: the SyncToken moves on, so a client holding the old one gets 5010 Stale Object.
+  const syncToken = row.sync_token + 1;
+  const next = { ...body, SyncToken: String(syncToken), LinkedTxn: deposited ? [...others, { TxnId: `D${id}`, TxnType: 'Deposit' }] : others };
+  await sim.updateTable('qbo_entities').set({ body: JSON.stringify(next), sync_token: syncToken }).where('realm_id', '=', realm).where('id', '=', id).execute();
 }
 
 /** How many active (not voided, not deleted) entities the company holds, all or with one document number. */

@@ -44,6 +44,7 @@ CREATE TABLE "external_postings" (
     "document_id" TEXT NOT NULL,
     "document_number" TEXT NOT NULL,
     "system" TEXT NOT NULL,
+    "operation" TEXT NOT NULL DEFAULT 'post',
     "status" TEXT NOT NULL,
     "request_id" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
@@ -54,7 +55,7 @@ CREATE TABLE "external_postings" (
     "external_type" TEXT,
     "external_ref" TEXT,
     "reason" TEXT,
-    "released_at" TIMESTAMPTZ(3),
+    "reversible_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -68,7 +69,7 @@ CREATE INDEX "external_postings_organization_id_status_updated_at_idx" ON "exter
 CREATE INDEX "external_postings_queued_at_next_attempt_at_idx" ON "external_postings"("queued_at", "next_attempt_at");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "external_postings_organization_id_document_type_document_id_key" ON "external_postings"("organization_id", "document_type", "document_id", "system");
+CREATE UNIQUE INDEX "external_postings_organization_id_document_type_document_id_key" ON "external_postings"("organization_id", "document_type", "document_id", "system", "operation");
 
 -- AddForeignKey
 ALTER TABLE "connector_connections" ADD CONSTRAINT "connector_connections_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE RESTRICT ON UPDATE RESTRICT;
@@ -80,7 +81,8 @@ ALTER TABLE "external_postings" ADD CONSTRAINT "external_postings_organization_i
 ALTER TABLE connector_connections ADD CONSTRAINT connector_connections_system_known CHECK (
   (system = 'accounting' AND provider = 'quickbooks' AND device_no IS NULL) OR (system = 'fiscal' AND provider = 'efris'));
 ALTER TABLE external_postings ADD CONSTRAINT external_postings_kind_known CHECK (
-  document_type IN ('invoice', 'payment', 'credit_note') AND system IN ('accounting', 'fiscal'));
+  document_type IN ('invoice', 'payment', 'credit_note') AND system IN ('accounting', 'fiscal') AND operation IN ('post', 'reverse')
+  AND (operation = 'post' OR system = 'accounting'));
 ALTER TABLE external_postings ADD CONSTRAINT external_postings_status_known CHECK (status IN ('pending', 'posted', 'failed', 'cancelled'));
 ALTER TABLE external_postings ADD CONSTRAINT external_postings_failure_explained CHECK (status NOT IN ('failed', 'cancelled') OR reason IS NOT NULL);
 ALTER TABLE external_postings ADD CONSTRAINT external_postings_attempts_counted CHECK (attempts >= 0);

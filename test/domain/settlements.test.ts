@@ -24,6 +24,12 @@ import { ApiError } from '../../server/platform/errors/api-error.js';
 import { closePeriod, reopenPeriod } from '../../server/domain/periods.js';
 import { webhookObject } from '../../server/platform/webhooks/objects.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
+import { pino } from 'pino';
+import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
+import { startSimulatorServer } from '../../server/connectors/simulators/server.js';
+import { quickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
+import { runPosting } from '../../server/modules/postings/run.js';
+import type { SendMany } from '../../server/platform/jobs/jobs.js';
 
 let world: DomainWorld;
 test.before(async () => { world = await domainWorld('settlements'); });
@@ -201,10 +207,31 @@ test('the sheet counts what names the trip, posted through the payments, credit-
   t.deepEqual([open.cashExpectedFromSales, open.cashExpenses, open.cashExpected, open.handedIn, open.variance], [ugx('57974'), zero, ugx('57974'), null, null]);
   t.deepEqual(sodaFirst(f, open.stock).map((line) => [line.loaded, line.sold, line.returned, line.counted, line.difference]), [[120, 51, 24, 91, -2], [24, 6, 0, 18, 0]]);
 
+  // Connected to the accounting system now: the settlement's journal entry is queued with it.
+  await world.post((tx) => setConnection(tx, f.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: `realm-${f.organizationId}` }, null));
   const sheet = await world.post((tx) => settleTrip(tx, f.operator, { tripId, handedIn: '34500', expenses }));
   // 57 974 - 23 000 of expenses = 34 974 expected; 34 500 handed in: 474 short.
   t.deepEqual([sheet.cashExpectedFromSales, sheet.cashExpenses, sheet.cashExpected, sheet.handedIn, sheet.variance], [ugx('57974'), ugx('23000'), ugx('34974'), ugx('34500'), ugx('-474')]);
   t.deepEqual(sheet.collections, open.collections);
+  t.deepEqual(sheet.posting, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
+
+  // The posting job's attempt, against the QuickBooks simulator: one balanced journal entry on the business date.
+  const simulators = await startSimulatorServer(world.db);
+  try {
+    const row = await world.db.selectFrom('external_postings').select(['id']).where('document_id', '=', sheet.id!).executeTakeFirstOrThrow();
+    const noRetry: SendMany = async () => { throw new Error('no retry expected'); };
+    const outcome = await runPosting({ db: world.db, settings: { secretKey: Buffer.alloc(32), simulatorUrl: simulators.url }, processId: 'test', sendMany: noRetry, logger: pino({ level: 'silent' }) }, { organizationId: f.organizationId, postingId: row.id });
+    t.is(outcome, 'posted');
+    const posted = await getTripSettlement(world.db, f.operator, tripId);
+    t.like(posted.posting, { status: 'posted', accountingType: 'JournalEntry' });
+    const entry = await quickBooksEntity(world.db, `realm-${f.organizationId}`, 'JournalEntry', 'STL-TRP-000001');
+    t.is(entry?.TxnDate, '2026-11-23');
+    t.deepEqual((entry?.Line as { Amount: number; JournalEntryLineDetail: { PostingType: string; AccountRef: { value: string } } }[]).map((line) => [line.JournalEntryLineDetail.AccountRef.value, line.JournalEntryLineDetail.PostingType, line.Amount]), [
+      ['Trip expenses', 'Debit', 23000], ['Cash shortages', 'Debit', 474], ['Cash on hand', 'Credit', 23474],
+    ]);
+  } finally {
+    await simulators.stop();
+  }
 
   // A trip with money on it is not closed at zero: it is settled with the cash handed in.
   const other = await fleetTripWithSale();

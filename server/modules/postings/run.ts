@@ -18,6 +18,7 @@ import type { AccountingRef, AccountingType, ConnectorFailure, ConnectorResult }
 import { creditNotePosting } from '../credit-notes/posting.js';
 import { invoicePosting } from '../invoices/posting.js';
 import { paymentPosting } from '../payments/posting.js';
+import { settlementPosting } from '../settlements/posting.js';
 import type { FiscalAnswer, PostingSubject } from './subject.js';
 
 export const POSTING_QUEUE = 'postings.run';
@@ -29,7 +30,7 @@ export const WAIT_SECONDS = 5;
 export const APPLICATION_POLL_SECONDS = 2;
 const WAIT_LIMIT_HOURS = 48;
 
-export const SUBJECTS: Record<PostedDocumentType, PostingSubject> = { invoice: invoicePosting, payment: paymentPosting, credit_note: creditNotePosting };
+export const SUBJECTS: Record<PostedDocumentType, PostingSubject> = { invoice: invoicePosting, payment: paymentPosting, credit_note: creditNotePosting, settlement: settlementPosting };
 
 export interface PostingJob {
   organizationId: string;

@@ -5,7 +5,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { settlementRoutes } from './routes.js';
-import { readSettlementForWebhook, SETTLEMENT_CLOSED } from './service.js';
+import { readSettlementForWebhook, SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './service.js';
 
 export const settlementObject: WebhookObjectSource = {
   read: async (db, actor, id) => (await readSettlementForWebhook(db, actor, id)) as unknown as WebhookObject | null,
@@ -16,5 +16,5 @@ export const settlementObject: WebhookObjectSource = {
 export const settlementsModule: ModuleManifest = {
   name: 'settlements',
   routes: ({ db }) => settlementRoutes(db),
-  webhookObjects: { [SETTLEMENT_CLOSED]: settlementObject },
+  webhookObjects: { [SETTLEMENT_CLOSED]: settlementObject, [SETTLEMENT_UPDATED]: settlementObject },
 };

@@ -12,6 +12,7 @@
 //   never paid from trip cash: an expense whose kind or description says fuel (fuel, diesel, petrol, gasoline) is 422
 //   business_rule naming it.
 // - Lock order: the trip's row first (FOR UPDATE: a second settle waits, then finds the trip closed), then numbers.
+import { queuePostings } from '../../domain/postings.js';
 import { Decimal } from 'decimal.js';
 import type { Actor } from '../../domain/actor.js';
 import { minorUnits, MAX_AMOUNT } from '../../domain/money.js';
@@ -32,6 +33,7 @@ import { readSheet, type Settlement } from './sheet.js';
 
 export const SETTLEMENT = 'settlement';
 export const SETTLEMENT_CLOSED = 'settlement.closed';
+export const SETTLEMENT_UPDATED = 'settlement.updated';
 /** At most this many sheets on a page of GET /settlements (the spec's limit). */
 export const MAX_SHEETS_PER_PAGE = 5;
 export const MAX_EXPENSES = 100;
@@ -84,8 +86,10 @@ export async function settleTrip(tx: Tx, actor: Actor, command: SettleTripComman
   const variance = handedIn.minus(cashExpected);
 
   const id = newId('stl');
+  // Its journal entry (expenses and difference) in the accounting system, queued with it.
+  const { posting_status, posting_reason } = await queuePostings(tx, organizationId, { type: 'settlement', id, number: `STL-${trip.number}` });
   await tx.insertInto('settlements').values({
-    organization_id: organizationId, id, trip_id: trip.id, status: 'closed', currency,
+    organization_id: organizationId, id, trip_id: trip.id, status: 'closed', currency, posting_status, posting_reason,
     handed_in: handedIn.toFixed(), cash_expenses: cashExpenses.toFixed(), cash_expected: cashExpected.toFixed(), variance: variance.toFixed(),
     notes: command.notes?.trim() ? command.notes.trim() : null,
   }).execute();

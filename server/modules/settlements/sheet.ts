@@ -1,6 +1,7 @@
 // The settlement sheet of a trip (spec: components/schemas/Settlement), computed from the ledgers each time it is
 // read. Once the settlement is closed, its cash figures are the ones it recorded (handed in, expenses, the expected
 // cash and variance agreed at closing); the sections are still the ledgers' (the schema's description says why).
+import { toPostingBlock } from '../postings/blocks.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import { formatAmount } from '../../domain/money.js';
@@ -87,6 +88,7 @@ export async function readSheet(db: Db, organizationId: string, trip: TripRow, s
     })),
     stock: await vanStock(db, organizationId, trip),
     notes: settlement?.notes ?? null,
+    posting: settlement ? toPostingBlock(settlement) : null,
     closedAt: settlement ? settlement.closed_at.toISOString() : null,
     updatedAt: (settlement ? settlement.updated_at : trip.updated_at).toISOString(),
   };

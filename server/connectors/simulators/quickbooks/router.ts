@@ -358,6 +358,13 @@ async function setDeposit(db: Db, realm: string, id: string, deposited: boolean)
   await sim.updateTable('qbo_entities').set({ body: JSON.stringify(next), sync_token: syncToken }).where('realm_id', '=', realm).where('id', '=', id).execute();
 }
 
+/** The body of the company's active entity of this type with this document number, as QuickBooks would answer it. */
+export async function quickBooksEntity(db: Db, realm: string, entity: string, docNumber: string): Promise<Record<string, any> | null> {
+  const row = await simulatorDb<Tables>(db).selectFrom('qbo_entities').select(['body']).where('realm_id', '=', realm).where('entity', '=', entity)
+    .where('doc_number', '=', docNumber).where('status', '=', 'active').executeTakeFirst();
+  return (row?.body as Record<string, any> | undefined) ?? null;
+}
+
 /** How many active (not voided, not deleted) entities the company holds, all or with one document number. */
 export async function quickBooksPostingCount(db: Db, realm: string, docNumber?: string): Promise<number> {
   let q = simulatorDb<Tables>(db).selectFrom('qbo_entities').select((eb) => eb.fn.countAll<string>().as('n'))

@@ -146,3 +146,60 @@ test('an invoice already submitted to the fiscal system is never voided: 409 say
   t.is(error.code, 'invalid_state');
   t.regex(error.message, /credit note/);
 });
+
+test('with no connection at all nothing is queued: the block says why, and the posting ids of a connected one are xpo_ ids', async (t) => {
+  const bare = await shop({});
+  const sold = await sell(bare);
+  t.deepEqual(await postings(sold.id), []);
+  t.like(await blocksOf('invoices', sold.id), { posting_status: 'not_applicable', posting_reason: 'The organisation has no accounting connection: nothing is posted to an accounting system.' });
+  t.like(await invoiceFiscal(sold.id), { fiscal_status: null });
+  const connected = await shop({ accounting: true });
+  const rows = await postings((await sell(connected)).id);
+  t.regex(rows[0]!.id, /^xpo_[0-9A-Z]{26}$/);
+  t.is(rows[0]!.request_id, rows[0]!.id);
+});
+
+test('a credit note with a fiscal connection queues its fiscal submission too; a settlement never does', async (t) => {
+  const s = await shop({ accounting: true, fiscal: true });
+  const sold = await sell(s);
+  const note = await world.post((tx) => issueCreditNote(tx, s.operator, { customer: { id: s.customer }, invoiceId: sold.id, reason: 'price', lines: [{ type: 'adjustment', description: 'Price difference', quantity: 1, unitPrice: '1000' }] }));
+  t.deepEqual((await postings(note.id)).map((r) => r.system), ['accounting', 'fiscal']);
+});
+
+test('the reasons a cancelled posting keeps name the reversal: "Voided before it was posted." and "Voided before it was submitted to the fiscal system."', async (t) => {
+  const s = await shop({ accounting: true, fiscal: true });
+  const sold = await sell(s);
+  await world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer'));
+  t.deepEqual((await postings(sold.id)).map((r) => r.reason), ['Voided before it was posted.', 'Voided before it was submitted to the fiscal system.']);
+  t.is((await blocksOf('invoices', sold.id)).posting_reason, 'Voided before it was posted: nothing was sent to the accounting system.');
+});
+
+test('a failed posting left nothing in either system: the void goes through and leaves the failed postings as they were', async (t) => {
+  const s = await shop({ accounting: true, fiscal: true });
+  const sold = await sell(s);
+  await world.db.updateTable('external_postings').set({ status: 'failed', attempts: 8, last_attempt_at: new Date(), reason: 'refused' }).where('document_id', '=', sold.id).execute();
+  await world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer'));
+  t.deepEqual((await postings(sold.id)).map((r) => [r.system, r.operation, r.status, r.reason]), [['accounting', 'post', 'failed', 'refused'], ['fiscal', 'post', 'failed', 'refused']]);
+  t.like(await world.db.selectFrom('invoices').select('status').where('id', '=', sold.id).executeTakeFirstOrThrow(), { status: 'void' });
+});
+
+test('a fiscal submission under way (a credit note application waiting for approval) refuses the reversal, naming the application', async (t) => {
+  const s = await shop({ fiscal: true });
+  const sold = await sell(s);
+  await world.db.updateTable('external_postings').set({ attempts: 0, last_attempt_at: new Date(), external_ref: '21000000000042' })
+    .where('document_id', '=', sold.id).where('system', '=', 'fiscal').execute();
+  const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
+  t.is(error.detail, `${sold.number} has been submitted to the fiscal system (21000000000042): it cannot be withdrawn from the service. Correct it with a credit note instead.`);
+});
+
+test('the refusals name the document, the attempts and what to do: "under way (1 attempt(s): ...)" and "... the document is voided."', async (t) => {
+  const s = await shop({ accounting: true });
+  const sold = await sell(s);
+  await world.db.updateTable('external_postings').set({ attempts: 1, last_attempt_at: new Date(), reason: 'Attempt 1 of 8: QuickBooks answered 503' }).where('document_id', '=', sold.id).execute();
+  const waiting = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
+  t.is(waiting.detail, `The accounting posting of ${sold.number} is under way (1 attempt(s): Attempt 1 of 8: QuickBooks answered 503); the reversal waits for it. Retry when its posting.status is posted or failed.`);
+  await markSent(sold.id, 'posted', '148');
+  const held = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
+  t.true(held.detail.startsWith(`${sold.number} is held by the accounting system as Invoice 148 (deposited, reconciled or in closed books there)`), held.detail);
+  t.true(held.detail.endsWith('the document is voided.'), held.detail);
+});

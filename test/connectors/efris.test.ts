@@ -1,36 +1,18 @@
 // The fiscal connector (the real EFRIS client) against the EFRIS simulator over real HTTP, one rule per test: what
 // URA's system does with an invoice and a credit note application, and how the client classifies its answers.
 import test from 'ava';
-import pg from 'pg';
-import { kyselyOver } from '../../server/platform/database/database.js';
-import type { Db } from '../../server/platform/database/transaction.js';
 import { createEfrisClient } from '../../server/connectors/fiscal/efris-client.js';
-import { startSimulatorServer, type SimulatorServer } from '../../server/connectors/simulators/server.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
 import { efrisDocumentCount, EFRIS_QR_BASE } from '../../server/connectors/simulators/efris/router.js';
 import type { FiscalConnector, FiscalCreditNote, FiscalInvoice, FiscalReceipt } from '../../server/connectors/types.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useSimulators } from '../support/simulators.js';
 
-let database: TestDatabase;
-let pool: pg.Pool;
-let db: Db;
-let simulators: SimulatorServer;
-test.before(async () => {
-  database = await createTestDatabase('efris');
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  db = kyselyOver(pool);
-  simulators = await startSimulatorServer(db);
-});
-test.after.always(async () => {
-  await simulators?.stop();
-  await pool?.end();
-  await database?.drop();
-});
+const sim = useSimulators(test, 'efris');
 
 let tins = 1000200300;
 const taxpayer = (timeoutMs?: number) => {
   const tin = String(tins++);
-  return { tin, client: createEfrisClient({ baseUrl: `${simulators.url}/efris`, tin, deviceNo: 'TCS01', timeoutMs }) };
+  return { tin, client: createEfrisClient({ baseUrl: `${sim().url}/efris`, tin, deviceNo: 'TCS01', timeoutMs }) };
 };
 /** Two lines: 2 cases of soda at 30 090 with tax (51 000 + 9 180), 3 of water at 11 800 (30 000 + 5 400). */
 const invoice = (referenceNo: string, over: Partial<FiscalInvoice> = {}): FiscalInvoice => ({
@@ -60,7 +42,7 @@ test('an invoice is fiscalised: an FDN, a 20-digit verification code, the QR URL
   t.regex(receipt.verificationCode, /^[0-9]{20}$/);
   t.is(receipt.qrCode, `${EFRIS_QR_BASE}${receipt.fdn}`);
   t.regex(receipt.fiscalId, /^[0-9]{19}$/);
-  t.is(await efrisDocumentCount(db, tin, 'INV-000001'), 1);
+  t.is(await efrisDocumentCount(sim().db, tin, 'INV-000001'), 1);
 });
 
 test('the same reference again is refused by EFRIS (2253): the client answers the receipt already given, and EFRIS holds one document', async (t) => {
@@ -68,7 +50,7 @@ test('the same reference again is refused by EFRIS (2253): the client answers th
   const first = await fiscalised(client, 'INV-000002');
   const again = await fiscalised(client, 'INV-000002');
   t.deepEqual({ ...again, fiscalisedAt: '' }, { ...first, fiscalisedAt: '' });
-  t.is(await efrisDocumentCount(db, tin, 'INV-000002'), 1);
+  t.is(await efrisDocumentCount(sim().db, tin, 'INV-000002'), 1);
 });
 
 test('figures that do not add up are refused with URA\'s codes; a payment mode EFRIS cannot record is refused', async (t) => {
@@ -122,17 +104,17 @@ test('a pending application is cancelled (104); an approved one cannot be', asyn
 
 test('an outage and an unknown error (99) are temporary, a timeout too; a rejection (2122) is not', async (t) => {
   const { tin, client } = taxpayer(300);
-  await injectFailure(db, 'fiscal', tin, 'outage', 1);
-  await injectFailure(db, 'fiscal', tin, 'unknown_error', 1);
-  await injectFailure(db, 'fiscal', tin, 'rejected', 1);
-  await injectFailure(db, 'fiscal', tin, 'slow', 1, 1_500);
+  await injectFailure(sim().db, 'fiscal', tin, 'outage', 1);
+  await injectFailure(sim().db, 'fiscal', tin, 'unknown_error', 1);
+  await injectFailure(sim().db, 'fiscal', tin, 'rejected', 1);
+  await injectFailure(sim().db, 'fiscal', tin, 'slow', 1, 1_500);
   t.like(await client.submitInvoice(invoice('INV-000009')), { ok: false, failure: { kind: 'temporary' } });
   t.like(await client.submitInvoice(invoice('INV-000009')), { ok: false, failure: { kind: 'temporary' } });
   t.like(await client.submitInvoice(invoice('INV-000009')), { ok: false, failure: { kind: 'rejected', code: '2122' } });
   t.like(await client.submitInvoice(invoice('INV-000009')), { ok: false, failure: { kind: 'temporary' } });
   await sleep(1_500);
   t.true((await client.submitInvoice(invoice('INV-000009'))).ok);
-  t.is(await efrisDocumentCount(db, tin, 'INV-000009'), 1);
+  t.is(await efrisDocumentCount(sim().db, tin, 'INV-000009'), 1);
 });
 
 test('trigger values in the buyer\'s name: [sim:rejected] is 2122; [sim:outage] fails the first upload of a reference only', async (t) => {
@@ -140,5 +122,5 @@ test('trigger values in the buyer\'s name: [sim:rejected] is 2122; [sim:outage] 
   t.like(await client.submitInvoice(invoice('INV-000010', { buyer: { name: 'Shop [sim:rejected]', tin: null } })), { ok: false, failure: { kind: 'rejected', code: '2122' } });
   t.like(await client.submitInvoice(invoice('INV-000011', { buyer: { name: 'Shop [sim:outage]', tin: null } })), { ok: false, failure: { kind: 'temporary' } });
   t.like(await client.submitInvoice(invoice('INV-000011', { buyer: { name: 'Shop [sim:outage]', tin: null } })), { ok: true });
-  t.is(await efrisDocumentCount(db, tin, 'INV-000011'), 1);
+  t.is(await efrisDocumentCount(sim().db, tin, 'INV-000011'), 1);
 });

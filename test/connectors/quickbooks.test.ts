@@ -1,36 +1,18 @@
 // The accounting connector (the real QuickBooks Online client) against the QuickBooks simulator over real HTTP, one
 // rule per test: what QuickBooks does, and how the client classifies it for the posting jobs.
 import test from 'ava';
-import pg from 'pg';
-import { kyselyOver } from '../../server/platform/database/database.js';
-import type { Db } from '../../server/platform/database/transaction.js';
 import { createQuickBooksClient } from '../../server/connectors/accounting/quickbooks-client.js';
-import { startSimulatorServer, type SimulatorServer } from '../../server/connectors/simulators/server.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
 import { closeQuickBooksBooks, holdQuickBooksEntity, quickBooksPostingCount, releaseQuickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
 import type { AccountingInvoice, AccountingConnector } from '../../server/connectors/types.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useSimulators } from '../support/simulators.js';
 
-let database: TestDatabase;
-let pool: pg.Pool;
-let db: Db;
-let simulators: SimulatorServer;
-test.before(async () => {
-  database = await createTestDatabase('quickbooks');
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  db = kyselyOver(pool);
-  simulators = await startSimulatorServer(db);
-});
-test.after.always(async () => {
-  await simulators?.stop();
-  await pool?.end();
-  await database?.drop();
-});
+const sim = useSimulators(test, 'quickbooks');
 
 let realms = 1000;
 const company = (timeoutMs?: number) => {
   const realm = String(realms++);
-  return { realm, client: createQuickBooksClient({ baseUrl: `${simulators.url}/quickbooks`, realmId: realm, accessToken: 'token', timeoutMs }) };
+  return { realm, client: createQuickBooksClient({ baseUrl: `${sim().url}/quickbooks`, realmId: realm, accessToken: 'token', timeoutMs }) };
 };
 const invoice = (number: string, over: Partial<AccountingInvoice> = {}): AccountingInvoice => ({
   docNumber: number, txnDate: '2026-11-24', currency: 'UGX', customer: { id: 'cus_1', name: 'Mama Shop' },
@@ -49,7 +31,7 @@ test('an invoice posts and its ref is the Invoice\'s Id; the same request id aga
   t.is(first.type, 'Invoice');
   t.regex(first.id, /^[0-9]+$/);
   t.deepEqual(await posted(client, 'INV-000001', 'req-a'), first);
-  t.is(await quickBooksPostingCount(db, realm, 'INV-000001'), 1);
+  t.is(await quickBooksPostingCount(sim().db, realm, 'INV-000001'), 1);
 });
 
 test('a duplicate document number with a new request id: the same document is recognised as already posted (one held), a different one is refused with 6140', async (t) => {
@@ -59,27 +41,27 @@ test('a duplicate document number with a new request id: the same document is re
   const other = await client.postInvoice('req-3', invoice('INV-000002', { total: '118000', taxTotal: '18000', lines: [{ itemId: 'prd_1', description: 'Soda', quantity: '4', unitPrice: '25000', amount: '100000', taxAmount: '18000' }] }));
   t.false(other.ok);
   if (!other.ok) t.like(other.failure, { kind: 'rejected', code: '6140' });
-  t.is(await quickBooksPostingCount(db, realm, 'INV-000002'), 1);
+  t.is(await quickBooksPostingCount(sim().db, realm, 'INV-000002'), 1);
 });
 
 test('a document dated in the company\'s closed books is refused as period_closed naming the close date; one posted before the close is held', async (t) => {
   const { realm, client } = company();
   const before = await posted(client, 'INV-000099');
   t.deepEqual(await client.holds(before), { ok: true, value: false });
-  await closeQuickBooksBooks(db, realm, '2026-11-30');
+  await closeQuickBooksBooks(sim().db, realm, '2026-11-30');
   t.deepEqual(await client.holds(before), { ok: true, value: true });
   const result = await client.postInvoice('req', invoice('INV-000003'));
   t.false(result.ok);
   if (!result.ok) t.like(result.failure, { kind: 'period_closed', closedThrough: '2026-11-30' });
-  await closeQuickBooksBooks(db, realm, '2026-10-31');
+  await closeQuickBooksBooks(sim().db, realm, '2026-10-31');
   t.true((await client.postInvoice('req-after', invoice('INV-000003'))).ok);
 });
 
 test('an outage is temporary; a rate limit is temporary with the Retry-After QuickBooks asked for; a stale object is a refusal with 5010', async (t) => {
   const { realm, client } = company();
-  await injectFailure(db, 'accounting', realm, 'outage', 1);
-  await injectFailure(db, 'accounting', realm, 'rate_limit', 1, 7_000);
-  await injectFailure(db, 'accounting', realm, 'stale', 1);
+  await injectFailure(sim().db, 'accounting', realm, 'outage', 1);
+  await injectFailure(sim().db, 'accounting', realm, 'rate_limit', 1, 7_000);
+  await injectFailure(sim().db, 'accounting', realm, 'stale', 1);
   const outage = await client.postInvoice('r1', invoice('INV-000004'));
   const limited = await client.postInvoice('r2', invoice('INV-000004'));
   const stale = await client.postInvoice('r3', invoice('INV-000004'));
@@ -91,7 +73,7 @@ test('an outage is temporary; a rate limit is temporary with the Retry-After Qui
 
 test('an answer slower than the client\'s timeout is a temporary failure', async (t) => {
   const { realm, client } = company(300);
-  await injectFailure(db, 'accounting', realm, 'slow', 1, 1_500);
+  await injectFailure(sim().db, 'accounting', realm, 'slow', 1, 1_500);
   const result = await client.postInvoice('r', invoice('INV-000005'));
   t.like(result, { ok: false, failure: { kind: 'temporary' } });
   if (!result.ok) t.regex(result.failure.message, /within 300 ms/);
@@ -109,10 +91,10 @@ test('a payment linked to an invoice lowers its balance; more than the balance i
   t.like(await pay('1'), { ok: false, failure: { kind: 'rejected', code: '6000' } }, 'nothing left to pay');
   t.like(await client.reverse('void-invoice', inv), { ok: false, failure: { kind: 'rejected', code: '6000' } }, 'an invoice with a payment applied is not voided');
   t.deepEqual(await client.holds(paid.value), { ok: true, value: false }, 'posted, not deposited: it may be voided');
-  await holdQuickBooksEntity(db, realm, paid.value.id);
+  await holdQuickBooksEntity(sim().db, realm, paid.value.id);
   t.deepEqual(await client.holds(paid.value), { ok: true, value: true }, 'deposited: held');
   t.like(await client.reverse('void-held', paid.value), { ok: false, failure: { kind: 'rejected', code: '6540' } });
-  await releaseQuickBooksEntity(db, realm, paid.value.id);
+  await releaseQuickBooksEntity(sim().db, realm, paid.value.id);
   t.true((await client.reverse('void-pay', paid.value)).ok);
   t.true((await client.reverse('void-pay-again', paid.value)).ok, 'voiding twice changes nothing');
   t.deepEqual(await client.holds(paid.value), { ok: true, value: false });
@@ -147,15 +129,15 @@ test('trigger values in the customer\'s name: [sim:period_closed] is 6210, [sim:
   t.like(await named('Shop [sim:rejected]', 't2'), { ok: false, failure: { kind: 'rejected', code: '6000' } });
   t.like(await named('Shop [sim:outage]', 't3'), { ok: false, failure: { kind: 'temporary' } });
   t.like(await named('Shop [sim:outage]', 't3'), { ok: true, value: { type: 'Invoice' } });
-  t.is(await quickBooksPostingCount(db, realm, 'INV-t3'), 1);
+  t.is(await quickBooksPostingCount(sim().db, realm, 'INV-t3'), 1);
 });
 
 test('a request without a bearer token is refused (3200); more than 10 at once to one company are throttled with 429', async (t) => {
   const { realm } = company();
-  const anonymous = createQuickBooksClient({ baseUrl: `${simulators.url}/quickbooks`, realmId: realm, accessToken: '' });
+  const anonymous = createQuickBooksClient({ baseUrl: `${sim().url}/quickbooks`, realmId: realm, accessToken: '' });
   t.like(await anonymous.postInvoice('x', invoice('INV-1')), { ok: false, failure: { kind: 'rejected', code: '3200' } });
   const { realm: busy, client } = company();
-  await injectFailure(db, 'accounting', busy, 'slow', 12, 400);
+  await injectFailure(sim().db, 'accounting', busy, 'slow', 12, 400);
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client.postInvoice(`c${i}`, invoice(`INV-C${i}`))));
   const throttled = results.filter((r) => !r.ok && r.failure.kind === 'temporary' && r.failure.retryAfterSeconds === 60);
   t.true(throttled.length >= 1, `${throttled.length} of 12 throttled`);

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
+import { startLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
 import { POSTING_QUEUE, type PostingJob } from './run.js';
 
 /** Queues up to `batch` due postings; returns how many. */
@@ -47,32 +48,17 @@ export async function requeueAbandonedPostings(db: Db): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
-export interface PostingDispatcher {
-  stop(): Promise<void>;
-}
+export type PostingDispatcher = BackgroundLoop;
 
 /** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
 export function startPostingDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): PostingDispatcher {
-  const pollIntervalMs = options.pollIntervalMs ?? 250;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let ticking: Promise<void> | null = null;
-  const schedule = (delayMs: number): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      timer = null;
-      ticking = dispatchPostings(options.db, options.sendMany)
-        .then((count) => { if (count > 0) options.wake?.(count); return count; })
-        .catch((error) => { if (!stopped) options.onError(error); return 0; })
-        .then((count) => { ticking = null; schedule(count > 0 ? 20 : pollIntervalMs); });
-    }, delayMs);
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await ticking;
+  return startLoop({
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+    async pass() {
+      const count = await dispatchPostings(options.db, options.sendMany);
+      if (count > 0) options.wake?.(count);
+      return count > 0;
     },
-  };
+    onError: options.onError,
+  });
 }

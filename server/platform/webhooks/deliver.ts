@@ -10,6 +10,7 @@
 // stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
+import { startLoop } from '../jobs/loop.js';
 import { sql } from 'kysely';
 import type { Job } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -174,39 +175,13 @@ export function startWebhookDispatcher(options: {
   wake?: (deliveries: number) => void;
   pollIntervalMs?: number;
 }): WebhookDispatcher {
-  const pollIntervalMs = options.pollIntervalMs ?? 500;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let ticking: Promise<void> | null = null;
-
-  async function tick(): Promise<boolean> {
-    try {
+  return startLoop({
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    async pass() {
       const dispatched = await dispatchEvents(options.db, options.deliverableTypes, options.enqueue);
       if (dispatched.deliveries > 0) options.wake?.(dispatched.deliveries);
       return dispatched.events > 0;
-    } catch (error) {
-      if (!stopped) options.logger.error({ err: error }, 'webhook fan-out failed; retrying');
-      return false;
-    }
-  }
-
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      timer = null;
-      ticking = tick().then((worked) => {
-        ticking = null;
-        schedule(worked ? 20 : pollIntervalMs);
-      });
-    }, delayMs);
-  }
-
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await ticking;
     },
-  };
+    onError: (error) => options.logger.error({ err: error }, 'webhook fan-out failed; retrying'),
+  });
 }

@@ -250,9 +250,9 @@ test('a credit note for a product that is not on exactly one line of the fiscali
   t.regex(row.reason!, /fiscal system/i);
 });
 
-test('a credit note on a line of the fiscalised invoice, at its price, is applied for, approved, and fiscalised with its own FDN; a fiscalised credit note cannot be cancelled', async (t) => {
+test('a credit note on a line of the fiscalised invoice (a discounted line: EFRIS credits it at the line\'s own price) is applied for, approved, and fiscalised with its own FDN; a fiscalised credit note cannot be cancelled', async (t) => {
   const w = await world();
-  const sold = await invoice(w, { discount: false }); // EFRIS compares unit prices with tax and discount: none here
+  const sold = await invoice(w); // 2 cases at 25 500 less 1 000: EFRIS's line price is 29 500 a case with tax
   const fiscalised = await until(w, `/invoices/${sold.id}`, (b) => b.fiscal.status === 'fiscalised', 'the invoice fiscalised');
   const credited = await post(w.caller, '/credit-notes', {
     customer: { id: w.customer }, invoiceId: sold.id, reason: 'One case came back damaged',

@@ -17,7 +17,7 @@ export const CREDIT_NOTE_UPDATED = 'credit_note.updated';
 async function readCreditNote(tx: Tx, organizationId: string, id: string) {
   const note = await tx.selectFrom('credit_notes as n').innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'n.organization_id').onRef('c.id', '=', 'n.customer_id'))
     .leftJoin('invoices as i', (join) => join.onRef('i.organization_id', '=', 'n.organization_id').onRef('i.id', '=', 'n.invoice_id'))
-    .select(['n.number', 'n.type', 'n.reason', 'n.currency', 'n.tax', 'n.total', 'n.customer_id', 'c.name as customer_name',
+    .select(['n.number', 'n.type', 'n.reason', 'n.currency', 'n.tax', 'n.total', 'n.customer_id', 'n.invoice_id', 'c.name as customer_name',
       'i.number as invoice_number', 'i.posting_status as invoice_posting', 'i.accounting_ref as invoice_ref',
       'i.fiscal_status as invoice_fiscal', 'i.fiscal_fdn as invoice_fdn', 'i.fiscal_id as invoice_fiscal_id'])
     // The issue date as its calendar string: pg would make a DATE a Date at local midnight, which can shift the day.
@@ -60,14 +60,30 @@ export const creditNotePosting: PostingSubject = {
     if (note.invoice_fiscal !== 'fiscalised' || note.invoice_fdn === null || note.invoice_fiscal_id === null) {
       return { kind: 'skip', reason: `Invoice ${note.invoice_number} is not fiscalised, so a fiscal credit note cannot name it.` };
     }
+    // EFRIS credits a line of the original at that line's own price (with tax, after its discount): a credited product
+    // that is on exactly one valued line of the invoice is sent at that line's price for the quantity credited. Any
+    // other line (an amount only, a product on no line or on several) is sent as the credit note has it, and the
+    // fiscal system decides (it refuses those: 1480).
+    const sold = await tx.selectFrom('invoice_lines').select(['product_id', 'quantity', 'amount', 'tax'])
+      .where('organization_id', '=', organizationId).where('invoice_id', '=', note.invoice_id!).where('amount', '>', '0').execute();
+    const fiscalLines = lines.map((line) => {
+      const same = sold.filter((s) => line.product_id !== null && s.product_id === line.product_id);
+      const base = { itemCode: line.product_code ?? line.description, itemName: line.description, quantity: String(line.quantity), taxRate: fiscalRate(String(line.tax_rate)) };
+      if (same.length !== 1) {
+        return { ...base, unitPrice: String(line.unit_price), total: new Decimal(line.amount).plus(line.tax).toFixed(), tax: String(line.tax) };
+      }
+      const original = same[0]!;
+      const share = new Decimal(line.quantity).dividedBy(original.quantity);
+      const total = new Decimal(original.amount).plus(original.tax).times(share).toDecimalPlaces(2);
+      return { ...base, unitPrice: String(line.unit_price), total: total.toFixed(), tax: new Decimal(original.tax).times(share).toDecimalPlaces(2).toFixed() };
+    });
+    const gross = fiscalLines.reduce((sum, line) => sum.plus(line.total), new Decimal(0));
+    const tax = fiscalLines.reduce((sum, line) => sum.plus(line.tax), new Decimal(0));
     const document: FiscalCreditNote = {
       referenceNo: note.number, original: { fiscalId: note.invoice_fiscal_id, fdn: note.invoice_fdn },
       reasonCode: note.type === 'return' ? '101' : '105', reason: note.reason ?? (note.type === 'return' ? 'Goods returned' : 'Credit'), currency: note.currency,
-      lines: lines.map((line) => ({
-        itemCode: line.product_code ?? line.description, itemName: line.description, quantity: String(line.quantity), unitPrice: String(line.unit_price),
-        total: new Decimal(line.amount).plus(line.tax).toFixed(), tax: String(line.tax), taxRate: fiscalRate(String(line.tax_rate)),
-      })),
-      netAmount: new Decimal(note.total).minus(note.tax).toFixed(), taxAmount: String(note.tax), grossAmount: String(note.total),
+      lines: fiscalLines,
+      netAmount: gross.minus(tax).toFixed(), taxAmount: tax.toFixed(), grossAmount: gross.toFixed(),
     };
     return { kind: 'call', call: async (connector) => {
       const result = await connector.submitCreditNote(document);

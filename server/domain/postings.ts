@@ -82,7 +82,7 @@ export const REVERSIBLE_FOR_SECONDS = 300;
  */
 export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string): Promise<ReversalOutcome> {
   const rows = await tx.selectFrom('external_postings')
-    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'reason'])
+    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'related_refs', 'reason'])
     // Whether the accounting system was found not holding it a moment ago (the database's clock; the seconds bound).
     .select(sql<boolean>`coalesce(reversible_at > now() - make_interval(secs => ${REVERSIBLE_FOR_SECONDS}), false)`.as('reversible'))
     .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
@@ -115,6 +115,7 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
       await tx.insertInto('external_postings').values({
         organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
         system: 'accounting', operation: 'reverse', status: 'pending', request_id: id, external_type: row.external_type, external_ref: row.external_ref,
+        related_refs: row.related_refs ?? [],
       }).execute();
     }
   }

@@ -90,7 +90,7 @@ async function until(w: World, path: string, ready: (body: any) => boolean, what
 }
 
 const postingRow = async (documentId: string, system: 'accounting' | 'fiscal') =>
-  db().selectFrom('external_postings').selectAll().where('document_id', '=', documentId).where('system', '=', system).executeTakeFirstOrThrow();
+  db().selectFrom('external_postings').selectAll().where('document_id', '=', documentId).where('system', '=', system).where('operation', '=', 'post').executeTakeFirstOrThrow();
 
 const updatedEvents = async (w: World, type: string, id: string) =>
   (await db().selectFrom('events').select('id').where('organization_id', '=', w.organizationId).where('type', '=', type).where('record_id', '=', id).execute()).length;
@@ -220,6 +220,30 @@ test('a payment reversed after the accounting system holds it (deposited) is ref
   t.like(reversed.body, { status: 'reversed' });
   await until(w, `/payments/${receipt.id}`, (b) => b.posting.status === 'reversed' && b.posting.accountingRef === ref, 'the block says reversed');
   t.like((await get(w.caller, `/invoices/${sold.id}`)).body, { status: 'open', balance: ugx('59000') });
+});
+
+test('a credit note with a cash refund is posted as a CreditMemo and a RefundReceipt; cancelled, both are deleted in QuickBooks and the block says reversed', async (t) => {
+  const w = await world({ accounting: true });
+  const sold = await invoice(w);
+  const paid = await post(w.caller, '/payments', { customerId: w.customer, method: 'cash', amount: ugx('59000'), paymentDate: '2026-11-25', allocations: [{ invoiceId: sold.id, amount: ugx('59000') }] });
+  t.is(paid.status, 201, paid.text);
+  // The invoice is paid: the whole credit is left over, and 10 000 of it is paid out in cash.
+  const credited = await post(w.caller, '/credit-notes', {
+    customer: { id: w.customer }, invoiceId: sold.id, reason: 'One case came back', cashRefundAmount: ugx('10000'),
+    lines: [{ product: { id: w.soda }, quantity: 1, unitPrice: ugx('25500') }],
+  });
+  t.is(credited.status, 201, credited.text);
+  const note = credited.body;
+  await until(w, `/credit-notes/${note.id}`, (b) => b.posting.status === 'posted', 'the credit note posted');
+  t.is(await quickBooksPostingCount(db(), w.realm, note.creditNoteNumber), 1, 'the CreditMemo');
+  t.is(await quickBooksPostingCount(db(), w.realm, `${note.creditNoteNumber}-R`), 1, 'the RefundReceipt');
+  t.deepEqual((await postingRow(note.id, 'accounting')).related_refs?.map((ref) => ref.split(':')[0]), ['RefundReceipt']);
+
+  const cancelled = await post(w.caller, `/credit-notes/${note.id}/cancel`, { reason: 'keyed twice' });
+  t.is(cancelled.status, 200, cancelled.text);
+  await until(w, `/credit-notes/${note.id}`, (b) => b.posting.status === 'reversed', 'deleted in QuickBooks');
+  t.is(await quickBooksPostingCount(db(), w.realm, note.creditNoteNumber), 0);
+  t.is(await quickBooksPostingCount(db(), w.realm, `${note.creditNoteNumber}-R`), 0);
 });
 
 test('a reversal while the accounting posting is under way waits: 409 saying to retry when it is posted or failed', async (t) => {

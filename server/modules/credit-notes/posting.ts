@@ -17,7 +17,7 @@ export const CREDIT_NOTE_UPDATED = 'credit_note.updated';
 async function readCreditNote(tx: Tx, organizationId: string, id: string) {
   const note = await tx.selectFrom('credit_notes as n').innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'n.organization_id').onRef('c.id', '=', 'n.customer_id'))
     .leftJoin('invoices as i', (join) => join.onRef('i.organization_id', '=', 'n.organization_id').onRef('i.id', '=', 'n.invoice_id'))
-    .select(['n.number', 'n.type', 'n.reason', 'n.currency', 'n.tax', 'n.total', 'n.customer_id', 'n.invoice_id', 'c.name as customer_name',
+    .select(['n.number', 'n.type', 'n.reason', 'n.currency', 'n.tax', 'n.total', 'n.cash_refund_amount', 'n.customer_id', 'n.invoice_id', 'c.name as customer_name',
       'i.number as invoice_number', 'i.posting_status as invoice_posting', 'i.accounting_ref as invoice_ref',
       'i.fiscal_status as invoice_fiscal', 'i.fiscal_fdn as invoice_fdn', 'i.fiscal_id as invoice_fiscal_id'])
     // The issue date as its calendar string: pg would make a DATE a Date at local midnight, which can shift the day.
@@ -45,7 +45,21 @@ export const creditNotePosting: PostingSubject = {
       taxTotal: String(note.tax), total: String(note.total),
       invoice: note.invoice_posting === 'posted' && note.invoice_ref !== null ? { type: 'Invoice', id: note.invoice_ref } : null,
     };
-    return { kind: 'call', call: (connector, requestId) => connector.postCreditMemo(requestId, document) };
+    const refund = note.cash_refund_amount === null ? null : new Decimal(note.cash_refund_amount);
+    return {
+      kind: 'call',
+      // The memo, then the cash paid out of it (a RefundReceipt `CN-…-R`): a retry after a failed refund sends the
+      // memo's request id again, which QuickBooks answers with the memo it already made.
+      call: async (connector, requestId) => {
+        const memo = await connector.postCreditMemo(requestId, document);
+        if (!memo.ok || refund === null || refund.isZero()) return memo;
+        const paid = await connector.postRefund(`${requestId}.refund`, {
+          docNumber: `${note.number}-R`, txnDate: note.issue_day, currency: note.currency, customer: document.customer, method: 'cash',
+          amount: refund.toFixed(), description: `Cash refund of credit note ${note.number}`,
+        });
+        return paid.ok ? { ok: true, value: { ...memo.value, related: [paid.value] } } : paid;
+      },
+    };
   },
 
   async fiscal(tx, organizationId, id, application) {

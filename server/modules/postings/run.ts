@@ -19,7 +19,7 @@ import { creditNotePosting } from '../credit-notes/posting.js';
 import { invoicePosting } from '../invoices/posting.js';
 import { paymentPosting } from '../payments/posting.js';
 import { settlementPosting } from '../settlements/posting.js';
-import type { FiscalAnswer, PostingSubject } from './subject.js';
+import type { FiscalAnswer, PostedRefs, PostingSubject } from './subject.js';
 
 export const POSTING_QUEUE = 'postings.run';
 export const MAX_ATTEMPTS = 8;
@@ -46,7 +46,7 @@ export interface PostingRunner {
 }
 
 type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string; operation: string;
-  status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; created_at: Date };
+  status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; related_refs: string[] | null; created_at: Date };
 
 type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | void>>;
 
@@ -71,7 +71,7 @@ export async function runPosting(runner: PostingRunner, job: PostingJob): Promis
 /** The posting's row under its lock: what to call, or why there is nothing to do now. */
 async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<AttemptOutcome | { row: Row; call: Call }> {
   const row = await tx.selectFrom('external_postings')
-    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'created_at', 'claimed_by'])
+    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'related_refs', 'created_at', 'claimed_by'])
     // Whether the process holding the claim still beats (a claim of a dead process is free).
     .select((eb) => eb.exists(eb.selectFrom('service_processes as p').select('p.id').whereRef('p.id', '=', 'external_postings.claimed_by')
       .where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())).as('claim_alive'))
@@ -87,9 +87,17 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
 
   let call: Call;
   if (row.operation === 'reverse') {
-    // The document was reversed in the service: its void (Invoice, Payment) or deletion there.
-    const ref: AccountingRef = { type: row.external_type as AccountingType, id: row.external_ref! };
-    call = () => accountingConnectorOf(connection, runner.settings).reverse(row.request_id, ref);
+    // The document was reversed in the service: its void (Invoice, Payment) or deletion there, then the objects made
+    // with it (each with a request id of its own, derived from the posting's).
+    const refs: AccountingRef[] = [{ type: row.external_type as AccountingType, id: row.external_ref! }, ...(row.related_refs ?? []).map(parseRef)];
+    call = async () => {
+      const connector = accountingConnectorOf(connection, runner.settings);
+      for (const [i, ref] of refs.entries()) {
+        const reversed = await connector.reverse(i === 0 ? row.request_id : `${row.request_id}.${i}`, ref);
+        if (!reversed.ok) return reversed;
+      }
+      return { ok: true, value: undefined };
+    };
   } else if (row.system === 'accounting') {
     const prepared = await subject.accounting(tx, row.organization_id, row.document_id);
     if (prepared.kind !== 'call') return notNow(runner, tx, row, subject, prepared);
@@ -139,8 +147,8 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
   }
 
   if (claimed.system === 'accounting') {
-    const ref = result.value as AccountingRef;
-    await done(tx, claimed, { external_type: ref.type, external_ref: ref.id });
+    const ref = result.value as PostedRefs;
+    await done(tx, claimed, { external_type: ref.type, external_ref: ref.id, related_refs: (ref.related ?? []).map((r) => `${r.type}:${r.id}`) });
     await subject.setPosting(tx, org, claimed.document_id, { status: 'posted', accountingRef: ref.id, accountingType: ref.type, reason: null });
     return 'posted';
   }
@@ -165,7 +173,13 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
   return 'submitted';
 }
 
-async function done(tx: Tx, row: Row, set: { external_type?: string; external_ref?: string }): Promise<void> {
+/** `Type:id` as related_refs keeps it. */
+const parseRef = (text: string): AccountingRef => {
+  const at = text.indexOf(':');
+  return { type: text.slice(0, at) as AccountingType, id: text.slice(at + 1) };
+};
+
+async function done(tx: Tx, row: Row, set: { external_type?: string; external_ref?: string; related_refs?: string[] }): Promise<void> {
   await tx.updateTable('external_postings').set((eb) => ({ status: 'posted', reason: null, claimed_by: null, updated_at: eb.fn<Date>('now'), ...set }))
     .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
 }

@@ -9,7 +9,9 @@ import type { AccountingConnector, AccountingRef, ConnectorResult, FiscalApplica
 /** A call ready to make, or why not yet (another document must post first) or never (nothing to send). */
 export type Prepared<C> = { kind: 'call'; call: C } | { kind: 'wait'; reason: string } | { kind: 'skip'; reason: string };
 
-export type AccountingCall = (connector: AccountingConnector, requestId: string) => Promise<ConnectorResult<AccountingRef>>;
+/** What an accounting posting made there: its object, and any others made with it (a credit note's cash refund). */
+export type PostedRefs = AccountingRef & { related?: AccountingRef[] };
+export type AccountingCall = (connector: AccountingConnector, requestId: string) => Promise<ConnectorResult<PostedRefs>>;
 
 /** A fiscal call's answer in the document's terms: fiscalised, or a credit note application still waiting, or refused. */
 export type FiscalAnswer = { state: 'fiscalised'; receipt: FiscalReceipt } | { state: 'submitted'; applicationId: string } | { state: 'rejected'; reason: string };

@@ -36,24 +36,31 @@ export const NO_ACCOUNTING_CONNECTION = 'The organisation has no accounting conn
  * `pending` where a system will be called, `not_applicable` (with the reason) for accounting when none is connected.
  */
 export async function queuePostings(tx: Tx, organizationId: string, document: PostedDocumentRef): Promise<InitialBlocks> {
+  return (await queuePostingsOf(tx, organizationId, [document]))[0]!;
+}
+
+/** queuePostings for several documents of one operation (the receipts of one collection): one read, one insert. */
+export async function queuePostingsOf(tx: Tx, organizationId: string, documents: readonly PostedDocumentRef[]): Promise<InitialBlocks[]> {
   const connections = await tx.selectFrom('connector_connections').select(['system'])
     .where('organization_id', '=', organizationId).where('enabled', '=', true).execute();
-  const systems = connections.map((connection) => connection.system)
+  const systemsOf = (document: PostedDocumentRef) => connections.map((connection) => connection.system)
     .filter((system) => system === 'accounting' || FISCALISED.includes(document.type));
-  if (systems.length > 0) {
-    await tx.insertInto('external_postings').values(systems.map((system) => {
-      const id = newId('xpo');
-      return {
-        organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
-        system, status: 'pending', request_id: id,
-      };
-    })).execute();
-  }
-  return {
-    posting_status: systems.includes('accounting') ? 'pending' : 'not_applicable',
-    posting_reason: systems.includes('accounting') ? null : NO_ACCOUNTING_CONNECTION,
-    fiscal_status: systems.includes('fiscal') ? 'pending' : null,
-  };
+  const rows = documents.flatMap((document) => systemsOf(document).map((system) => {
+    const id = newId('xpo');
+    return {
+      organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
+      system, status: 'pending', request_id: id,
+    };
+  }));
+  if (rows.length > 0) await tx.insertInto('external_postings').values(rows).execute();
+  return documents.map((document) => {
+    const systems = systemsOf(document);
+    return {
+      posting_status: systems.includes('accounting') ? 'pending' : 'not_applicable',
+      posting_reason: systems.includes('accounting') ? null : NO_ACCOUNTING_CONNECTION,
+      fiscal_status: systems.includes('fiscal') ? 'pending' : null,
+    };
+  });
 }
 
 /** What a reversal changes on the document's blocks (undefined: leave as it is). */

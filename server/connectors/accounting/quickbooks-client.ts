@@ -6,6 +6,7 @@
 // Every answer is classified for the posting job: 429 (with its Retry-After), 5xx, timeouts and network errors are
 // temporary; 6200/6210 is the closed period (with the date when the Detail names it); any other Fault is a refusal
 // with QuickBooks' code and words. QuickBooks may answer HTTP 200 with a Fault: the body decides, not the status.
+import { Decimal } from 'decimal.js';
 import { assertOutsideTransaction } from '../../platform/database/transaction.js';
 import {
   failed, succeeded,
@@ -131,8 +132,8 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
           JournalEntryLineDetail: { PostingType: line.side === 'debit' ? 'Debit' : 'Credit', AccountRef: { value: line.account, name: line.account } },
         })),
       };
-      const debits = entry.lines.filter((line) => line.side === 'debit').reduce((sum, line) => sum + num(line.amount), 0);
-      return create('JournalEntry', requestId, body, (held) => Number(held.TotalAmt) === debits);
+      const debits = entry.lines.filter((line) => line.side === 'debit').reduce((sum, line) => sum.plus(line.amount), new Decimal(0));
+      return create('JournalEntry', requestId, body, (held) => Number(held.TotalAmt) === num(debits.toFixed()));
     },
     async reverse(requestId, ref: AccountingRef) {
       const current = await call('GET', `${ref.type.toLowerCase()}/${encodeURIComponent(ref.id)}`, {});

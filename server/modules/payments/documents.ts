@@ -12,7 +12,7 @@ import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
-import { planReversal, queuePostings } from '../../domain/postings.js';
+import { planReversal, queuePostingsOf } from '../../domain/postings.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -154,8 +154,7 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
   for (let i = 0; i < receipts.length; i += 1) numbers.push(await nextDocumentNumber(tx, organizationId, PAYMENT, 'RCT'));
   const reference = command.reference?.trim() || null;
   // Each receipt's accounting posting, queued with it (a QuickBooks Payment per receipt, linked to its invoice).
-  const blocks: Awaited<ReturnType<typeof queuePostings>>[] = [];
-  for (let i = 0; i < receipts.length; i += 1) blocks.push(await queuePostings(tx, organizationId, { type: 'payment', id: receipts[i]!.id, number: numbers[i]! }));
+  const blocks = await queuePostingsOf(tx, organizationId, receipts.map((receipt, i) => ({ type: 'payment' as const, id: receipt.id, number: numbers[i]! })));
   await tx.insertInto('payments').values(receipts.map((receipt, i) => ({
     organization_id: organizationId, id: receipt.id, number: numbers[i]!, receipt_group_id: receiptGroupId, customer_id: command.customerId,
     posting_status: blocks[i]!.posting_status, posting_reason: blocks[i]!.posting_reason,

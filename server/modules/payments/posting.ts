@@ -3,7 +3,6 @@
 // pending waits for it: QuickBooks cannot link a payment to an invoice it does not hold. An invoice that was not posted
 // (failed, no connection at the time) leaves the receipt unapplied there, said in the memo. Writes `payment.updated`.
 import { sql } from 'kysely';
-import type { Tx } from '../../platform/database/transaction.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { AccountingPayment, AccountingPaymentMethod, AccountingType } from '../../connectors/types.js';
 import type { PostingBlock, PostingSubject } from '../postings/subject.js';

@@ -80,9 +80,9 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
   if (row.claimed_by !== null && row.claim_alive) return 'busy'; // another job of the same posting is calling right now
   const subject = SUBJECTS[row.document_type as PostedDocumentType];
   const connection = await readConnection(tx, row.organization_id, row.system as 'accounting' | 'fiscal');
-  if (!connection) return fail(runner, tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
+  if (!connection) return fail(tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
   if (connection.baseUrl === SIMULATOR_BASE_URL && runner.settings.simulatorUrl === null) {
-    return fail(runner, tx, row, `The ${row.system} connection points at the simulators, which run only in the sandbox environment (SIMULATORS=true).`);
+    return fail(tx, row, `The ${row.system} connection points at the simulators, which run only in the sandbox environment (SIMULATORS=true).`);
   }
 
   let call: Call;
@@ -122,7 +122,7 @@ async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingS
     else await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'not_applicable', accountingRef: null, accountingType: null, reason: prepared.reason });
     return 'done';
   }
-  if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000) return fail(runner, tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
+  if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000) return fail(tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
   await later(runner, tx, row, WAIT_SECONDS, prepared.reason);
   return 'waiting';
 }
@@ -203,11 +203,11 @@ async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: Connect
   const reason = failure.kind === 'temporary' ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
     : failure.kind === 'period_closed' ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
       : `${system} refused it (${failure.code}): ${failure.message}`;
-  return fail(runner, tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed');
+  return fail(tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed');
 }
 
 /** The posting failed for good: the row and the document's block say why (a fiscal refusal is `rejected`). */
-async function fail(_runner: PostingRunner, tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed'): Promise<AttemptOutcome> {
+async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed'): Promise<AttemptOutcome> {
   await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
     .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
   const subject = SUBJECTS[row.document_type as PostedDocumentType];

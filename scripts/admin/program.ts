@@ -15,6 +15,7 @@ import { registerPeriodCommands } from './commands/period.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerConnectorCommands } from './commands/connector.js';
 import { registerPostingsCommands } from './commands/postings.js';
+import { registerDmsCommands } from './commands/dms.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -39,5 +40,6 @@ export function buildProgram(): Command {
   registerHealthCommand(program);
   registerConnectorCommands(program);
   registerPostingsCommands(program);
+  registerDmsCommands(program);
   return program;
 }

@@ -10,6 +10,7 @@ import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
 import { requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
 import { POSTING_QUEUE } from '../modules/postings/run.js';
+import { DMS_QUEUE, startDmsDispatcher } from '../modules/dms/dispatch.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
 import { forgetOldProcesses } from '../platform/jobs/processes.js';
@@ -56,12 +57,17 @@ export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
   return taken + postings;
 }
 
-/** Postings to the external systems: due rows -> jobs (worker and all roles). */
+/** Postings to the external systems and DMS documents to post: due rows -> jobs (worker and all roles). */
 export function startPostings(db: Db, logger: Logger, jobs: Jobs): PostingDispatcher {
-  return startPostingDispatcher({
+  const postings = startPostingDispatcher({
     db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(POSTING_QUEUE, count),
     onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
   });
+  const dms = startDmsDispatcher({
+    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(DMS_QUEUE, count),
+    onError: (error) => logger.error({ err: error }, 'DMS dispatch failed; retrying'),
+  });
+  return { stop: async () => { await Promise.all([postings.stop(), dms.stop()]); } };
 }
 
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */

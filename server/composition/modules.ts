@@ -20,6 +20,7 @@ import { returnsModule } from '../modules/returns/manifest.js';
 import { settlementsModule } from '../modules/settlements/manifest.js';
 import { paymentsModule } from '../modules/payments/manifest.js';
 import { postingsModule } from '../modules/postings/manifest.js';
+import { dmsModule } from '../modules/dms/manifest.js';
 
 export const MODULES: readonly ModuleManifest[] = [
   systemModule,
@@ -40,6 +41,7 @@ export const MODULES: readonly ModuleManifest[] = [
   settlementsModule,
   paymentsModule,
   postingsModule,
+  dmsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

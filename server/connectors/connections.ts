@@ -22,7 +22,6 @@ export interface Connection {
   account: string;
   deviceNo: string | null;
   credentialsCiphertext: string | null;
-  fiscaliseDms: boolean;
   updatedAt: Date;
 }
 
@@ -41,7 +40,7 @@ export async function readConnections(db: Db | Tx, organizationId: string): Prom
   return rows.map((row) => ({
     organizationId: row.organization_id, system: row.system as ExternalSystem, provider: row.provider as Connection['provider'],
     enabled: row.enabled, baseUrl: row.base_url, account: row.account, deviceNo: row.device_no,
-    credentialsCiphertext: row.credentials_ciphertext, fiscaliseDms: row.fiscalise_dms, updatedAt: row.updated_at,
+    credentialsCiphertext: row.credentials_ciphertext, updatedAt: row.updated_at,
   }));
 }
 
@@ -56,7 +55,6 @@ export interface ConnectionChange {
   deviceNo?: string | null;
   /** QuickBooks' access token in plain text; sealed before it is stored. */
   credentials?: string | null;
-  fiscaliseDms?: boolean;
 }
 
 /** Creates or changes a connection (the operator CLI); a new one needs its base URL and account. */
@@ -75,7 +73,6 @@ export async function setConnection(tx: Tx, organizationId: string, system: Exte
     account,
     device_no: system === 'fiscal' ? (change.deviceNo === undefined ? existing?.deviceNo ?? null : change.deviceNo) : null,
     credentials_ciphertext: credentialsCiphertext,
-    fiscalise_dms: system === 'fiscal' ? change.fiscaliseDms ?? existing?.fiscaliseDms ?? true : true,
   };
   await tx.insertInto('connector_connections')
     .values({ organization_id: organizationId, system, ...values })

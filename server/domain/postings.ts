@@ -35,16 +35,21 @@ export const NO_ACCOUNTING_CONNECTION = 'The organisation has no accounting conn
  * Queues the document's postings to every enabled connection of its organisation and returns how its blocks start:
  * `pending` where a system will be called, `not_applicable` (with the reason) for accounting when none is connected.
  */
-export async function queuePostings(tx: Tx, organizationId: string, document: PostedDocumentRef): Promise<InitialBlocks> {
-  return (await queuePostingsOf(tx, organizationId, [document]))[0]!;
+export async function queuePostings(tx: Tx, organizationId: string, document: PostedDocumentRef, options: QueueOptions = {}): Promise<InitialBlocks> {
+  return (await queuePostingsOf(tx, organizationId, [document], options))[0]!;
+}
+
+export interface QueueOptions {
+  /** false: not submitted to the fiscal system even when the organisation is connected (a DMS connection's switch is off). */
+  fiscal?: boolean;
 }
 
 /** queuePostings for several documents of one operation (the receipts of one collection): one read, one insert. */
-export async function queuePostingsOf(tx: Tx, organizationId: string, documents: readonly PostedDocumentRef[]): Promise<InitialBlocks[]> {
+export async function queuePostingsOf(tx: Tx, organizationId: string, documents: readonly PostedDocumentRef[], options: QueueOptions = {}): Promise<InitialBlocks[]> {
   const connections = await tx.selectFrom('connector_connections').select(['system'])
     .where('organization_id', '=', organizationId).where('enabled', '=', true).execute();
   const systemsOf = (document: PostedDocumentRef) => connections.map((connection) => connection.system)
-    .filter((system) => system === 'accounting' || FISCALISED.includes(document.type));
+    .filter((system) => system === 'accounting' || (FISCALISED.includes(document.type) && options.fiscal !== false));
   const rows = documents.flatMap((document) => systemsOf(document).map((system) => {
     const id = newId('xpo');
     return {

@@ -19,16 +19,12 @@ const count = (raw: string): number => {
   if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('Expected a whole number of requests from 1 to 999999.');
   return Number(raw);
 };
-const onOff = (raw: string): boolean => {
-  if (raw !== 'on' && raw !== 'off') throw new InvalidArgumentError('Expected on or off.');
-  return raw === 'on';
-};
 
 /** A connection as printed: never its credentials. */
 const shown = (connection: Connection) => ({
   system: connection.system, provider: connection.provider, enabled: connection.enabled, baseUrl: connection.baseUrl, account: connection.account,
   deviceNo: connection.deviceNo, hasCredentials: connection.credentialsCiphertext !== null,
-  ...(connection.system === 'fiscal' ? { fiscaliseDms: connection.fiscaliseDms } : {}), updatedAt: connection.updatedAt.toISOString(),
+  updatedAt: connection.updatedAt.toISOString(),
 });
 
 const modesOf = (which: ExternalSystem): readonly string[] => (which === 'accounting' ? QUICKBOOKS_FAILURE_MODES : EFRIS_FAILURE_MODES);
@@ -46,15 +42,14 @@ export function registerConnectorCommands(program: Command): void {
     .option('--token <token>', 'QuickBooks: the OAuth access token (stored sealed)')
     .option('--enable', 'queue documents for it (the default of a new connection)')
     .option('--disable', 'queue nothing more for it (what is queued still goes)')
-    .option('--fiscalise-dms <on|off>', 'fiscal: submit DMS documents', onOff)
     .option('--json', 'print the connection as JSON')
-    .action(async (options: { org: string; system: ExternalSystem; baseUrl?: string; account?: string; deviceNo?: string; token?: string; enable?: boolean; disable?: boolean; fiscaliseDms?: boolean; json?: boolean }) => {
+    .action(async (options: { org: string; system: ExternalSystem; baseUrl?: string; account?: string; deviceNo?: string; token?: string; enable?: boolean; disable?: boolean; json?: boolean }) => {
       if (options.enable && options.disable) throw new Error('Give --enable or --disable, not both.');
       const connection = await withDatabase(async (db, config) => {
         await getOrganization(db, options.org);
         return inTransaction(db, (tx) => setConnection(tx, options.org, options.system, {
           baseUrl: options.baseUrl, account: options.account, deviceNo: options.deviceNo, credentials: options.token,
-          enabled: options.enable ? true : options.disable ? false : undefined, fiscaliseDms: options.fiscaliseDms,
+          enabled: options.enable ? true : options.disable ? false : undefined,
         }, config.webhookSecretKey));
       });
       if (options.json) printJson(shown(connection));

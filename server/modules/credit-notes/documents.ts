@@ -66,6 +66,8 @@ export interface IssueCreditNoteCommand {
   cashRefundAmount?: string | null;
   externalCodes?: Record<string, string>;
   lines: CreditNoteLineCommand[];
+  /** false: not submitted to the fiscal system (a DMS connection whose fiscalise switch is off). */
+  fiscalise?: boolean;
 }
 
 export interface PostedCreditNote {
@@ -173,7 +175,7 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   const number = await nextDocumentNumber(tx, organizationId, CREDIT_NOTE, 'CN');
   const id = newId('cn');
   // Its accounting posting (a QuickBooks CreditMemo) and, against a fiscalised invoice, its fiscal credit note.
-  const blocks = await queuePostings(tx, organizationId, { type: 'credit_note', id, number });
+  const blocks = await queuePostings(tx, organizationId, { type: 'credit_note', id, number }, { fiscal: command.fiscalise });
   await tx.insertInto('credit_notes').values({
     organization_id: organizationId, id, number, status: creditNoteLifecycle.initial, type, customer_id: customer.id, invoice_id: invoice.id, ...blocks,
     return_id: command.returnId ?? null, trip_id: invoice.trip_id, issue_date: issueDate, reason: command.reason, notes: command.notes ?? null,

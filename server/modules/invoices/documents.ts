@@ -71,6 +71,8 @@ export interface CreateInvoiceCommand {
    * payments module's recordPayment, so the invoice is created paid and the credit rule does not apply.
    */
   payment?: { method: PaymentMethod; reference?: string | null } | null;
+  /** false: not submitted to the fiscal system (a DMS connection whose fiscalise switch is off). */
+  fiscalise?: boolean;
 }
 
 export interface PostedInvoice {
@@ -225,7 +227,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
 
   const number = await nextDocumentNumber(tx, organizationId, INVOICE, 'INV');
   // Its accounting posting and fiscal submission, queued with it (they run after it commits).
-  const blocks = await queuePostings(tx, organizationId, { type: 'invoice', id, number });
+  const blocks = await queuePostings(tx, organizationId, { type: 'invoice', id, number }, { fiscal: command.fiscalise });
   await tx.insertInto('invoices').values({
     organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks,
     issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId, order_id: command.orderId ?? null,

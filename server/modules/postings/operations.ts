@@ -1,6 +1,6 @@
 // What the operator sees and does about postings (the CLI's `admin postings`): the documents and where they stand in
 // each system, and a retry of what failed.
-import { inTransaction, type Db } from '../../platform/database/transaction.js';
+import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { PostedDocumentType } from '../../domain/postings.js';
 import { SUBJECTS } from './run.js';
 
@@ -54,4 +54,23 @@ export async function retryPostings(db: Db, organizationId: string, id: string):
     return rows.map((row) => row.id);
   });
   return (await listPostings(db, organizationId, {})).filter((view) => retried.includes(view.postingId));
+}
+
+/**
+ * Cancels the fiscal submissions of these documents that were not sent yet (a DMS connection's fiscalise switch
+ * turned off): the rows `cancelled`, each document's fiscal block `cancelled` with the reason. A submission already
+ * sent goes on. Returns how many were cancelled.
+ */
+export async function cancelUnsentFiscal(tx: Tx, organizationId: string, documents: readonly { type: PostedDocumentType; id: string }[], reason: string): Promise<number> {
+  if (documents.length === 0) return 0;
+  const rows = await tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id'])
+    .where('organization_id', '=', organizationId).where('system', '=', 'fiscal').where('status', '=', 'pending').where('last_attempt_at', 'is', null)
+    .where((eb) => eb(eb.refTuple('document_type', 'document_id'), 'in', documents.map((d) => eb.tuple(d.type, d.id))))
+    .orderBy('id').forUpdate().execute();
+  for (const row of rows) {
+    await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
+    await SUBJECTS[row.document_type as PostedDocumentType].setFiscal!(tx, organizationId, row.document_id, { status: 'cancelled', receipt: null, reason });
+  }
+  return rows.length;
 }

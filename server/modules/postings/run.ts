@@ -7,6 +7,7 @@
 // - period closed or rejected: failed at once, the block's reason says why in the system's own words.
 // A failed posting never undoes the document in the service. A posting that waits for another document's (a receipt
 // for its invoice's) is looked at again every WAIT_SECONDS for 48 hours, then fails.
+import { accountingPostingSettled } from '../dms/accounting.js';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { PostedDocumentType } from '../../domain/postings.js';
@@ -119,7 +120,10 @@ async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingS
     await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
       .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
     if (row.system === 'fiscal') await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: 'cancelled', receipt: null, reason: prepared.reason });
-    else await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'not_applicable', accountingRef: null, accountingType: null, reason: prepared.reason });
+    else {
+      await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'not_applicable', accountingRef: null, accountingType: null, reason: prepared.reason });
+      await accountingPostingSettled(tx, row.organization_id, { type: row.document_type, id: row.document_id }, { status: 'not_applicable' });
+    }
     return 'done';
   }
   if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000) return fail(tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
@@ -150,6 +154,7 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
     const ref = result.value as PostedRefs;
     await done(tx, claimed, { external_type: ref.type, external_ref: ref.id, related_refs: (ref.related ?? []).map((r) => `${r.type}:${r.id}`) });
     await subject.setPosting(tx, org, claimed.document_id, { status: 'posted', accountingRef: ref.id, accountingType: ref.type, reason: null });
+    await accountingPostingSettled(tx, org, { type: claimed.document_type, id: claimed.document_id }, { status: 'posted', ref: ref.id });
     return 'posted';
   }
   const answer = result.value as FiscalAnswer;
@@ -203,11 +208,11 @@ async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: Connect
   const reason = failure.kind === 'temporary' ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
     : failure.kind === 'period_closed' ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
       : `${system} refused it (${failure.code}): ${failure.message}`;
-  return fail(tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed');
+  return fail(tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed', failure.kind === 'period_closed');
 }
 
 /** The posting failed for good: the row and the document's block say why (a fiscal refusal is `rejected`). */
-async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed'): Promise<AttemptOutcome> {
+async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed', periodClosed = false): Promise<AttemptOutcome> {
   await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
     .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
   const subject = SUBJECTS[row.document_type as PostedDocumentType];
@@ -221,6 +226,8 @@ async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | '
     });
   } else {
     await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
+    // A DMS document that posted this one: its flag becomes rejected (R06 closed books there, R09 otherwise).
+    await accountingPostingSettled(tx, row.organization_id, { type: row.document_type, id: row.document_id }, { status: 'failed', reason, periodClosed });
   }
   return 'failed';
 }

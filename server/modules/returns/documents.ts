@@ -46,6 +46,8 @@ export interface ProcessReturnCommand {
   /** Where damaged stock goes; the trip's bad-stock location (van sale) or the damages location when absent. */
   badStockLocationId?: string | null;
   lines: ReturnLineCommand[];
+  /** false: its credit note is not submitted to the fiscal system (a DMS connection whose fiscalise switch is off). */
+  fiscalise?: boolean;
 }
 
 export interface ProcessedReturn {
@@ -255,6 +257,7 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
             type: 'product' as const, product: { id: priced[i]!.invoiceLine.product_id }, quantity: line.quantity,
             unitPrice: priced[i]!.unitPrice, discount: priced[i]!.amounts.discount, taxRate: priced[i]!.invoiceLine.tax_rate,
           })),
+          fiscalise: command.fiscalise,
         });
         creditNoteId = credit.id;
       }

@@ -45,6 +45,8 @@ export interface OpenTripCommand {
   routeId?: string;
   /** Without it, the route's salesperson. */
   salespersonId?: string;
+  /** `erp` (the operator's and the sandbox's trips) or `dms` (a salesman's DMS day, read-only). */
+  source?: 'erp' | 'dms';
 }
 
 export interface TripLine {
@@ -137,12 +139,28 @@ export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): 
   const id = newId('trp');
   const number = await nextDocumentNumber(tx, organizationId, 'trip', 'TRP');
   const row = await tx.insertInto('trips').values({
-    organization_id: organizationId, id, number, status: tripLifecycle.initial, source: 'erp',
+    organization_id: organizationId, id, number, status: tripLifecycle.initial, source: command.source ?? 'erp',
     van_location_id: van.id, bad_stock_location_id: badStock?.id ?? null, warehouse_location_id: warehouse.id,
     salesperson_id: salesperson.id, route_id: route.id, business_date: command.businessDate,
   }).returningAll().executeTakeFirstOrThrow();
   await recordEvent(tx, organizationId, 'trip.opened', TRIP_RESOURCE, id);
   return toTrip({ ...row, business_date: command.businessDate }); // the date as given (checked above), not as a local-midnight Date
+}
+
+/**
+ * The trip a salesman's DMS day runs on: the van's trip in transit; else its loading trip, departed now; else a new
+ * trip (source `dms`) opened and departed at once, so that the day's van documents (sales, collections, returns)
+ * have the trip the stock and money rules need. A van whose trip is returned and not yet closed is refused.
+ */
+export async function dmsDayTrip(tx: Tx, actor: Actor, command: Required<Pick<OpenTripCommand, 'vanLocationId' | 'warehouseLocationId' | 'businessDate' | 'routeId'>> & { salespersonId?: string }): Promise<Trip> {
+  const open = await tx.selectFrom('trips').select(['id', 'number', 'status'])
+    .where('organization_id', '=', actor.organization.id).where('van_location_id', '=', command.vanLocationId).where('status', '<>', 'closed')
+    .executeTakeFirst();
+  if (open?.status === 'in_transit') return current(tx, actor, open.id);
+  if (open?.status === 'loading') return departTrip(tx, actor, open.id);
+  if (open) throw new ApiError('invalid_state', `The van's trip ${open.number} is ${open.status}: it must be closed before the van's next day.`);
+  const trip = await openTrip(tx, actor, { ...command, source: 'dms' });
+  return departTrip(tx, actor, trip.id);
 }
 
 /** Loads the van: a transfer from the trip's warehouse to its van, only while the trip is loading (event trip.loaded). */

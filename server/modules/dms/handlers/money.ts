@@ -1,0 +1,99 @@
+// Money from the DMS: customer collections (PY), allocated to CS invoices by number and recorded on the salesman's
+// DMS day, and cheque processing (cleared: nothing moves; bounced: the collection's receipts are reversed). Both go
+// through the payments module's posting functions; a reversal asks the accounting system first, as REST does.
+import { reversePayment, recordPayment } from '../../payments/documents.js';
+import { checkReversible } from '../../postings/reversal.js';
+import type { Tx } from '../../../platform/database/transaction.js';
+import { Decimal } from 'decimal.js';
+import type { BodyOf } from '../canonical.js';
+import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
+import type { DmsRunner } from '../process.js';
+import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from './lookup.js';
+import { vanDayOf } from './van-day.js';
+import type { DmsContext, DocumentHandler } from './types.js';
+
+/** The receipts a reversal would undo, each asked about in the accounting system (held: R09 naming it). */
+async function askAboutReceipts(runner: DmsRunner, context: DmsContext, receiptIds: readonly string[], what: string): Promise<void> {
+  for (const id of receiptIds) await checkReversible(runner.db, runner.settings, context.actor.organization.id, { type: 'payment', id }, what);
+}
+
+/** A receipt whose accounting posting is still pending makes the reversal wait (R08 after 48 hours). */
+async function waitForPostings(tx: Tx, organizationId: string, receiptIds: readonly string[], what: string): Promise<void> {
+  if (receiptIds.length === 0) return;
+  const pending = await tx.selectFrom('external_postings').select(['document_id', 'document_number'])
+    .where('organization_id', '=', organizationId).where('document_type', '=', 'payment').where('document_id', 'in', [...receiptIds])
+    .where('system', '=', 'accounting').where('operation', '=', 'post').where('status', '=', 'pending').orderBy('document_id').executeTakeFirst();
+  if (pending) throw new DmsWait(`${what} waits for the accounting posting of receipt ${pending.document_number}, which is pending.`, waitKeys.posting('payment', pending.document_id));
+}
+
+async function reverseReceipts(tx: Tx, context: DmsContext, receiptIds: readonly string[], reason: string): Promise<void> {
+  for (const id of receiptIds) await reversePayment(tx, context.actor, id, reason);
+}
+
+async function receiptsOf(tx: Tx, organizationId: string, firstReceiptId: string): Promise<string[]> {
+  const first = await tx.selectFrom('payments').select('receipt_group_id').where('organization_id', '=', organizationId).where('id', '=', firstReceiptId).executeTakeFirstOrThrow();
+  const rows = await tx.selectFrom('payments').select(['id', 'status']).where('organization_id', '=', organizationId).where('receipt_group_id', '=', first.receipt_group_id).orderBy('id').execute();
+  return rows.filter((row) => row.status === 'posted').map((row) => row.id);
+}
+
+export const customerCollection: DocumentHandler = {
+  async prepare(runner, context, document) {
+    const receipts = await runner.db.transaction().execute((tx) => receiptsOf(tx, context.actor.organization.id, document.previous!.mikonoId!));
+    await askAboutReceipts(runner, context, receipts, 'Reversed');
+  },
+  async apply(tx, context, document) {
+    const organizationId = context.actor.organization.id;
+    if (document.previous) {
+      if (document.status !== 'cancelled') throw new DmsRejection('R09', `Collection ${document.number} was ${document.previous.dmsStatus}; the only change of status the service takes is to cancelled.`);
+      const receipts = await receiptsOf(tx, organizationId, document.previous.mikonoId!);
+      await reverseReceipts(tx, context, receipts, `Cancelled in the DMS (${document.number})`);
+      return { table: 'payments', id: document.previous.mikonoId! };
+    }
+    const body = document.document.body as BodyOf<'DmsCustomerCollectionDocument'>;
+    const customer = await customerByCode(tx, organizationId, body.customerCode!);
+    const allocations: { invoiceId: string; amount: { amount: string; currency: string } }[] = [];
+    for (const allocation of body.allocations ?? []) {
+      allocations.push({ invoiceId: await invoiceByNumber(tx, organizationId, allocation.invoiceNumber), amount: { amount: allocation.amount, currency: body.currency } });
+    }
+    const { trip } = await vanDayOf(tx, context, document, body.routeCode);
+    const recorded = await recordPayment(tx, context.actor, {
+      customerId: customer.id, method: body.method, amount: { amount: body.amount, currency: body.currency }, paymentDate: document.date,
+      reference: body.reference ?? null, tripId: trip.id, allocations,
+      // The rest stays on the customer's account (the arrival check made sure the allocations do not pass the amount).
+      unallocated: { amount: restOf(body.amount, allocations.map((a) => a.amount.amount)), currency: body.currency },
+    });
+    return { table: 'payments', id: recorded.ids[0]!, accounting: { type: 'payment', id: recorded.ids[0]! }, provides: [waitKeys.collection(document.number)] };
+  },
+};
+
+/** amount - sum(parts), exact (decimal strings). */
+function restOf(amount: string, parts: readonly string[]): string {
+  return parts.reduce((rest, part) => rest.minus(part), new Decimal(amount)).toFixed();
+}
+
+export const chequeProcessing: DocumentHandler = {
+  preparesFresh: true,
+  async prepare(runner, context, document) {
+    if (document.status !== 'bounced') return;
+    const body = document.document.body as BodyOf<'DmsChequeProcessingDocument'>;
+    const found = await runner.db.transaction().execute((tx) => collectionReceipts(tx, context.actor.organization.id, context.connection.distributor_code, body.collectionNumber))
+      .catch((error: unknown) => { if (error instanceof DmsWait) return null; throw error; });
+    if (found) await askAboutReceipts(runner, context, found.ids, 'Reversed');
+  },
+  async apply(tx, context, document) {
+    const organizationId = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsChequeProcessingDocument'>;
+    if (body.reasonCode) await reasonByCode(tx, organizationId, body.reasonCode, 'cheque');
+    const collection = await collectionReceipts(tx, organizationId, context.connection.distributor_code, body.collectionNumber);
+    const method = await tx.selectFrom('payments').select(['id', 'method', 'reference']).where('organization_id', '=', organizationId).where('id', 'in', collection.ids.length > 0 ? collection.ids : ['']).execute();
+    if (method.some((receipt) => receipt.method !== 'cheque')) throw new DmsRejection('R09', `Collection ${body.collectionNumber} was not paid by cheque.`);
+    if (document.previous?.dmsStatus === 'bounced') throw new DmsRejection('R09', `Cheque ${body.chequeNumber} has bounced and its receipts are reversed; a bounced cheque cannot clear. Record a new collection.`);
+    if (document.status === 'cleared') return { table: 'payments', id: collection.ids[0] ?? document.previous?.mikonoId ?? collection.documentId };
+    if (collection.ids.length === 0) throw new DmsRejection('R09', `The receipts of collection ${body.collectionNumber} are already reversed.`);
+    await waitForPostings(tx, organizationId, collection.ids, `The bounced cheque ${body.chequeNumber}`);
+    const first = collection.ids[0]!;
+    await reverseReceipts(tx, context, collection.ids, `Cheque ${body.chequeNumber} bounced${body.reasonCode ? ` (${body.reasonCode})` : ''} (DMS ${document.number})`);
+    return { table: 'payments', id: first };
+  },
+};
+

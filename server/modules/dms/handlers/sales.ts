@@ -1,0 +1,121 @@
+// Sales documents from the DMS: invoices (CS), returns (RT) and credit notes, each mapped onto the invoices,
+// returns and credit-notes modules' own posting functions. A cancelled version voids the invoice or cancels the
+// credit note through the same functions as the REST routes, after the same question to the accounting system.
+import { Decimal } from 'decimal.js';
+import { checkReversible } from '../../postings/reversal.js';
+import { createInvoice, voidInvoice } from '../../invoices/documents.js';
+import { cancelCreditNote, issueCreditNote } from '../../credit-notes/documents.js';
+import { processReturn } from '../../returns/documents.js';
+import { checkTotals, type BodyOf } from '../canonical.js';
+import { DmsRejection, waitKeys } from '../reasons.js';
+import type { DmsRunner } from '../process.js';
+import { badStockOfVan, customerByCode, invoiceByNumber, productsByCode, routeByCode, vanOfRoute } from './lookup.js';
+import { stockWait, vanDayOf } from './van-day.js';
+import type { DmsContext, DocumentHandler, LoadedDocument } from './types.js';
+
+/** Payment methods the fiscal system records on a cash sale. */
+const FISCAL_CASH_METHODS = new Set(['cash', 'mobile_money']);
+
+/** A version that changes a posted document's status: only a cancel is understood. */
+function refuseOtherChange(document: LoadedDocument, what: string): void {
+  if (document.status !== 'cancelled') {
+    throw new DmsRejection('R09', `${what} ${document.number} was ${document.previous!.dmsStatus}; the only change of status the service takes is to cancelled. Send a new number.`);
+  }
+}
+
+async function askAccountingSystem(runner: DmsRunner, context: DmsContext, document: LoadedDocument, what: string): Promise<void> {
+  const previous = document.previous!;
+  if (!previous.accounting) return;
+  await checkReversible(runner.db, runner.settings, context.actor.organization.id, { type: previous.accounting.type as 'invoice', id: previous.accounting.id }, what);
+}
+
+export const saleInvoice: DocumentHandler = {
+  prepare: (runner, context, document) => askAccountingSystem(runner, context, document, 'Voided'),
+  async apply(tx, context, document) {
+    const organizationId = context.actor.organization.id;
+    if (document.previous) {
+      refuseOtherChange(document, 'Invoice');
+      await voidInvoice(tx, context.actor, document.previous.mikonoId!, `Cancelled in the DMS (${document.number})`);
+      return { table: 'invoices', id: document.previous.mikonoId! };
+    }
+    const body = document.document.body as BodyOf<'DmsSaleInvoiceDocument'>;
+    const customer = await customerByCode(tx, organizationId, body.customerCode!);
+    const products = await productsByCode(tx, organizationId, body.lines.map((line) => line.productCode));
+    // R04 with the service's tax: each line at its product's rate (a free issue carries no tax).
+    checkTotals(body.lines.map((line) => ({ ...line, taxRate: line.free ? '0' : products.get(line.productCode)!.tax_rate })), body.totals, body.currency, true);
+    if (context.fiscalApplies && body.payment.method !== 'credit' && !FISCAL_CASH_METHODS.has(body.payment.method)) {
+      throw new DmsRejection('R09', `A sale paid by ${body.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`);
+    }
+    const { van, salespersonId } = await vanDayOf(tx, context, document, body.routeCode);
+    const invoice = await createInvoice(tx, context.actor, {
+      customerId: customer.id, locationId: van.id, issueDate: document.date, currency: body.currency, salespersonId,
+      externalCodes: { dms: document.number },
+      lines: body.lines.map((line) => ({ kind: line.free ? 'free' as const : 'sale' as const, productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, ...(line.discount !== undefined ? { discount: line.discount } : {}) })),
+      payment: body.payment.method === 'credit' ? null : { method: body.payment.method, reference: body.payment.reference ?? null },
+      fiscalise: context.fiscalApplies,
+    }).catch((error: unknown) => stockWait(error, van.code));
+    return { table: 'invoices', id: invoice.id, accounting: { type: 'invoice', id: invoice.id }, provides: [waitKeys.invoice(document.number)] };
+  },
+};
+
+export const saleReturn: DocumentHandler = {
+  async apply(tx, context, document) {
+    if (document.previous) throw new DmsRejection('R09', `Return ${document.number} is posted; a return cannot be cancelled from the DMS. Sell the goods again on a new invoice.`);
+    const organizationId = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsSaleReturnDocument'>;
+    const customer = await customerByCode(tx, organizationId, body.customerCode!);
+    const invoiceId = await invoiceByNumber(tx, organizationId, body.invoiceNumber);
+    const invoice = await tx.selectFrom('invoices').select(['customer_id']).where('organization_id', '=', organizationId).where('id', '=', invoiceId).executeTakeFirstOrThrow();
+    if (invoice.customer_id !== customer.id) throw new DmsRejection('R09', `Invoice ${body.invoiceNumber} is not customer ${body.customerCode}'s.`);
+    const products = await productsByCode(tx, organizationId, body.lines.map((line) => line.productCode));
+    const route = await routeByCode(tx, organizationId, body.routeCode);
+    const van = await vanOfRoute(tx, organizationId, route);
+    const badStock = body.lines.some((line) => line.condition === 'damaged') ? await badStockOfVan(tx, organizationId, van) : null;
+    const processed = await processReturn(tx, context.actor, {
+      invoiceId, returnDate: document.date, reason: body.reason ?? `DMS return ${document.number}`, locationId: van.id, badStockLocationId: badStock?.id ?? null,
+      lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, condition: line.condition })),
+      fiscalise: context.fiscalApplies,
+    });
+    return { table: 'returns', id: processed.id, accounting: processed.creditNoteId ? { type: 'credit_note', id: processed.creditNoteId } : null, provides: [waitKeys.stock(van.code)] };
+  },
+};
+
+export const creditNote: DocumentHandler = {
+  prepare: (runner, context, document) => askAccountingSystem(runner, context, document, 'Cancelled'),
+  async apply(tx, context, document) {
+    if (document.previous) {
+      refuseOtherChange(document, 'Credit note');
+      await cancelCreditNote(tx, context.actor, document.previous.mikonoId!, `Cancelled in the DMS (${document.number})`);
+      return { table: 'credit_notes', id: document.previous.mikonoId! };
+    }
+    const organizationId = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsCreditNoteDocument'>;
+    const customer = await customerByCode(tx, organizationId, body.customerCode!);
+    const invoiceId = await invoiceByNumber(tx, organizationId, body.invoiceNumber);
+    const lines = body.lines ?? [];
+    const products = await productsByCode(tx, organizationId, lines.map((line) => line.productCode));
+    if (context.fiscalApplies) {
+      if (body.amount !== undefined) {
+        throw new DmsRejection('R09', 'A credit note against an invoice that carries only an amount cannot be fiscalised: the fiscal system credits the invoice\'s lines. Send its lines. Nothing was posted.');
+      }
+      const invoiceLines = await tx.selectFrom('invoice_lines').select(['product_id']).where('organization_id', '=', organizationId).where('invoice_id', '=', invoiceId).where('kind', '=', 'sale').execute();
+      for (const line of lines) {
+        const count = invoiceLines.filter((l) => l.product_id === products.get(line.productCode)!.id).length;
+        if (count !== 1) {
+          throw new DmsRejection('R09', `Product ${line.productCode} is on ${count} lines of invoice ${body.invoiceNumber}; a fiscal credit note credits a product that is on exactly one line. Nothing was posted.`);
+        }
+      }
+    }
+    if (body.totals) {
+      checkTotals(lines.map((line) => ({ ...line, taxRate: products.get(line.productCode)!.tax_rate })), body.totals, context.actor.organization.baseCurrency, true);
+    }
+    const note = await issueCreditNote(tx, context.actor, {
+      customer: { id: customer.id }, invoiceId, reason: body.reason, issueDate: document.date, externalCodes: { dms: document.number },
+      lines: body.amount !== undefined
+        ? [{ type: 'adjustment', description: body.reason, quantity: 1, unitPrice: new Decimal(body.amount).toFixed() }]
+        : lines.map((line) => ({ type: 'product' as const, product: { id: products.get(line.productCode)!.id }, quantity: line.quantity, unitPrice: line.unitPrice })),
+      fiscalise: context.fiscalApplies,
+    });
+    return { table: 'credit_notes', id: note.id, accounting: { type: 'credit_note', id: note.id } };
+  },
+};

@@ -1,0 +1,108 @@
+// Stock documents from the DMS: van replenishment (VR: main warehouse -> van), van stock out (VU: van -> main
+// warehouse, or its bad stock -> damages), stock adjustment (IJ), company invoice (a supplier's goods received at
+// their invoiced cost when received and invoiced quantities agree; otherwise R09) and the inventory summary (writes
+// nothing: its differences with the service's levels are kept with the document). All through the stock module.
+import { Decimal } from 'decimal.js';
+import { postStockAdjustment, postStockTransfer } from '../../stock/documents.js';
+import type { BodyOf } from '../canonical.js';
+import { DmsRejection, waitKeys } from '../reasons.js';
+import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, vanOfRoute } from './lookup.js';
+import { stockWait } from './van-day.js';
+import type { DocumentHandler, LoadedDocument } from './types.js';
+
+/** Stock documents are not withdrawn from the DMS: a later version is refused and a counter-document is the way. */
+function refuseNewVersion(document: LoadedDocument, what: string): void {
+  if (document.previous) throw new DmsRejection('R09', `${what} ${document.number} is posted; stock documents cannot be cancelled or changed from the DMS. Post a counter-document (a stock adjustment or a transfer back).`);
+}
+
+export const vanReplenishment: DocumentHandler = {
+  async apply(tx, context, document) {
+    refuseNewVersion(document, 'Van replenishment');
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsVanReplenishmentDocument'>;
+    const route = await routeByCode(tx, org, body.routeCode);
+    const van = await vanOfRoute(tx, org, route);
+    const warehouse = await mainWarehouse(tx, org, body.fromLocationCode);
+    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    const moved = await postStockTransfer(tx, context.actor, {
+      fromLocationId: warehouse.id, toLocationId: van.id, note: `DMS van replenishment ${document.number}`,
+      lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
+    }).catch((error: unknown) => stockWait(error, warehouse.code));
+    return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(van.code)] };
+  },
+};
+
+export const vanStockOut: DocumentHandler = {
+  async apply(tx, context, document) {
+    refuseNewVersion(document, 'Van stock out');
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsVanStockOutDocument'>;
+    if (body.reasonCode) await reasonByCode(tx, org, body.reasonCode, 'stock');
+    const route = await routeByCode(tx, org, body.routeCode);
+    const van = await vanOfRoute(tx, org, route);
+    const from = body.destination === 'damages' ? await badStockOfVan(tx, org, van) : van;
+    const to = body.destination === 'damages' ? await damagesLocation(tx, org, body.locationCode) : await mainWarehouse(tx, org, body.locationCode);
+    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    const moved = await postStockTransfer(tx, context.actor, {
+      fromLocationId: from.id, toLocationId: to.id, note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
+      lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
+    }).catch((error: unknown) => stockWait(error, from.code));
+    return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(to.code)] };
+  },
+};
+
+export const stockAdjustment: DocumentHandler = {
+  async apply(tx, context, document) {
+    refuseNewVersion(document, 'Stock adjustment');
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsStockAdjustmentDocument'>;
+    const reason = await reasonByCode(tx, org, body.reasonCode, 'stock');
+    const location = await locationByCode(tx, org, body.locationCode);
+    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    const posted = await postStockAdjustment(tx, context.actor, {
+      reasonCode: reason.code, note: `DMS stock adjustment ${document.number}: ${reason.description}`,
+      lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.quantity, ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}) })),
+    }).catch((error: unknown) => stockWait(error, location.code));
+    return { table: 'stock_documents', id: posted.id, provides: body.lines.some((line) => line.quantity > 0) ? [waitKeys.stock(location.code)] : [] };
+  },
+};
+
+export const companyInvoice: DocumentHandler = {
+  async apply(tx, context, document) {
+    refuseNewVersion(document, 'Company invoice');
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsCompanyInvoiceDocument'>;
+    if (body.currency !== context.actor.organization.baseCurrency) {
+      throw new DmsRejection('R09', `Company invoices are in the organisation's base currency ${context.actor.organization.baseCurrency}; this one is in ${body.currency}.`);
+    }
+    const disagree = body.lines.flatMap((line, i) => line.receivedQuantity === line.invoicedQuantity ? [] : [`line ${i + 1} (${line.productCode}): invoiced ${line.invoicedQuantity}, received ${line.receivedQuantity}`]);
+    if (disagree.length > 0) {
+      throw new DmsRejection('R09', `Received and invoiced quantities do not agree, so neither the bill nor the goods are posted: ${disagree.join('; ')}. Settle the difference with the supplier and send the invoice again with a new number.`);
+    }
+    const location = await locationByCode(tx, org, body.locationCode);
+    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    const received = await postStockAdjustment(tx, context.actor, {
+      reasonCode: 'SUPPLIER_RECEIPT', note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
+      lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.receivedQuantity, unitCost: line.unitCost })),
+    });
+    return { table: 'stock_documents', id: received.id, provides: [waitKeys.stock(location.code)] };
+  },
+};
+
+export const inventorySummary: DocumentHandler = {
+  async apply(tx, context, document) {
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsInventorySummaryDocument'>;
+    const location = await locationByCode(tx, org, body.locationCode);
+    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    const levels = await tx.selectFrom('stock_levels').select(['product_id', 'quantity']).where('organization_id', '=', org).where('location_id', '=', location.id).execute();
+    const held = new Map(levels.map((level) => [level.product_id, Number(level.quantity)]));
+    const differences = body.lines.flatMap((line) => {
+      const inService = held.get(products.get(line.productCode)!.id) ?? 0;
+      return inService === line.quantity ? [] : [{ productCode: line.productCode, dms: line.quantity, service: inService, difference: new Decimal(line.quantity).minus(inService).toNumber() }];
+    });
+    await tx.updateTable('dms_documents').set({ result: JSON.stringify({ locationCode: location.code, differences }) })
+      .where('organization_id', '=', org).where('id', '=', document.id).execute();
+    return { table: 'dms_documents', id: document.id };
+  },
+};

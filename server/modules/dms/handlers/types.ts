@@ -1,0 +1,64 @@
+// What a document handler gets and gives: the document (with the earlier version it replaces, when that one was
+// posted) and the connection's context in; out, the record it posted to, the document whose accounting posting its
+// flag follows, and the wait keys it satisfies (documents waiting for them are tried again at once).
+import type { DmsConnectionActor } from '../../../domain/actor.js';
+import type { Tx } from '../../../platform/database/transaction.js';
+import type { DmsDocumentJson } from '../canonical.js';
+import type { DmsConnectionRow } from '../connections.js';
+import type { DmsRunner } from '../process.js';
+
+export interface DmsContext {
+  actor: DmsConnectionActor;
+  connection: DmsConnectionRow;
+  /** The organisation is connected to the fiscal system and the connection's fiscalise switch is on. */
+  fiscalApplies: boolean;
+}
+
+export interface PreviousVersion {
+  id: string;
+  state: 'received' | 'posted' | 'rejected';
+  dmsStatus: string;
+  mikonoTable: string | null;
+  mikonoId: string | null;
+  /** The posted document whose accounting posting its flag followed. */
+  accounting: { type: string; id: string } | null;
+  document: DmsDocumentJson;
+}
+
+export interface LoadedDocument {
+  id: string;
+  organizationId: string;
+  connectionId: string;
+  type: string;
+  number: string;
+  date: string;
+  /** The DMS status (confirmed, cancelled, cleared, bounced, active, inactive). */
+  status: string;
+  document: DmsDocumentJson;
+  receivedAt: Date;
+  retryUntil: Date | null;
+  attempts: number;
+  /** The earlier version this one replaces, when that one was posted (null for a first version). */
+  previous: PreviousVersion | null;
+}
+
+export interface Applied {
+  /** The record posted to, as the flag's mikonoRef names it. */
+  table: string;
+  id: string;
+  /** The document whose accounting posting the flag's quickbooksRef follows (invoice, payment, credit_note). */
+  accounting?: { type: 'invoice' | 'payment' | 'credit_note'; id: string } | null;
+  /** Wait keys this document satisfies (reasons.ts waitKeys). */
+  provides?: string[];
+}
+
+export interface DocumentHandler {
+  /**
+   * Before the transaction, outside it: asks the accounting system whether a posting this document reverses may
+   * still be voided there (server/modules/postings/reversal.ts). Throws the refusal (R09 naming what to void by hand).
+   */
+  prepare?(runner: DmsRunner, context: DmsContext, document: LoadedDocument): Promise<void>;
+  /** prepare runs for a first version too (a bounced cheque reverses another document). */
+  preparesFresh?: boolean;
+  apply(tx: Tx, context: DmsContext, document: LoadedDocument): Promise<Applied>;
+}

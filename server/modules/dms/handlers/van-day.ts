@@ -1,0 +1,34 @@
+// The salesman's DMS day: the route's van and its trip in transit (opened and departed for the day when there is
+// none: a DMS day is a read-only trip), which van sales and collections are recorded on, as REST records them on the
+// operator's trips. And the wait of a van document whose stock is not on the van yet.
+import { ApiError } from '../../../platform/errors/api-error.js';
+import type { Tx } from '../../../platform/database/transaction.js';
+import { dmsDayTrip } from '../../trips/service.js';
+import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
+import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
+import type { DmsContext, LoadedDocument } from './types.js';
+
+/** The van day the document belongs to: the route's van and the salesman's DMS day as a trip in transit. */
+export async function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, routeCode: string) {
+  const organizationId = context.actor.organization.id;
+  const route = await routeByCode(tx, organizationId, routeCode);
+  const van = await vanOfRoute(tx, organizationId, route);
+  const salespersonId = await salespersonByCode(tx, organizationId, document.document.salesmanCode) ?? route.salesperson_id;
+  if (!salespersonId) throw new DmsRejection('R03', `Neither the document nor route ${routeCode} names a salesman: a van document with no salesman cannot post. Set the route's salesman, then re-process.`);
+  if (!context.actor.organization.deliveryModuleEnabled || !context.actor.organization.fieldSalesModuleEnabled) {
+    throw new DmsRejection('R03', 'Van documents need the delivery and field sales modules, which this organisation has switched off.');
+  }
+  const warehouse = await mainWarehouse(tx, organizationId);
+  const trip = await dmsDayTrip(tx, context.actor, { vanLocationId: van.id, warehouseLocationId: warehouse.id, businessDate: document.date, routeId: route.id, salespersonId });
+  return { route, van, trip, salespersonId };
+}
+
+/** Stock the van does not hold (yet): the document waits for a replenishment of that van. */
+export function stockWait(error: unknown, vanCode: string): never {
+  if (error instanceof ApiError && error.code === 'insufficient_stock') {
+    const detail = (error.errors ?? []).map((e) => e.message).join('; ');
+    throw new DmsWait(`Stock not yet on the van ${vanCode}: ${error.detail}${detail ? ` (${detail})` : ''}`, waitKeys.stock(vanCode));
+  }
+  throw error;
+}
+

@@ -1,0 +1,38 @@
+// The DMS: documents pushed by a distributor management system, posted through the same module functions as the
+// REST API, each with its update flag (received, posted, rejected with a reason code, superseded). The push and the
+// flags pull (routes.ts), the job that posts due documents (process.ts, sent by dispatch.ts), and the flag as the
+// object of dms.document.flagged.
+import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { SendMany } from '../../platform/jobs/jobs.js';
+import { API_BASE_PATH } from '../../platform/spec.js';
+import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { DMS_QUEUE, type DmsJob } from './dispatch.js';
+import { DMS_DOCUMENT_FLAGGED, findFlag, toFlag } from './flags.js';
+import { processDocuments } from './process.js';
+import { dmsRoutes } from './routes.js';
+
+const flagObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    const found = await findFlag(db, actor.organization.id, id);
+    return found ? (toFlag(found) as unknown as WebhookObject) : null;
+  },
+  // A flag is read back through the pull, from its last change on.
+  fetchPath: (_id, record) => `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
+};
+
+export const dmsModule: ModuleManifest = {
+  name: 'dms',
+  routes: ({ db }) => dmsRoutes(db),
+  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject },
+  jobs: ({ db, logger, connectors }) => [{
+    queue: DMS_QUEUE,
+    concurrency: 2,
+    wakeAfterJob: true,
+    pollingIntervalSeconds: 0.5,
+    // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
+    queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
+    async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
+      for (const job of jobs) await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
+    },
+  }] as never,
+};

@@ -1,0 +1,252 @@
+// Posting one DMS document: its handler maps it onto the same posting functions the REST API calls (one posting
+// path), and the outcome becomes its flag. Each document is posted in its own transaction (a batch is never all or
+// nothing), under its row's lock and only while it is `received`, so a document is posted exactly once however many
+// jobs or processes pick it up, and a crash rolls back both the posting and the flag together. Inside the
+// transaction the handler runs under a savepoint: a refusal undoes what it had written and keeps the flag's change.
+//
+// Versions: a new version of a posted document is applied by its handler against the earlier one (a cancel voids,
+// a bounced cheque reverses), and once it succeeds the earlier version is `superseded`. While the earlier posting's
+// accounting posting is pending the new version waits with the spec's note; the reversal rules themselves (held by
+// the accounting system -> R09 naming what to void by hand; fiscal -> R09) come from the document modules.
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { DmsConnectionActor } from '../../domain/actor.js';
+import { actingOrganization, getOrganization } from '../../platform/access/organizations.js';
+import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import type { ConnectorSettings } from '../../connectors/connections.js';
+import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
+import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
+import { setFlags, type FlagChange } from './flags.js';
+import { HANDLERS } from './handlers/index.js';
+import type { Applied, DmsContext, LoadedDocument, PreviousVersion } from './handlers/types.js';
+import { DmsRejection, DmsWait, noMapperNote, PREVIOUS_POSTING_NOTE, RETRY_WINDOW_HOURS, retryDelaySeconds, waitKeys } from './reasons.js';
+
+export interface DmsRunner {
+  db: Db;
+  settings: ConnectorSettings;
+  logger: Logger;
+}
+
+/** What a DMS status that cancels a document is called. */
+const CANCELLING = new Set(['cancelled']);
+
+const DOCUMENT_COLUMNS = ['organization_id', 'id', 'connection_id', 'natural_key', 'version', 'document_type', 'document_number', 'document_date', 'dms_status',
+  'content', 'state', 'received_at', 'retry_until', 'attempts'] as const;
+
+/** The context a connection's documents are posted in: its actor, and whether fiscalisation applies to them. */
+export async function contextOf(db: Db | Tx, connection: DmsConnectionRow): Promise<DmsContext> {
+  const organization = actingOrganization(await getOrganization(db as Db, connection.organization_id));
+  const fiscal = await db.selectFrom('connector_connections').select('system')
+    .where('organization_id', '=', connection.organization_id).where('system', '=', 'fiscal').where('enabled', '=', true).executeTakeFirst();
+  const actor: DmsConnectionActor = connectionActor(organization, connection.id);
+  return { actor, connection, fiscalApplies: connection.fiscalise && fiscal !== undefined };
+}
+
+async function load(db: Db | Tx, organizationId: string, id: string, lock: boolean): Promise<LoadedDocument | null> {
+  let query = db.selectFrom('dms_documents').select(DOCUMENT_COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id);
+  if (lock) query = query.forUpdate().skipLocked();
+  const row = await query.executeTakeFirst();
+  if (!row) return null;
+  let previous: PreviousVersion | null = null;
+  if (row.natural_key !== null && row.version! > 1) {
+    // The latest earlier version that is not superseded: the one this version replaces.
+    let earlier = db.selectFrom('dms_documents')
+      .select(['id', 'state', 'dms_status', 'mikono_table', 'mikono_id', 'accounting_type', 'accounting_id', 'content', 'document_number'])
+      .where('organization_id', '=', organizationId).where('natural_key', '=', row.natural_key).where('version', '<', row.version!)
+      .where('state', '<>', 'superseded').orderBy('version', 'desc').limit(1);
+    if (lock) earlier = earlier.forUpdate();
+    const found = await earlier.executeTakeFirst();
+    if (found) {
+      previous = {
+        id: found.id, state: found.state as PreviousVersion['state'], dmsStatus: found.dms_status ?? '', mikonoTable: found.mikono_table, mikonoId: found.mikono_id,
+        accounting: found.accounting_type && found.accounting_id ? { type: found.accounting_type, id: found.accounting_id } : null,
+        document: found.content as unknown as DmsDocumentJson,
+      };
+    }
+  }
+  return {
+    id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
+    date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
+    retryUntil: row.retry_until, attempts: row.attempts, previous,
+  };
+}
+
+/** Whether posting the document asks the accounting system something first (a reversal of a posting it may hold). */
+function needsPreparation(document: LoadedDocument): boolean {
+  const handler = HANDLERS.get(document.type);
+  if (!handler?.prepare) return false;
+  return document.previous?.state === 'posted' || handler.preparesFresh === true;
+}
+
+/**
+ * Posts the due documents given (a job's share of them), each in its own transaction; returns how many changed flag.
+ * A document another job holds, or that is no longer `received`, is skipped.
+ */
+export async function processDocuments(runner: DmsRunner, organizationId: string, ids: readonly string[]): Promise<number> {
+  let changed = 0;
+  let context: DmsContext | null = null;
+  for (const id of ids) {
+    const peek = await load(runner.db, organizationId, id, false);
+    if (!peek || (await runner.db.selectFrom('dms_documents').select('state').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst())?.state !== 'received') continue;
+    if (context?.connection.id !== peek.connectionId) {
+      const connection = await findConnectionById(runner.db, organizationId, peek.connectionId);
+      if (!connection) continue;
+      context = await contextOf(runner.db, connection);
+    }
+    // Outside any transaction: a question to the accounting system (may the earlier posting still be voided there?).
+    let refusal: DmsRejection | null = null;
+    if (needsPreparation(peek)) {
+      try {
+        await HANDLERS.get(peek.type)!.prepare!(runner, context, peek);
+      } catch (error) {
+        refusal = asRejection(error);
+        if (!refusal) throw error;
+      }
+    }
+    try {
+      const done = await inTransaction(runner.db, async (tx) => {
+        const document = await load(tx, organizationId, id, true);
+        if (!document) return false; // another job holds it, or it is gone
+        if ((await tx.selectFrom('dms_documents').select('state').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirstOrThrow()).state !== 'received') return false;
+        await postInTransaction(tx, context!, document, refusal);
+        return true;
+      });
+      if (done) changed += 1;
+    } catch (error) {
+      // A bug or a lost connection: the document stays received and is tried again later; the error is logged.
+      runner.logger.error({ err: error, document: id }, 'DMS document posting failed');
+      await runner.db.updateTable('dms_documents').set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        // Tried again later by the database's clock.
+        next_attempt_at: sql<Date>`now() + make_interval(secs => ${retryDelaySeconds(peek.attempts + 1)})`,
+      })).where('organization_id', '=', organizationId).where('id', '=', id).where('state', '=', 'received').execute();
+    }
+  }
+  return changed;
+}
+
+/**
+ * Posts one locked `received` document in the caller's transaction and writes its flag (the synchronous mode calls
+ * this inside the batch's own transaction). Returns the flag's new state.
+ */
+export async function postInTransaction(tx: Tx, context: DmsContext, document: LoadedDocument, refusal: DmsRejection | null = null): Promise<FlagChange['state']> {
+  const org = document.organizationId;
+  const handler = HANDLERS.get(document.type);
+  if (!handler) {
+    await setFlags(tx, org, [document.id], { state: 'received', note: noMapperNote(document.type), waitingFor: null, nextAttemptAt: null });
+    return 'received';
+  }
+  if (refusal) return reject(tx, document, refusal);
+
+  const previous = document.previous;
+  // An earlier version that never posted and a cancel of it: nothing to reverse; the earlier one will never post.
+  if (previous && previous.state !== 'posted' && CANCELLING.has(document.status) && !MASTER_DATA_TYPES.has(document.type)) {
+    await setFlags(tx, org, [previous.id], { state: 'superseded' });
+    await setFlags(tx, org, [document.id], { state: 'posted', mikonoTable: 'dms_documents', mikonoId: previous.id, quickbooksRef: null, accounting: null });
+    return 'posted';
+  }
+  // A new version of a posted document waits while the earlier posting's accounting posting is pending.
+  if (previous?.state === 'posted' && previous.accounting && !MASTER_DATA_TYPES.has(document.type)
+    && (await accountingPosting(tx, org, previous.accounting))?.status === 'pending') {
+    return wait(tx, document, new DmsWait(PREVIOUS_POSTING_NOTE, waitKeys.posting(previous.accounting.type, previous.accounting.id), 'previous'));
+  }
+
+  // The savepoint: a refusal undoes what the handler wrote and keeps this transaction for the flag.
+  await sql`savepoint dms_document`.execute(tx);
+  let applied: Applied;
+  try {
+    applied = await handler.apply(tx, context, { ...document, previous: previous?.state === 'posted' ? previous : null });
+    await sql`release savepoint dms_document`.execute(tx);
+  } catch (error) {
+    // Back to before the handler: nothing it wrote stays.
+    await sql`rollback to savepoint dms_document`.execute(tx);
+    if (error instanceof DmsWait) return wait(tx, document, error);
+    const rejection = asRejection(error);
+    if (rejection) return reject(tx, document, rejection);
+    const waiting = asWait(error);
+    if (waiting) return wait(tx, document, waiting);
+    throw error;
+  }
+  if (previous) await setFlags(tx, org, [previous.id], { state: 'superseded' });
+  const posting = applied.accounting ? await accountingPosting(tx, org, applied.accounting) : null;
+  await setFlags(tx, org, [document.id], {
+    state: 'posted', mikonoTable: applied.table, mikonoId: applied.id,
+    quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null,
+    accounting: applied.accounting ?? null,
+  });
+  await wake(tx, org, applied.provides ?? []);
+  return 'posted';
+}
+
+/** The accounting posting of a document (its `post` row), if the organisation posts it anywhere. */
+async function accountingPosting(tx: Tx, organizationId: string, document: { type: string; id: string }) {
+  return tx.selectFrom('external_postings').select(['status', 'external_ref'])
+    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
+    .where('system', '=', 'accounting').where('operation', '=', 'post').executeTakeFirst();
+}
+
+async function reject(tx: Tx, document: LoadedDocument, rejection: DmsRejection): Promise<'rejected'> {
+  await setFlags(tx, document.organizationId, [document.id], { state: 'rejected', reasonCode: rejection.code, reasonText: rejection.text });
+  return 'rejected';
+}
+
+/**
+ * A document that cannot post yet: `received` with the reason in its note, tried again when what it waits for
+ * arrives and at growing intervals. After 48 hours a dependency is given up (R08, the same text); a version held
+ * for its previous version's posting stays held (no more checks) until someone re-processes it.
+ */
+async function wait(tx: Tx, document: LoadedDocument, waiting: DmsWait): Promise<'received' | 'rejected'> {
+  const until = document.retryUntil ?? new Date(document.receivedAt.getTime() + RETRY_WINDOW_HOURS * 3_600_000);
+  const org = document.organizationId;
+  await tx.updateTable('dms_documents').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('organization_id', '=', org).where('id', '=', document.id).execute();
+  if (Date.now() >= until.getTime()) {
+    if (waiting.kind === 'dependency') return reject(tx, document, new DmsRejection('R08', waiting.note));
+    await setFlags(tx, org, [document.id], { state: 'received', note: waiting.note, waitingFor: waiting.waitingFor, nextAttemptAt: null, retryUntil: until });
+    return 'received';
+  }
+  const next = new Date(Math.min(until.getTime(), Date.now() + retryDelaySeconds(document.attempts + 1) * 1000));
+  await setFlags(tx, org, [document.id], { state: 'received', note: waiting.note, waitingFor: waiting.waitingFor, nextAttemptAt: next, retryUntil: until });
+  return 'received';
+}
+
+/** Documents waiting for any of `keys` are due now (something they wait for has arrived). */
+export async function wake(tx: Tx, organizationId: string, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.updateTable('dms_documents').set((eb) => ({ next_attempt_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', organizationId).where('state', '=', 'received').where('waiting_for', 'in', [...keys]).execute();
+}
+
+/** A domain refusal as the DMS's reason code (R06 for a closed period, R09 with the service's own words otherwise). */
+function asRejection(error: unknown): DmsRejection | null {
+  if (error instanceof DmsRejection) return error;
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === 'insufficient_stock' || (error.code === 'invalid_state' && /is under way/.test(error.detail))) return null;
+  const fields = (error.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
+  if (error.code === 'period_closed') return new DmsRejection('R06', `In the service: ${error.detail}`);
+  return new DmsRejection('R09', `${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''}`);
+}
+
+/** A domain refusal that clears by itself in time: stock not yet on the location, a posting under way. */
+function asWait(error: unknown): DmsWait | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === 'insufficient_stock') {
+    const fields = (error.errors ?? []).map((e) => e.message).join('; ');
+    return new DmsWait(`Stock not yet on the location: ${error.detail}${fields ? ` (${fields})` : ''}`, null);
+  }
+  if (error.code === 'invalid_state' && /is under way/.test(error.detail)) return new DmsWait(error.detail, null);
+  return null;
+}
+
+/**
+ * The synchronous mode: posts the batch's received documents in the batch's own transaction, in the order sent, each
+ * under its savepoint. A document that must first ask the accounting system (a reversal) is left to the background
+ * (an outbound call never runs inside a transaction); it stays `received` and is posted within seconds.
+ */
+export async function postReceived(tx: Tx, context: DmsContext, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    const document = await load(tx, context.connection.organization_id, id, true);
+    if (!document || needsPreparation(document)) continue;
+    await postInTransaction(tx, context, document);
+  }
+}

@@ -20,6 +20,7 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
+import { addConnection } from '../../server/modules/dms/connections.js';
 import { entryArguments } from '../support/entry.js';
 
 const api = useTestService(test, 'contract_command');
@@ -111,10 +112,14 @@ async function withOwnDescription(answer: (res: ServerResponse) => void): Promis
   };
 }
 
-/** A caller whose organisation has the delivery module and one trip (the API only reads trips; the examples' trip ids stand for it). */
+/**
+ * A caller whose organisation has the delivery module and one trip (the API only reads trips; the examples' trip ids
+ * stand for it), and a DMS connection for the examples' distributor (an operator adds connections, not the API).
+ */
 async function callerWithTrip() {
   const caller = await createCaller(pool(), { modules: ['delivery', 'field-sales'] });
   await openOneTrip(pool(), caller.organizationId);
+  await inTransaction(kyselyOver(pool()), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
   return caller;
 }
 

@@ -48,7 +48,7 @@ export async function setFlags(tx: Tx, organizationId: string, ids: readonly str
   if (ids.length === 0) return;
   const common = { state: change.state, updated_at: new Date(), waiting_for: null as string | null, next_attempt_at: null as Date | null };
   const set = change.state === 'received'
-    ? { ...common, note: change.note, waiting_for: change.waitingFor, next_attempt_at: change.nextAttemptAt, ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}) }
+    ? { ...common, reason_code: null, reason_text: null, note: change.note, waiting_for: change.waitingFor, next_attempt_at: change.nextAttemptAt, ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}) }
     : change.state === 'posted'
       ? { ...common, note: null, reason_code: null, reason_text: null, mikono_table: change.mikonoTable, mikono_id: change.mikonoId, quickbooks_ref: change.quickbooksRef, posted_at: new Date(),
         accounting_type: change.accounting?.type ?? null, accounting_id: change.accounting?.id ?? null }

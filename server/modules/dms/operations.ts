@@ -36,7 +36,7 @@ export async function reprocessDocuments(db: Db, organizationId: string, selecti
     if (ids.length === 0) return [];
     await tx.updateTable('dms_documents')
       // A fresh window from now, by the database's clock.
-      .set({ attempts: 0, retry_until: sql<Date>`now() + interval '48 hours'`, reason_code: null, reason_text: null })
+      .set({ attempts: 0, retry_until: sql<Date>`now() + interval '48 hours'` })
       .where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
     await setFlags(tx, organizationId, ids, { state: 'received', note: 'Re-processing was asked for.', waitingFor: null, nextAttemptAt: new Date() });
     return ids;

@@ -153,6 +153,9 @@ export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): 
  * have the trip the stock and money rules need. A van whose trip is returned and not yet closed is refused.
  */
 export async function dmsDayTrip(tx: Tx, actor: Actor, command: Required<Pick<OpenTripCommand, 'vanLocationId' | 'warehouseLocationId' | 'businessDate' | 'routeId'>> & { salespersonId?: string }): Promise<Trip> {
+  // The van first, locked as openTrip locks it: two documents of the same day posted at once open one trip, and the
+  // second sees the first's.
+  await tx.selectFrom('locations').select('id').where('organization_id', '=', actor.organization.id).where('id', '=', command.vanLocationId).forNoKeyUpdate().execute();
   const open = await tx.selectFrom('trips').select(['id', 'number', 'status'])
     .where('organization_id', '=', actor.organization.id).where('van_location_id', '=', command.vanLocationId).where('status', '<>', 'closed')
     .executeTakeFirst();

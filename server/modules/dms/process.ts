@@ -68,7 +68,7 @@ async function load(db: Db | Tx, organizationId: string, id: string, lock: boole
   return {
     id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
     date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
-    retryUntil: row.retry_until, attempts: row.attempts, previous,
+    retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state,
   };
 }
 
@@ -79,23 +79,77 @@ function needsPreparation(document: LoadedDocument): boolean {
   return document.previous?.state === 'posted' || handler.preparesFresh === true;
 }
 
+/** How many documents share one transaction (each under its own savepoint): one commit for many documents. */
+export const DOCUMENTS_PER_TRANSACTION = 25;
+
 /**
- * Posts the due documents given (a job's share of them), each in its own transaction; returns how many changed flag.
- * A document another job holds, or that is no longer `received`, is skipped.
+ * Posts the due documents given (a job's share of them), in order; returns how many changed flag. A document another
+ * job holds, or that is no longer `received`, is skipped. Documents that ask the accounting system something first
+ * (a reversal) are posted one by one, the question outside any transaction; the others share a transaction, each
+ * under its savepoint (a commit, and its flush to disk, per 25 documents rather than per document). When such a
+ * transaction fails as a whole (a bug, a lost connection), its documents are posted one by one instead, and one that
+ * fails alone stays received and is tried again later.
  */
 export async function processDocuments(runner: DmsRunner, organizationId: string, ids: readonly string[]): Promise<number> {
-  let changed = 0;
-  let context: DmsContext | null = null;
-  for (const id of ids) {
-    const peek = await load(runner.db, organizationId, id, false);
-    if (!peek || (await runner.db.selectFrom('dms_documents').select('state').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst())?.state !== 'received') continue;
-    if (context?.connection.id !== peek.connectionId) {
-      const connection = await findConnectionById(runner.db, organizationId, peek.connectionId);
-      if (!connection) continue;
-      context = await contextOf(runner.db, connection);
+  const rows = ids.length === 0 ? [] : await runner.db.selectFrom('dms_documents').select(['id', 'state', 'document_type', 'version', 'connection_id'])
+    .where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const due = ids.map((id) => byId.get(id)).filter((row) => row?.state === 'received') as typeof rows;
+  const contexts = new Map<string, DmsContext | null>();
+  const contextFor = async (connectionId: string) => {
+    if (!contexts.has(connectionId)) {
+      const connection = await findConnectionById(runner.db, organizationId, connectionId);
+      contexts.set(connectionId, connection ? await contextOf(runner.db, connection) : null);
     }
-    // Outside any transaction: a question to the accounting system (may the earlier posting still be voided there?).
-    let refusal: DmsRejection | null = null;
+    return contexts.get(connectionId)!;
+  };
+  let changed = 0;
+  let group: string[] = [];
+  const flush = async () => {
+    if (group.length === 0) return;
+    const members = group;
+    group = [];
+    try {
+      changed += await inTransaction(runner.db, async (tx) => {
+        let posted = 0;
+        for (const id of members) {
+          const document = await load(tx, organizationId, id, true);
+          if (!document || document.state !== 'received') continue; // another job holds it, or it is done
+          await postInTransaction(tx, (await contextFor(document.connectionId))!, document);
+          posted += 1;
+        }
+        return posted;
+      });
+    } catch (error) {
+      runner.logger.warn({ err: error, documents: members.length }, 'a DMS posting transaction failed; posting its documents one by one');
+      for (const id of members) changed += await processOne(runner, organizationId, id, contextFor);
+    }
+  };
+  for (const row of due) {
+    const context = await contextFor(row.connection_id);
+    if (!context) continue;
+    const handler = HANDLERS.get(row.document_type);
+    const mayPrepare = handler?.prepare !== undefined && (handler.preparesFresh === true || (row.version ?? 1) > 1);
+    if (!mayPrepare) {
+      group.push(row.id);
+      if (group.length >= DOCUMENTS_PER_TRANSACTION) await flush();
+      continue;
+    }
+    await flush(); // in order: the documents before it first
+    changed += await processOne(runner, organizationId, row.id, contextFor);
+  }
+  await flush();
+  return changed;
+}
+
+/** One document in its own transaction, after its question to the accounting system (outside any transaction). */
+async function processOne(runner: DmsRunner, organizationId: string, id: string, contextFor: (connectionId: string) => Promise<DmsContext | null>): Promise<number> {
+  const peek = await load(runner.db, organizationId, id, false);
+  if (!peek || peek.state !== 'received') return 0;
+  const context = await contextFor(peek.connectionId);
+  if (!context) return 0;
+  let refusal: DmsRejection | null = null;
+  try {
     if (needsPreparation(peek)) {
       try {
         await HANDLERS.get(peek.type)!.prepare!(runner, context, peek);
@@ -104,26 +158,23 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
         if (!refusal) throw error;
       }
     }
-    try {
-      const done = await inTransaction(runner.db, async (tx) => {
-        const document = await load(tx, organizationId, id, true);
-        if (!document) return false; // another job holds it, or it is gone
-        if ((await tx.selectFrom('dms_documents').select('state').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirstOrThrow()).state !== 'received') return false;
-        await postInTransaction(tx, context!, document, refusal);
-        return true;
-      });
-      if (done) changed += 1;
-    } catch (error) {
-      // A bug or a lost connection: the document stays received and is tried again later; the error is logged.
-      runner.logger.error({ err: error, document: id }, 'DMS document posting failed');
-      await runner.db.updateTable('dms_documents').set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        // Tried again later by the database's clock.
-        next_attempt_at: sql<Date>`now() + make_interval(secs => ${retryDelaySeconds(peek.attempts + 1)})`,
-      })).where('organization_id', '=', organizationId).where('id', '=', id).where('state', '=', 'received').execute();
-    }
+    return await inTransaction(runner.db, async (tx) => {
+      const document = await load(tx, organizationId, id, true);
+      if (!document || document.state !== 'received') return 0; // another job holds it, or it is done
+      await postInTransaction(tx, context, document, refusal);
+      return 1;
+    });
+  } catch (error) {
+    // A bug, a lost connection, an accounting system that could not be asked: the document stays received and is
+    // tried again later; the error is logged.
+    runner.logger.error({ err: error, document: id }, 'DMS document posting failed');
+    await runner.db.updateTable('dms_documents').set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      // Tried again later by the database's clock.
+      next_attempt_at: sql<Date>`now() + make_interval(secs => ${retryDelaySeconds(peek.attempts + 1)})`,
+    })).where('organization_id', '=', organizationId).where('id', '=', id).where('state', '=', 'received').execute();
+    return 0;
   }
-  return changed;
 }
 
 /**

@@ -38,6 +38,8 @@ export interface LoadedDocument {
   receivedAt: Date;
   retryUntil: Date | null;
   attempts: number;
+  /** The flag's state when it was read (only a `received` document is posted). */
+  state: string;
   /** The earlier version this one replaces, when that one was posted (null for a first version). */
   previous: PreviousVersion | null;
 }

@@ -1,0 +1,167 @@
+// The DMS push, measured (not asserted in a test: timed tests flake on a shared machine). On a fresh database, the
+// service (API and worker in this process, production settings) and two distributors, each with its master data
+// and van stock posted first:
+// - asynchronous connection: `batches` pushes of 500 CS invoices each; the time from sending to the answer (all 500
+//   stored and flagged received), median and worst; and posting throughput, documents/s = documents / (the last
+//   flag's change - the first push), with the worker running beside the API as `npm start` runs them;
+// - synchronous connection: `syncBatches` pushes of 50, each answered after its documents are posted; the answer's
+//   time, median and worst, and documents/s over the whole run.
+// Every document must end posted; the figures are not printed otherwise.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { sql } from 'kysely';
+import { loadConfig } from '../../server/platform/config.js';
+import { kyselyOver } from '../../server/platform/database/database.js';
+import { applyMigrations } from '../../server/platform/database/migrations.js';
+import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
+import { startService, type RunningService } from '../../server/composition/service.js';
+import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
+import { createApiKey } from '../../server/platform/access/api-keys.js';
+import { operatorActor } from '../../server/domain/actor.js';
+import { locations } from '../../server/modules/locations/service.js';
+import { addConnection } from '../../server/modules/dms/connections.js';
+
+export interface DmsFigures {
+  batchSize: number;
+  batches: number;
+  answerMedianMs: number;
+  answerMaxMs: number;
+  postedPerSecond: number;
+  syncBatchSize: number;
+  syncBatches: number;
+  syncAnswerMedianMs: number;
+  syncAnswerMaxMs: number;
+  syncPerSecond: number;
+}
+
+const UNLIMITED = { perMinute: 100_000_000, burst: 10_000_000 };
+const D = (documentType: string, documentNumber: string, body: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  ({ documentType, distributorCode: 'DIST001', documentNumber, documentDate: '2026-11-25', salesmanCode: 'SM01', body, ...extra });
+const invoice = (n: number) => D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
+  routeCode: 'R01', customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
+  lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }, { productCode: '100201', unit: 'bottle', quantity: 2, unitPrice: '1000', discount: '100' }],
+  totals: { subtotal: '26000', discount: '100', tax: '4662', total: '30562' },
+});
+
+interface Shop { organizationId: string; key: string }
+
+export async function benchDms(urlOf: (database: string) => string, options: { batches?: number; syncBatches?: number } = {}): Promise<DmsFigures> {
+  const batches = options.batches ?? 4;
+  const syncBatches = options.syncBatches ?? 10;
+  const name = 'bench_dms';
+  const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
+  admin.on('error', () => {}); // its idle connection may be cut when the bench's server is stopped
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const pool = new pg.Pool({ connectionString: urlOf(name), max: 4 });
+  // The database is dropped (WITH FORCE) at the end: an idle connection cut then is not an error of the bench.
+  pool.on('error', () => {});
+  const db = kyselyOver(pool);
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-dms-'));
+  const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'production',
+    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64) });
+  let running: RunningService | null = null;
+  try {
+    await applyMigrations(pool);
+    running = await startService(config, pino({ level: 'silent' }), { role: 'all' });
+    const base = `${running.url}/api/v1`;
+    let keys = 0;
+    const push = async (shop: Shop, body: unknown) => {
+      const started = performance.now();
+      const res = await fetch(`${base}/dms/canonical/documents`, { method: 'POST', headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json', 'idempotency-key': `bench-${keys++}` }, body: JSON.stringify(body) });
+      const answer = await res.json() as { flags: { state: string }[] };
+      if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
+      return { ms: performance.now() - started, flags: answer.flags };
+    };
+    const prepare = async (label: string, synchronous: boolean, cases: number): Promise<Shop> => {
+      const record = await createOrganization(db, { name: `Bench DMS ${label}`, baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
+      const operator = operatorActor(actingOrganization(record), 'bench');
+      await inTransaction(db, async (tx) => {
+        for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
+        await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous });
+      });
+      const key = (await createApiKey(db, { organizationId: record.id, name: 'bench dms', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;
+      const shop = { organizationId: record.id, key };
+      const setup = [
+        D('product', '100201', { name: 'Soda 300 ml, crate of 24', packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] }, { status: 'active' }),
+        D('salesman', 'R01', { salesmanCode: 'SM01', salesmanName: 'Okello James', routeName: 'Kisenyi' }, { status: 'active' }),
+        ...Array.from({ length: 20 }, (_, i) => D('customer', `UG${String(i + 1).padStart(7, '0')}`, { name: `Shop ${i + 1}`, routeCode: 'R01' }, { status: 'active' })),
+        D('company_invoice', '9550800000001', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: cases * 2, receivedQuantity: cases * 2, unitCost: '18000' }] }),
+        D('van_replenishment', 'VR000001', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: cases }] }),
+      ];
+      for (let i = 0; i < setup.length; i += 50) await push(shop, { documents: setup.slice(i, i + 50) });
+      await until(async () => (await pending(db, record.id)) === 0, 120_000, 'the set-up posted');
+      return shop;
+    };
+
+    const asyncShop = await prepare('async', false, batches * 500 * 2);
+    const answers: number[] = [];
+    const first = await firstChange(db);
+    let n = 0;
+    for (let b = 0; b < batches; b += 1) {
+      const { ms, flags } = await push(asyncShop, { documents: Array.from({ length: 500 }, () => invoice(n++)) });
+      if (flags.some((flag) => flag.state !== 'received')) throw new Error('a bench document was not received');
+      answers.push(ms);
+    }
+    await until(async () => (await pending(db, asyncShop.organizationId)) === 0, 600_000, 'the batches posted');
+    await requireAllPosted(db, asyncShop.organizationId);
+    const drainMs = (await lastChange(db, asyncShop.organizationId)) - first;
+
+    const syncShop = await prepare('sync', true, syncBatches * 50 * 2);
+    const syncAnswers: number[] = [];
+    const syncStarted = performance.now();
+    for (let b = 0; b < syncBatches; b += 1) {
+      const { ms, flags } = await push(syncShop, { documents: Array.from({ length: 50 }, () => invoice(n++)) });
+      if (flags.some((flag) => flag.state !== 'posted')) throw new Error(`a synchronous document did not post: ${JSON.stringify(flags.find((f) => f.state !== 'posted'))}`);
+      syncAnswers.push(ms);
+    }
+    const syncMs = performance.now() - syncStarted;
+    await requireAllPosted(db, syncShop.organizationId);
+    return {
+      batchSize: 500, batches, answerMedianMs: median(answers), answerMaxMs: Math.max(...answers), postedPerSecond: (batches * 500) / (drainMs / 1000),
+      syncBatchSize: 50, syncBatches, syncAnswerMedianMs: median(syncAnswers), syncAnswerMaxMs: Math.max(...syncAnswers), syncPerSecond: (syncBatches * 50) / (syncMs / 1000),
+    };
+  } catch (error) {
+    process.stderr.write(`dms bench: ${(error as Error).stack ?? String(error)}\n`);
+    throw error;
+  } finally {
+    await running?.stop().catch(() => {});
+    await pool.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const pending = async (db: Db, organizationId: string) => Number((await db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
+  .where('organization_id', '=', organizationId).where('state', '=', 'received').executeTakeFirstOrThrow()).n);
+// The database's clock, as the flags' updated_at.
+const firstChange = async (db: Db) => (await sql<{ now: Date }>`select now() as now`.execute(db)).rows[0]!.now.getTime();
+const lastChange = async (db: Db, organizationId: string) => new Date((await db.selectFrom('dms_documents').select((eb) => eb.fn.max('updated_at').as('at'))
+  .where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).at as Date).getTime();
+
+async function requireAllPosted(db: Db, organizationId: string): Promise<void> {
+  const other = await db.selectFrom('dms_documents').select(['document_number', 'state', 'reason_text', 'note']).where('organization_id', '=', organizationId).where('state', '<>', 'posted').executeTakeFirst();
+  if (other) throw new Error(`a bench document did not post: ${JSON.stringify(other)}`);
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export function dmsReport(f: DmsFigures): string[] {
+  return [
+    `DMS push (API and worker in one process): a batch of ${f.batchSize} CS invoices answered with its flags in ${f.answerMedianMs.toFixed(0)} ms (median of ${f.batches}; worst ${f.answerMaxMs.toFixed(0)} ms; aim under 1 s)`,
+    `  posted: ${f.postedPerSecond.toFixed(0)} documents/s (${f.batches * f.batchSize} invoices, first push to last flag; aim at least 300/s)`,
+    `  synchronous mode, batches of ${f.syncBatchSize}: answered with final flags in ${f.syncAnswerMedianMs.toFixed(0)} ms (median of ${f.syncBatches}; worst ${f.syncAnswerMaxMs.toFixed(0)} ms), ${f.syncPerSecond.toFixed(0)} documents/s`,
+  ];
+}

@@ -58,7 +58,6 @@ async function callbackEndpoint(options: ConnectionOptions): Promise<{ id: strin
 }
 
 function settingsOf(options: ConnectionOptions, endpoint: { id: string } | null): DmsConnectionSettings {
-  if (options.returnPath === 'callback' && !endpoint) throw new Error('--return-path callback needs --callback-url.');
   return {
     ...(options.distributorCode !== undefined ? { distributorCode: options.distributorCode } : {}),
     ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
@@ -115,6 +114,7 @@ export function registerDmsCommands(program: Command): void {
   dms.command('show').description('one document: its flag, its content and what posting found')
     .argument('<documentId>', 'the dmd_ id of the flag')
     .requiredOption('--org <id>', 'organisation id')
+    .option('--json', 'the same JSON (it is always JSON)')
     .action(async (documentId: string, options: { org: string }) => {
       printJson(await withDatabase((db) => showDocument(db, options.org, documentId)));
     });

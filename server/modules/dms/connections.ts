@@ -44,12 +44,12 @@ export async function findConnectionById(db: Db | Tx, organizationId: string, id
   return (await db.selectFrom('dms_connections').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
+const CALLBACK_NEEDS_URL = 'The callback return path needs the URL the flags are sent to: give --callback-url.';
 const CUT_OFF = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 function checkSettings(settings: DmsConnectionSettings): void {
   if (settings.distributorCode !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(settings.distributorCode)) throw new Error('--distributor-code is 1 to 32 letters, digits, _ or -.');
   if (settings.cutOffTime !== undefined && !CUT_OFF.test(settings.cutOffTime)) throw new Error('--cut-off is a time HH:MM (24 hours), for example 20:00.');
-  if (settings.returnPath === 'callback' && settings.webhookEndpointId === null) throw new Error('The callback return path needs a callback URL.');
 }
 
 /** Adds the organisation's connection for `system`; one per system. */
@@ -57,6 +57,7 @@ export async function addConnection(tx: Tx, organizationId: string, system: stri
   if (!(DMS_SYSTEMS as readonly string[]).includes(system)) throw new Error(`The DMS systems are ${DMS_SYSTEMS.join(', ')}; a partner format is not mapped yet.`);
   checkSettings(settings);
   if (await findConnection(tx, organizationId, system)) throw new Error(`The organisation already has a ${system} connection; change it with \`admin dms connection update\`.`);
+  if (settings.returnPath === 'callback' && !settings.webhookEndpointId) throw new Error(CALLBACK_NEEDS_URL);
   return tx.insertInto('dms_connections').values({
     organization_id: organizationId, id: newId('dmc'), system, distributor_code: settings.distributorCode, synchronous: settings.synchronous ?? false,
     return_path: settings.returnPath ?? 'response', webhook_endpoint_id: settings.webhookEndpointId ?? null, fiscalise: settings.fiscalise ?? true,
@@ -68,6 +69,8 @@ export async function updateConnection(tx: Tx, organizationId: string, system: s
   checkSettings(settings);
   const existing = await findConnection(tx, organizationId, system);
   if (!existing) throw new Error(`The organisation has no ${system} connection; add one with \`admin dms connection add\`.`);
+  const returnPath = settings.returnPath ?? existing.return_path;
+  if (returnPath === 'callback' && !(settings.webhookEndpointId ?? existing.webhook_endpoint_id)) throw new Error(CALLBACK_NEEDS_URL);
   return tx.updateTable('dms_connections').set((eb) => ({
     ...(settings.distributorCode !== undefined ? { distributor_code: settings.distributorCode } : {}),
     ...(settings.synchronous !== undefined ? { synchronous: settings.synchronous } : {}),

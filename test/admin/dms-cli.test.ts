@@ -1,0 +1,74 @@
+// `admin dms connection add | update | show`, `admin dms show` and `admin dms reprocess`, run as an operator runs
+// them (one test per group: CLI processes are costly). The flag rules themselves are proved in test/dms/.
+import test from 'ava';
+import { ingestBatch } from '../../server/modules/dms/ingest.js';
+import { findConnection } from '../../server/modules/dms/connections.js';
+import { runCli, runCliJson } from '../support/cli.js';
+import { domainWorld, type DomainWorld } from '../support/domain.js';
+import { doc, masterData } from '../support/dms.js';
+
+let world: DomainWorld;
+test.before(async () => { world = await domainWorld('dms_cli'); });
+test.after.always(async () => { await world?.close(); });
+const env = () => ({ DATABASE_URL: world.database.url, WEBHOOK_SECRET_KEY: 'cd'.repeat(32), WEBHOOK_ALLOW_LOOPBACK: 'true' });
+
+test('connection add serves one distributor code, update changes only what is given (a callback URL becomes a webhook endpoint whose secret is shown once), show prints it; bad values exit 2 or 1 naming the option', async (t) => {
+  const { organization } = await world.organization();
+  const org = organization.id;
+  const added = await runCliJson(['dms', 'connection', 'add', '--org', org, '--distributor-code', 'DIST001', '--json'], env());
+  t.like(added, { system: 'canonical', distributorCode: 'DIST001', synchronous: false, returnPath: 'response', fiscalise: true, cutOffTime: '20:00', webhookEndpointId: null });
+  const again = await runCli(['dms', 'connection', 'add', '--org', org, '--distributor-code', 'DIST002'], env());
+  t.is(again.code, 1);
+  t.regex(again.stderr, /already has a canonical connection/);
+  const updated = await runCliJson(['dms', 'connection', 'update', '--org', org, '--synchronous', 'on', '--cut-off', '18:30', '--return-path', 'callback', '--callback-url', 'http://127.0.0.1:9/flags', '--json'], env());
+  t.like(updated, { distributorCode: 'DIST001', synchronous: true, cutOffTime: '18:30', returnPath: 'callback', fiscalise: true });
+  t.regex(updated.callbackSecret, /^whsec_/);
+  const endpoint = await world.db.selectFrom('webhook_endpoints').select(['id', 'events', 'url']).where('organization_id', '=', org).executeTakeFirstOrThrow();
+  t.deepEqual({ id: endpoint.id, events: endpoint.events }, { id: updated.webhookEndpointId, events: ['dms.document.flagged'] });
+  const shown = await runCli(['dms', 'connection', 'show', '--org', org, '--json'], env());
+  t.is(shown.code, 0, shown.stderr);
+  t.false(shown.stdout.includes(updated.callbackSecret), 'the secret is shown only once');
+  const badCutOff = await runCli(['dms', 'connection', 'update', '--org', org, '--cut-off', '25:00'], env());
+  t.is(badCutOff.code, 1);
+  t.regex(badCutOff.stderr, /--cut-off is a time HH:MM/);
+  const badPath = await runCli(['dms', 'connection', 'update', '--org', org, '--return-path', 'sftp'], env());
+  t.is(badPath.code, 2);
+  t.regex(badPath.stderr, /response, callback, flag_file/);
+  const noCallback = await runCli(['dms', 'connection', 'update', '--org', org, '--return-path', 'callback'], env());
+  t.is(noCallback.code, 0, 'the connection already has its callback endpoint');
+  const other = await world.organization();
+  const missing = await runCli(['dms', 'connection', 'update', '--org', other.organization.id, '--synchronous', 'off'], env());
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /has no canonical connection; add one/);
+});
+
+test('reprocess issues a new flag for a rejected document, refuses R05 saying why, and takes a date with reason codes; show prints a document with its flag', async (t) => {
+  const { organization } = await world.organization();
+  const org = organization.id;
+  await runCliJson(['dms', 'connection', 'add', '--org', org, '--distributor-code', 'DIST001', '--json'], env());
+  const connection = (await findConnection(world.db, org, 'canonical'))!;
+  const warehouse = doc('warehouse', 'M07', { name: 'Far' }, { status: 'active' });
+  const first = await world.post((tx) => ingestBatch(tx, connection, [masterData.soda, warehouse]));
+  // Rejected as the worker would have rejected it (R03: no such location), and an R05 beside it.
+  await world.db.updateTable('dms_documents').set({ state: 'rejected', reason_code: 'R03', reason_text: 'M07 matches no location', next_attempt_at: null })
+    .where('organization_id', '=', org).where('id', '=', first.flags[1]!.id).execute();
+  const r05 = await world.post((tx) => ingestBatch(tx, connection, [{ ...warehouse, body: { name: 'Farther' } }]));
+  t.is(r05.flags[0]!.state, 'received', 'master data: a new content is a new version, not R05');
+
+  const refused = await runCli(['dms', 'reprocess', first.flags[0]!.id, '--org', org], env());
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /is received and still being tried/);
+  const done = await runCliJson(['dms', 'reprocess', first.flags[1]!.id, '--org', org, '--json'], env());
+  t.deepEqual(done, { reprocessed: [first.flags[1]!.id] });
+  const shown = await runCliJson(['dms', 'show', first.flags[1]!.id, '--org', org], env());
+  t.like(shown, { flag: { state: 'received', note: 'Re-processing was asked for.' }, version: 1, naturalKey: 'DIST001|warehouse|M07' });
+  await world.db.updateTable('dms_documents').set({ state: 'rejected', reason_code: 'R08', reason_text: 'waited', next_attempt_at: null })
+    .where('organization_id', '=', org).where('id', '=', first.flags[1]!.id).execute();
+  t.deepEqual(await runCliJson(['dms', 'reprocess', '--org', org, '--date', '2026-11-25', '--reason', 'R08,R03', '--json'], env()), { reprocessed: [first.flags[1]!.id] });
+  const badReason = await runCli(['dms', 'reprocess', '--org', org, '--date', '2026-11-25', '--reason', 'R05'], env());
+  t.is(badReason.code, 2);
+  t.regex(badReason.stderr, /R05 cannot be re-processed/);
+  const both = await runCli(['dms', 'reprocess', first.flags[1]!.id, '--org', org, '--batch', first.batchId], env());
+  t.is(both.code, 1);
+  t.regex(both.stderr, /Name one document, or --batch ID/);
+});

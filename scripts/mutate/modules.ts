@@ -26,6 +26,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'empties', file: 'server/modules/stock/empties.ts', tests: ['test/domain/empties.test.ts', 'test/admin/audit-cli.test.ts'], database: true },
   { name: 'customer-account', file: 'server/modules/invoices/account.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },
   { name: 'postings', file: 'server/domain/postings.ts', tests: ['test/domain/postings.test.ts'], database: true },
+  { name: 'dms-canonical', file: 'server/modules/dms/canonical.ts', tests: ['test/unit/dms-canonical.test.ts'] },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

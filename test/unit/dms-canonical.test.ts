@@ -7,7 +7,7 @@ import { checkOnArrival, checkTotals, contentHashOf, DOCUMENT_SCHEMAS, headerOf,
 import { DmsRejection } from '../../server/modules/dms/reasons.js';
 import { doc, masterData, saleInvoice } from '../support/dms.js';
 
-function refused(t: ExecutionContext, document: unknown, code: string, text: RegExp): void {
+function refused(t: ExecutionContext, document: unknown, code: DmsRejection['code'], text: RegExp): void {
   const error = t.throws(() => checkOnArrival(document, 'DIST001'), { instanceOf: DmsRejection }) as DmsRejection;
   t.is(error.code, code);
   t.regex(error.text, text);
@@ -110,4 +110,59 @@ test('the status a document carries, and what can be read of one that failed the
   t.deepEqual(headerOf({ documentType: 'x'.repeat(100), documentNumber: 7, documentDate: 'soon', distributorCode: 'D1', status: 'confirmed' }),
     { documentType: 'x'.repeat(64), documentNumber: '', documentDate: null, distributorCode: 'D1', salesmanCode: null, status: 'confirmed' });
   t.deepEqual(headerOf('text'), { documentType: '', documentNumber: '', documentDate: null, distributorCode: '', salesmanCode: null, status: null });
+});
+
+test('R09 texts are exact: the first three problems of a document, each at its field, joined by semicolons', (t) => {
+  const error = t.throws(() => checkOnArrival({ documentType: 'product', distributorCode: 'DIST001', documentNumber: '1', documentDate: '2026-11-25', status: 'gone', body: { name: '', packSize: 0, taxRate: 'x' } }, 'DIST001'), { instanceOf: DmsRejection }) as DmsRejection;
+  const parts = error.text.replace(/^Format of a product: /, '').replace(/\.$/, '').split('; ');
+  t.is(parts.length, 3, error.text);
+  t.true(error.text.startsWith('Format of a product: /'));
+  refused(t, [1], 'R09', /^Format: a document is a JSON object \(DmsDocument in the API description\)\.$/);
+  refused(t, 'text', 'R09', /^Format: a document is a JSON object/);
+  refused(t, null, 'R09', /^Format: a document is a JSON object/);
+  refused(t, { documentType: 'product' }, 'R09', /^Format: \/ must have required property 'distributorCode'; \/ must have required property 'documentNumber'; \/ must have required property 'documentDate'\.$/);
+  refused(t, { ...masterData.soda, extra: 1 }, 'R09', /^Format of a product: \/ has an unknown field extra\.$/);
+  const line = saleInvoice('CSR01000001', 'UG0000001', 1);
+  (line.body as any).lines[0].colour = 'red';
+  refused(t, line, 'R09', /^Format of a sale_invoice: \/body\/lines\/0 has an unknown field colour\.$/);
+  refused(t, { ...masterData.soda, status: 'gone' }, 'R09', /^Format of a product: \/status must be one of active, inactive\.$/);
+});
+
+test('the number carries the body\'s route for CS, VU, RT and PY; R01 for a return and a credit note without a customer', (t) => {
+  const vu = doc('van_stock_out', 'VUR02-1', { routeCode: 'R01', destination: 'warehouse', lines: [{ productCode: '100201', unit: 'case', quantity: 1 }] });
+  refused(t, vu, 'R09', /must start with VU and the document's route code R01/);
+  t.notThrows(() => checkOnArrival({ ...vu, documentNumber: 'VUR01-1' }, 'DIST001'));
+  const rt = doc('sale_return', 'RTR02', { routeCode: 'R01', customerCode: 'UG0000001', invoiceNumber: 'CSR01000001', lines: [{ productCode: '100201', unit: 'bottle', quantity: 1, condition: 'good' }] });
+  refused(t, rt, 'R09', /must start with RT and the document's route code R01/);
+  const { customerCode: _c, ...noCustomer } = rt.body;
+  refused(t, { ...rt, documentNumber: 'RTR01', body: noCustomer }, 'R01', /^The sale_return RTR01 names no customer code \(body.customerCode\)\.$/);
+  refused(t, { ...collection('100', []), documentNumber: 'PYR02000001' }, 'R09', /must start with PY and the document's route code R01/);
+  refused(t, doc('credit_note', 'CN-1', { invoiceNumber: 'CSR01000001', reason: 'x', amount: '5' }), 'R01', /credit_note CN-1 names no customer code/);
+  t.notThrows(() => checkOnArrival(doc('van_replenishment', 'VR000001', { routeCode: 'R09', lines: [{ productCode: '100201', unit: 'case', quantity: 1 }] }), 'DIST001'), 'VR numbers carry no route');
+});
+
+test('R04 details: a free issue with only a discount, a credit note with both lines and an amount, a collection without allocations, several wrong totals at once', (t) => {
+  const free = saleInvoice('CSR01000001', 'UG0000001', 1);
+  (free.body as any).lines.push({ productCode: '100201', unit: 'bottle', quantity: 1, unitPrice: '0', discount: '5', free: true });
+  refused(t, free, 'R04', /^Line 2 is a free issue with a price or a discount; a free issue is priced 0\.$/);
+  const both = doc('credit_note', 'CN-1', { customerCode: 'UG0000001', invoiceNumber: 'CSR01000001', reason: 'x', amount: '5', lines: [{ productCode: '100201', quantity: 1, unitPrice: '5' }] });
+  refused(t, both, 'R09', /either lines or an amount alone/);
+  t.notThrows(() => checkOnArrival({ ...collection('100', []), body: { ...collection('100', []).body, allocations: undefined } }, 'DIST001'));
+  const wrong = saleInvoice('CSR01000001', 'UG0000001', 1);
+  Object.assign((wrong.body as any).totals, { subtotal: '1', discount: '2' });
+  refused(t, wrong, 'R04', /^The lines do not add up to the document's totals: subtotal 1 \(the lines make 24000\); discount 2 \(the lines make 0\); total 28320 \(subtotal - discount \+ tax makes 4319\)\.$/);
+});
+
+test('what can be read of a failed document: a date only in its exact form', (t) => {
+  const dateOf = (documentDate: unknown) => headerOf({ documentDate }).documentDate;
+  t.is(dateOf('2026-11-25'), '2026-11-25');
+  t.is(dateOf('2026-11-25T08:00:00Z'), '2026-11-25', 'the first ten characters of a timestamp');
+  t.is(dateOf('x2026-11-25'), null);
+  t.is(dateOf('2026-1-255'), null);
+  t.is(dateOf('26-11-2025'), null);
+  t.is(dateOf('2026-11-2a'), null);
+  t.is(dateOf('abcd-ef-gh'), null);
+  t.is(dateOf(20261125), null);
+  t.is(headerOf({ salesmanCode: 'SM01', status: 'x'.repeat(30) }).status, 'x'.repeat(20));
+  t.is(headerOf({ salesmanCode: 'SM01' }).salesmanCode, 'SM01');
 });

@@ -261,11 +261,16 @@ async function wait(tx: Tx, document: LoadedDocument, waiting: DmsWait): Promise
   return 'received';
 }
 
-/** Documents waiting for any of `keys` are due now (something they wait for has arrived). */
+/**
+ * Documents waiting for any of `keys` are due now (something they wait for has arrived). One past its 48 hours is
+ * not: a version held for its previous version's posting stays held until someone re-processes it (the spec's rule).
+ */
 export async function wake(tx: Tx, organizationId: string, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.updateTable('dms_documents').set((eb) => ({ next_attempt_at: eb.fn<Date>('now') }))
-    .where('organization_id', '=', organizationId).where('state', '=', 'received').where('waiting_for', 'in', [...keys]).execute();
+    .where('organization_id', '=', organizationId).where('state', '=', 'received').where('waiting_for', 'in', [...keys])
+    .where((eb) => eb.or([eb('retry_until', 'is', null), eb('retry_until', '>', eb.fn<Date>('now'))]))
+    .execute();
 }
 
 /** A domain refusal as the DMS's reason code (R06 for a closed period, R09 with the service's own words otherwise). */

@@ -13,12 +13,16 @@ import { inTransaction, type Db, type Tx } from '../../platform/database/transac
 import { setConnection, SIMULATOR_BASE_URL } from '../../connectors/connections.js';
 import { writeDistributor } from './sandbox-writer.js';
 import { sandboxDistributor } from './synthetic-distributor.js';
+import { addConnection } from '../dms/connections.js';
 
 export const SANDBOX_OUTLETS = 300;
 export const SANDBOX_KEY_FILE = 'sandbox-key.txt';
 
 /** The sandbox's company in the QuickBooks simulator. */
 export const SANDBOX_REALM = '9341453050';
+
+/** The distributor code of the sandbox's DMS connection: the one the spec's DMS examples carry. */
+export const SANDBOX_DISTRIBUTOR_CODE = 'DIST001';
 
 async function connectToSimulators(tx: Tx, organizationId: string): Promise<void> {
   await setConnection(tx, organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: SANDBOX_REALM }, null);
@@ -39,6 +43,8 @@ export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger):
     // documents' postings are not_applicable); what a partner posts from now on is posted there. Fiscalisation is
     // the distributor's registration with the tax authority: off until `admin connector set --system fiscal`.
     await connectToSimulators(tx, organization.id);
+    // A DMS (the canonical format) for the distributor, so that a partner can push documents with the sandbox key.
+    await addConnection(tx, organization.id, 'canonical', { distributorCode: SANDBOX_DISTRIBUTOR_CODE });
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };
   });
   if (!created) return null;

@@ -242,8 +242,11 @@ function compareAlternatives(where: string, docs: Documents, base: { raw: Json; 
   const before = alternatives(docs.base, base);
   const after = alternatives(docs.current, current);
   const [required, offered] = direction === 'response' ? [after, before] : [before, after];
+  // The same named schema ($ref) first: a oneOf of many objects (the DMS documents, one per documentType) is matched
+  // branch to branch, not every branch to the first object.
+  const sameRef = (candidate: Alternative, alternative: Alternative) => typeof alternative.raw.$ref === 'string' && candidate.raw.$ref === alternative.raw.$ref;
   for (const alternative of required) {
-    const match = offered.find((candidate) => covers(candidate, alternative));
+    const match = offered.find((candidate) => sameRef(candidate, alternative)) ?? offered.find((candidate) => covers(candidate, alternative));
     if (!match) {
       report(where, direction === 'response' ? `widened type: may now be ${named(alternative)}` : `narrowed type: no longer accepts ${named(alternative)}`);
       continue;

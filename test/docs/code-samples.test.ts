@@ -13,6 +13,7 @@ import { sandboxDistributor } from '../../server/modules/sandbox/synthetic-distr
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
+import { addConnection } from '../../server/modules/dms/connections.js';
 import { useTestService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
@@ -162,6 +163,8 @@ function callers() {
     const seeded = await createCaller(pool, { modules: ['delivery', 'field-sales'] });
     const organization = actingOrganization(await getOrganization(kyselyOver(pool), seeded.organizationId));
     await inTransaction(kyselyOver(pool), (tx) => writeDistributor(tx, operatorActor(organization, 'docs test'), sandboxDistributor(30)));
+    // Each with a DMS connection, as the sandbox has one (an operator adds connections; the DMS reads need it).
+    for (const caller of [empty, seeded]) await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
     return { empty, seeded };
   })();
   return organizations;

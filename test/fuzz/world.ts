@@ -9,6 +9,8 @@ import { createCaller, ALL_SCOPES, type TestCaller } from '../support/callers.js
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { openOneTrip } from '../support/trips.js';
+import { inTransaction } from '../../server/platform/database/transaction.js';
+import { addConnection } from '../../server/modules/dms/connections.js';
 
 export interface Tenant {
   caller: TestCaller;
@@ -60,6 +62,8 @@ async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSy
   await registerCodeSystem(kyselyOver(pool), caller.organizationId, partnerSystem);
   // The API only reads trips: one is opened beforehand, for the examples' trip ids to stand for.
   await openOneTrip(pool, caller.organizationId);
+  // An operator connects the DMS (the examples' distributor), as the sandbox is connected.
+  await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
   const seedingProblems: string[] = [];
   const root = apiRoot.toString().replace(/\/$/, '');
   for await (const outcome of checkDeployment({ document, apiRoot: root, key: caller.secret, timeoutMs: 15_000 })) {

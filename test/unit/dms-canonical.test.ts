@@ -166,3 +166,12 @@ test('what can be read of a failed document: a date only in its exact form', (t)
   t.is(headerOf({ salesmanCode: 'SM01', status: 'x'.repeat(30) }).status, 'x'.repeat(20));
   t.is(headerOf({ salesmanCode: 'SM01' }).salesmanCode, 'SM01');
 });
+
+test('what passes: a free issue priced 0 without a discount, a credit note with lines alone or an amount alone', (t) => {
+  const free = saleInvoice('CSR01000001', 'UG0000001', 1);
+  (free.body as any).lines.push({ productCode: '100201', unit: 'bottle', quantity: 2, unitPrice: '0', free: true });
+  t.notThrows(() => checkOnArrival(free, 'DIST001'));
+  const note = (body: Record<string, unknown>) => doc('credit_note', 'CN-1', { customerCode: 'UG0000001', invoiceNumber: 'CSR01000001', reason: 'x', ...body });
+  t.notThrows(() => checkOnArrival(note({ lines: [{ productCode: '100201', quantity: 1, unitPrice: '5' }] }), 'DIST001'));
+  t.notThrows(() => checkOnArrival(note({ amount: '5' }), 'DIST001'));
+});

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
-import { startLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
+import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
 
 export const DMS_QUEUE = 'dms.process';
 /** How long a dispatched document is left to its job before it is dispatched again. */
@@ -48,13 +48,5 @@ export async function dispatchDmsDocuments(db: Db, sendMany: SendMany, batch = 1
 
 /** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
 export function startDmsDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): BackgroundLoop {
-  return startLoop({
-    pollIntervalMs: options.pollIntervalMs ?? 250,
-    async pass() {
-      const count = await dispatchDmsDocuments(options.db, options.sendMany);
-      if (count > 0) options.wake?.(count);
-      return count > 0;
-    },
-    onError: options.onError,
-  });
+  return startDispatchLoop({ dispatch: () => dispatchDmsDocuments(options.db, options.sendMany), onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs });
 }

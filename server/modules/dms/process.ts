@@ -9,24 +9,20 @@
 // accounting posting is pending the new version waits with the spec's note; the reversal rules themselves (held by
 // the accounting system -> R09 naming what to void by hand; fiscal -> R09) come from the document modules.
 import { sql } from 'kysely';
-import type { Logger } from 'pino';
 import type { DmsConnectionActor } from '../../domain/actor.js';
 import { actingOrganization, getOrganization } from '../../platform/access/organizations.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
-import type { ConnectorSettings } from '../../connectors/connections.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
 import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
 import { setFlags, type FlagChange } from './flags.js';
 import { HANDLERS } from './handlers/index.js';
-import type { Applied, DmsContext, LoadedDocument, PreviousVersion } from './handlers/types.js';
+import { forgetVanDays } from './handlers/van-day.js';
+import type { Applied, DmsContext, DmsRunner, LoadedDocument, PreviousVersion } from './handlers/types.js';
+
+export type { DmsRunner };
 import { DmsRejection, DmsWait, noMapperNote, PREVIOUS_POSTING_NOTE, RETRY_WINDOW_HOURS, retryDelaySeconds, waitKeys } from './reasons.js';
 
-export interface DmsRunner {
-  db: Db;
-  settings: ConnectorSettings;
-  logger: Logger;
-}
 
 /** What a DMS status that cancels a document is called. */
 const CANCELLING = new Set(['cancelled']);
@@ -37,10 +33,10 @@ const DOCUMENT_COLUMNS = ['organization_id', 'id', 'connection_id', 'natural_key
 /** The context a connection's documents are posted in: its actor, and whether fiscalisation applies to them. */
 export async function contextOf(db: Db | Tx, connection: DmsConnectionRow): Promise<DmsContext> {
   const organization = actingOrganization(await getOrganization(db as Db, connection.organization_id));
-  const fiscal = await db.selectFrom('connector_connections').select('system')
-    .where('organization_id', '=', connection.organization_id).where('system', '=', 'fiscal').where('enabled', '=', true).executeTakeFirst();
+  const systems = (await db.selectFrom('connector_connections').select('system')
+    .where('organization_id', '=', connection.organization_id).where('enabled', '=', true).execute()).map((row) => row.system);
   const actor: DmsConnectionActor = connectionActor(organization, connection.id);
-  return { actor, connection, fiscalApplies: connection.fiscalise && fiscal !== undefined };
+  return { actor, connection, fiscalApplies: connection.fiscalise && systems.includes('fiscal'), accountingConnected: systems.includes('accounting') };
 }
 
 async function load(db: Db | Tx, organizationId: string, id: string, lock: boolean): Promise<LoadedDocument | null> {
@@ -208,10 +204,12 @@ export async function postInTransaction(tx: Tx, context: DmsContext, document: L
   let applied: Applied;
   try {
     applied = await handler.apply(tx, context, { ...document, previous: previous?.state === 'posted' ? previous : null });
+    // Savepoints have no builder form (here and below).
     await sql`release savepoint dms_document`.execute(tx);
   } catch (error) {
-    // Back to before the handler: nothing it wrote stays.
+    // Back to before the handler: nothing it wrote stays, nor what the transaction remembered of it.
     await sql`rollback to savepoint dms_document`.execute(tx);
+    forgetVanDays(tx);
     if (error instanceof DmsWait) return wait(tx, document, error);
     const rejection = asRejection(error);
     if (rejection) return reject(tx, document, rejection);
@@ -220,7 +218,7 @@ export async function postInTransaction(tx: Tx, context: DmsContext, document: L
     throw error;
   }
   if (previous) await setFlags(tx, org, [previous.id], { state: 'superseded' });
-  const posting = applied.accounting ? await accountingPosting(tx, org, applied.accounting) : null;
+  const posting = applied.accounting && context.accountingConnected ? await accountingPosting(tx, org, applied.accounting) : null;
   await setFlags(tx, org, [document.id], {
     state: 'posted', mikonoTable: applied.table, mikonoId: applied.id,
     quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null,

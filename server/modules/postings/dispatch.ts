@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
-import { startLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
+import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
 import { POSTING_QUEUE, type PostingJob } from './run.js';
 
 /** Queues up to `batch` due postings; returns how many. */
@@ -52,13 +52,5 @@ export type PostingDispatcher = BackgroundLoop;
 
 /** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
 export function startPostingDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): PostingDispatcher {
-  return startLoop({
-    pollIntervalMs: options.pollIntervalMs ?? 250,
-    async pass() {
-      const count = await dispatchPostings(options.db, options.sendMany);
-      if (count > 0) options.wake?.(count);
-      return count > 0;
-    },
-    onError: options.onError,
-  });
+  return startDispatchLoop({ dispatch: () => dispatchPostings(options.db, options.sendMany), onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs });
 }

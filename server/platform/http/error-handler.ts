@@ -54,6 +54,12 @@ function toApiError(error: unknown, req: Request, allowedAt: (pointer: string) =
   const bodyProblem = bodyParserProblem(e, req);
   if (bodyProblem) return bodyProblem;
 
+  // A path segment that is not valid percent-encoded UTF-8, on a path the validator leaves to its module (the DMS
+  // push): the router could not decode its parameter (express marks that URIError 400).
+  if (error instanceof URIError && status === 400) {
+    return new ApiError('invalid_field', 'A path segment is not valid percent-encoded UTF-8.', [{ field: '/path', code: 'invalid_field', message: 'not valid percent-encoded UTF-8' }]);
+  }
+
   // A value the validator let through but PostgreSQL refuses (class 22, "data exception": out of range,
   // overflow, bad encoding). Modules check these first and name the field; this is the backstop that keeps
   // them from ever being a 500.

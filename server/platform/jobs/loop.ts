@@ -39,3 +39,19 @@ export function startLoop(options: {
     },
   };
 }
+
+/**
+ * A dispatch loop (due rows -> jobs): `dispatch` sends the due jobs and says how many; while it finds some it runs
+ * again at once, and `wake` tells this process's idle workers to fetch them now.
+ */
+export function startDispatchLoop(options: { dispatch: () => Promise<number>; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): BackgroundLoop {
+  return startLoop({
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+    async pass() {
+      const count = await options.dispatch();
+      if (count > 0) options.wake?.(count);
+      return count > 0;
+    },
+    onError: options.onError,
+  });
+}

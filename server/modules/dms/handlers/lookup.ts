@@ -63,20 +63,16 @@ export async function badStockOfVan(tx: Tx, organizationId: string, van: Locatio
 }
 
 /** The main warehouse a van loads from: the one named, else the first active main warehouse by code; none is R03. */
-export async function mainWarehouse(tx: Tx, organizationId: string, code?: string): Promise<LocationFacts> {
-  if (code) return locationByCode(tx, organizationId, code);
-  const row = await tx.selectFrom('locations').select(['id', 'code', 'kind', 'stock_condition', 'active'])
-    .where('organization_id', '=', organizationId).where('kind', '=', 'main').where('active', '=', true).orderBy('code').executeTakeFirst();
-  if (!row) throw new DmsRejection('R03', 'The organisation has no active main warehouse; set one up, then re-process.');
-  return row;
-}
+export const mainWarehouse = (tx: Tx, organizationId: string, code?: string) => namedOrFirst(tx, organizationId, 'main', code, 'no active main warehouse');
 
 /** The damages store for bad stock: the one named, else the first active one by code; none is R03. */
-export async function damagesLocation(tx: Tx, organizationId: string, code?: string): Promise<LocationFacts> {
+export const damagesLocation = (tx: Tx, organizationId: string, code?: string) => namedOrFirst(tx, organizationId, 'damages', code, 'no active damages location for bad stock');
+
+async function namedOrFirst(tx: Tx, organizationId: string, kind: 'main' | 'damages', code: string | undefined, missing: string): Promise<LocationFacts> {
   if (code) return locationByCode(tx, organizationId, code);
   const row = await tx.selectFrom('locations').select(['id', 'code', 'kind', 'stock_condition', 'active'])
-    .where('organization_id', '=', organizationId).where('kind', '=', 'damages').where('active', '=', true).orderBy('code').executeTakeFirst();
-  if (!row) throw new DmsRejection('R03', 'The organisation has no active damages location for bad stock; set one up, then re-process.');
+    .where('organization_id', '=', organizationId).where('kind', '=', kind).where('active', '=', true).orderBy('code').executeTakeFirst();
+  if (!row) throw new DmsRejection('R03', `The organisation has ${missing}; set one up, then re-process.`);
   return row;
 }
 

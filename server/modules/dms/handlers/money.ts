@@ -7,10 +7,9 @@ import type { Tx } from '../../../platform/database/transaction.js';
 import { Decimal } from 'decimal.js';
 import type { BodyOf } from '../canonical.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
-import type { DmsRunner } from '../process.js';
 import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from './lookup.js';
 import { vanDayOf } from './van-day.js';
-import type { DmsContext, DocumentHandler } from './types.js';
+import type { DmsContext, DmsRunner, DocumentHandler } from './types.js';
 
 /** The receipts a reversal would undo, each asked about in the accounting system (held: R09 naming it). */
 async function askAboutReceipts(runner: DmsRunner, context: DmsContext, receiptIds: readonly string[], what: string): Promise<void> {

@@ -8,10 +8,9 @@ import { cancelCreditNote, issueCreditNote } from '../../credit-notes/documents.
 import { processReturn } from '../../returns/documents.js';
 import { checkTotals, type BodyOf } from '../canonical.js';
 import { DmsRejection, waitKeys } from '../reasons.js';
-import type { DmsRunner } from '../process.js';
 import { badStockOfVan, customerByCode, invoiceByNumber, productsByCode, routeByCode, vanOfRoute } from './lookup.js';
 import { stockWait, vanDayOf } from './van-day.js';
-import type { DmsContext, DocumentHandler, LoadedDocument } from './types.js';
+import type { DmsContext, DmsRunner, DocumentHandler, LoadedDocument } from './types.js';
 
 /** Payment methods the fiscal system records on a cash sale. */
 const FISCAL_CASH_METHODS = new Set(['cash', 'mobile_money']);

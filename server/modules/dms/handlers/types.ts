@@ -5,13 +5,24 @@ import type { DmsConnectionActor } from '../../../domain/actor.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import type { DmsDocumentJson } from '../canonical.js';
 import type { DmsConnectionRow } from '../connections.js';
-import type { DmsRunner } from '../process.js';
+import type { Logger } from 'pino';
+import type { ConnectorSettings } from '../../../connectors/connections.js';
+import type { Db } from '../../../platform/database/transaction.js';
+
+/** What posting needs from its process: the database, how to reach the external systems, where to log. */
+export interface DmsRunner {
+  db: Db;
+  settings: ConnectorSettings;
+  logger: Logger;
+}
 
 export interface DmsContext {
   actor: DmsConnectionActor;
   connection: DmsConnectionRow;
   /** The organisation is connected to the fiscal system and the connection's fiscalise switch is on. */
   fiscalApplies: boolean;
+  /** The organisation has an accounting connection (its documents' postings are queued there). */
+  accountingConnected: boolean;
 }
 
 export interface PreviousVersion {

@@ -8,8 +8,36 @@ import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
 import type { DmsContext, LoadedDocument } from './types.js';
 
+/**
+ * What a transaction already found of a van day (the route, its van, the warehouse, the trip in transit), by route,
+ * date and salesman: documents of one day posted in one transaction look them up once. A day's facts do not change
+ * inside the transaction except by its own documents, which only use the trip.
+ */
+const days = new WeakMap<Tx, Map<string, Promise<VanDay>>>();
+
+type VanDay = Awaited<ReturnType<typeof findVanDay>>;
+
 /** The van day the document belongs to: the route's van and the salesman's DMS day as a trip in transit. */
-export async function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, routeCode: string) {
+export function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, routeCode: string): Promise<VanDay> {
+  let known = days.get(tx);
+  if (!known) days.set(tx, known = new Map());
+  const key = `${routeCode}|${document.date}|${document.document.salesmanCode ?? ''}`;
+  let day = known.get(key);
+  if (!day) {
+    day = findVanDay(tx, context, document, routeCode);
+    known.set(key, day);
+    // A refusal is not remembered: the next document asks again.
+    day.catch(() => known!.delete(key));
+  }
+  return day;
+}
+
+/** Forgets what the transaction found: a document's savepoint was rolled back, and with it any trip it opened. */
+export function forgetVanDays(tx: Tx): void {
+  days.delete(tx);
+}
+
+async function findVanDay(tx: Tx, context: DmsContext, document: LoadedDocument, routeCode: string) {
   const organizationId = context.actor.organization.id;
   const route = await routeByCode(tx, organizationId, routeCode);
   const van = await vanOfRoute(tx, organizationId, route);

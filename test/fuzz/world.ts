@@ -108,7 +108,11 @@ export async function dataFingerprint(pool: pg.Pool, organizationId: string): Pr
   )).rows.map((r) => r.table_name).filter((t) => !BOOKKEEPING.has(t));
   const parts = tables.map((table) => table === 'events'
     ? `SELECT 'events' AS t, md5(coalesce(string_agg(x.id::text, ',' ORDER BY x.id), '')) AS d FROM events x WHERE x.organization_id = $1`
-    : `SELECT '${table}' AS t, md5(coalesce(string_agg(row_to_json(x)::text, ',' ORDER BY row_to_json(x)::text), '')) AS d FROM "${table}" x WHERE x.organization_id = $1`);
+    // DMS documents by their flags: the worker tries waiting documents again in the background (when they are next
+    // tried and how often is its bookkeeping; a flag that changes is data).
+    : table === 'dms_documents'
+      ? `SELECT 'dms_documents' AS t, md5(coalesce(string_agg(concat_ws('|', x.id, x.state, x.note, x.reason_code, x.reason_text, x.mikono_table, x.mikono_id, x.quickbooks_ref, x.updated_at), ',' ORDER BY x.id), '')) AS d FROM dms_documents x WHERE x.organization_id = $1`
+      : `SELECT '${table}' AS t, md5(coalesce(string_agg(row_to_json(x)::text, ',' ORDER BY row_to_json(x)::text), '')) AS d FROM "${table}" x WHERE x.organization_id = $1`);
   const { rows } = await pool.query<{ t: string; d: string }>(parts.join(' UNION ALL '), [organizationId]);
   return Object.fromEntries(rows.map((r) => [r.t, r.d]));
 }

@@ -28,7 +28,7 @@ import { DmsRejection, DmsWait, noMapperNote, PREVIOUS_POSTING_NOTE, RETRY_WINDO
 const CANCELLING = new Set(['cancelled']);
 
 const DOCUMENT_COLUMNS = ['organization_id', 'id', 'connection_id', 'natural_key', 'version', 'document_type', 'document_number', 'document_date', 'dms_status',
-  'content', 'state', 'received_at', 'retry_until', 'attempts'] as const;
+  'content', 'state', 'received_at', 'retry_until', 'attempts', 'note', 'waiting_for'] as const;
 
 /** The context a connection's documents are posted in: its actor, and whether fiscalisation applies to them. */
 export async function contextOf(db: Db | Tx, connection: DmsConnectionRow): Promise<DmsContext> {
@@ -64,7 +64,7 @@ async function load(db: Db | Tx, organizationId: string, id: string, lock: boole
   return {
     id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
     date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
-    retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state,
+    retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state, note: row.note, waitingFor: row.waiting_for,
   };
 }
 
@@ -255,6 +255,12 @@ async function wait(tx: Tx, document: LoadedDocument, waiting: DmsWait): Promise
     return 'received';
   }
   const next = new Date(Math.min(until.getTime(), Date.now() + retryDelaySeconds(document.attempts + 1) * 1000));
+  if (document.state === 'received' && document.note === waiting.note && document.waitingFor === waiting.waitingFor) {
+    // Still waiting for the same thing: the flag has not changed, so no flag event and no new updatedAt (the pull
+    // does not list it again); only when it is tried next.
+    await tx.updateTable('dms_documents').set({ next_attempt_at: next, retry_until: until }).where('organization_id', '=', org).where('id', '=', document.id).execute();
+    return 'received';
+  }
   await setFlags(tx, org, [document.id], { state: 'received', note: waiting.note, waitingFor: waiting.waitingFor, nextAttemptAt: next, retryUntil: until });
   return 'received';
 }

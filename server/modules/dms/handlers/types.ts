@@ -49,8 +49,10 @@ export interface LoadedDocument {
   receivedAt: Date;
   retryUntil: Date | null;
   attempts: number;
-  /** The flag's state when it was read (only a `received` document is posted). */
+  /** The flag's state when it was read (only a `received` document is posted), its note and what it waits for. */
   state: string;
+  note: string | null;
+  waitingFor: string | null;
   /** The earlier version this one replaces, when that one was posted (null for a first version). */
   previous: PreviousVersion | null;
 }

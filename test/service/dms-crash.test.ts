@@ -12,7 +12,7 @@ import { migrateSimulators } from '../../server/connectors/simulators/database.j
 import { quickBooksPostingCount } from '../../server/connectors/simulators/quickbooks/router.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 import { dmsShop, masterData, saleInvoice, stockDay } from '../support/dms.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startWorker, type ServerProcess } from '../support/server-process.js';
 import { eventually } from '../webhooks/receiver.js';
 
 const DOCUMENTS = 500;
@@ -28,13 +28,7 @@ test.after.always(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const worker = async () => {
-  const child = await startServerProcess({ DATABASE_URL: world.database.url, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn' },
-    { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 });
-  started.push(child);
-  if (child.child.exitCode !== null) throw new Error(`the worker did not start:\n${child.output()}`);
-  return child;
-};
+const worker = () => startWorker(world.database.url, dataDir, started);
 
 test('SIGKILL of the worker while it posts a 500-document batch: after a restart every document is posted or rejected exactly once, nothing posted twice', async (t) => {
   const shop = await dmsShop(world);

@@ -17,7 +17,7 @@ import { products } from '../../server/modules/products/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { createInvoice } from '../../server/modules/invoices/documents.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startWorker, type ServerProcess } from '../support/server-process.js';
 import { eventually } from '../webhooks/receiver.js';
 
 const INVOICES = 200;
@@ -33,13 +33,7 @@ test.after.always(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const worker = async () => {
-  const child = await startServerProcess({ DATABASE_URL: world.database.url, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn' },
-    { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 });
-  started.push(child);
-  if (child.child.exitCode !== null) throw new Error(`the worker did not start:\n${child.output()}`);
-  return child;
-};
+const worker = () => startWorker(world.database.url, dataDir, started);
 const posted = async (organizationId: string) => Number((await world.db.selectFrom('external_postings').select((eb) => eb.fn.countAll().as('n'))
   .where('organization_id', '=', organizationId).where('status', '=', 'posted').executeTakeFirstOrThrow()).n);
 

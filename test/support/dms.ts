@@ -4,7 +4,7 @@
 // transaction) and post what is due the way the workers do (processDocuments), until nothing more is due.
 import pino from 'pino';
 import { sql } from 'kysely';
-import type { Db, Tx } from '../../server/platform/database/transaction.js';
+import type { Tx } from '../../server/platform/database/transaction.js';
 import type { OperatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection, type DmsConnectionRow } from '../../server/modules/dms/connections.js';
@@ -93,8 +93,4 @@ export function stockDay(cases: number) {
     doc('company_invoice', '9550800000001', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: cases * 2, receivedQuantity: cases * 2, unitCost: '18000' }] }),
     doc('van_replenishment', 'VR000001', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: cases }] }),
   ];
-}
-
-export async function stateOf(db: Db, organizationId: string, id: string): Promise<string> {
-  return (await db.selectFrom('dms_documents').select('state').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirstOrThrow()).state;
 }

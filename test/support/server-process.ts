@@ -42,3 +42,15 @@ export async function startServerProcess(env: Record<string, string>, options: {
     },
   };
 }
+
+/**
+ * A worker process (`--role worker`, with the simulators) on a test file's database, kept in `started` so the file
+ * can kill what is left when it ends; a worker that did not start fails with its output.
+ */
+export async function startWorker(databaseUrl: string, dataDir: string, started: ServerProcess[]): Promise<ServerProcess> {
+  const child = await startServerProcess({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn' },
+    { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 });
+  started.push(child);
+  if (child.child.exitCode !== null) throw new Error(`the worker did not start:\n${child.output()}`);
+  return child;
+}

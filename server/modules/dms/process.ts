@@ -248,8 +248,10 @@ async function reject(tx: Tx, document: LoadedDocument, rejection: DmsRejection)
 async function wait(tx: Tx, document: LoadedDocument, waiting: DmsWait): Promise<'received' | 'rejected'> {
   const until = document.retryUntil ?? new Date(document.receivedAt.getTime() + RETRY_WINDOW_HOURS * 3_600_000);
   const org = document.organizationId;
-  await tx.updateTable('dms_documents').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('organization_id', '=', org).where('id', '=', document.id).execute();
+  const tried = (set: { next_attempt_at?: Date; retry_until?: Date } = {}) => tx.updateTable('dms_documents').set((eb) => ({ attempts: eb('attempts', '+', 1), ...set }))
+    .where('organization_id', '=', org).where('id', '=', document.id).execute();
   if (Date.now() >= until.getTime()) {
+    await tried();
     if (waiting.kind === 'dependency') return reject(tx, document, new DmsRejection('R08', waiting.note));
     await setFlags(tx, org, [document.id], { state: 'received', note: waiting.note, waitingFor: waiting.waitingFor, nextAttemptAt: null, retryUntil: until });
     return 'received';
@@ -258,9 +260,10 @@ async function wait(tx: Tx, document: LoadedDocument, waiting: DmsWait): Promise
   if (document.state === 'received' && document.note === waiting.note && document.waitingFor === waiting.waitingFor) {
     // Still waiting for the same thing: the flag has not changed, so no flag event and no new updatedAt (the pull
     // does not list it again); only when it is tried next.
-    await tx.updateTable('dms_documents').set({ next_attempt_at: next, retry_until: until }).where('organization_id', '=', org).where('id', '=', document.id).execute();
+    await tried({ next_attempt_at: next, retry_until: until });
     return 'received';
   }
+  await tried();
   await setFlags(tx, org, [document.id], { state: 'received', note: waiting.note, waitingFor: waiting.waitingFor, nextAttemptAt: next, retryUntil: until });
   return 'received';
 }

@@ -1,7 +1,7 @@
 // The DMS names records by their codes (outlet code, product code, route code, location code, document numbers);
 // the posting functions take the service's ids. Each lookup here turns a code into its record, or says why the
 // document cannot post: not received yet (a wait, R08, woken when it arrives) or not set up (R03).
-import type { Tx } from '../../../platform/database/transaction.js';
+import type { Db, Tx } from '../../../platform/database/transaction.js';
 import { findRecordIdByCode } from '../../../platform/external-codes/external-codes.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
 
@@ -98,8 +98,8 @@ export async function salespersonByCode(tx: Tx, organizationId: string, code: st
   return row?.id ?? null;
 }
 
-/** The receipts a posted collection (PY) made: its posted version's receipt group. */
-export async function collectionReceipts(tx: Tx, organizationId: string, distributorCode: string, number: string): Promise<{ ids: string[]; documentId: string }> {
+/** The receipts a posted collection (PY) made: its posted version's receipt group (a read: in a transaction or before one). */
+export async function collectionReceipts(tx: Db, organizationId: string, distributorCode: string, number: string): Promise<{ ids: string[]; documentId: string }> {
   const posted = await tx.selectFrom('dms_documents').select(['id', 'mikono_id']).where('organization_id', '=', organizationId)
     .where('natural_key', '=', `${distributorCode}|customer_collection|${number}`).where('state', '=', 'posted').where('mikono_table', '=', 'payments')
     .orderBy('version', 'desc').executeTakeFirst();

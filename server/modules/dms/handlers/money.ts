@@ -3,7 +3,7 @@
 // through the payments module's posting functions; a reversal asks the accounting system first, as REST does.
 import { reversePayment, recordPayment } from '../../payments/documents.js';
 import { checkReversible } from '../../postings/reversal.js';
-import type { Tx } from '../../../platform/database/transaction.js';
+import type { Db, Tx } from '../../../platform/database/transaction.js';
 import { Decimal } from 'decimal.js';
 import type { BodyOf } from '../canonical.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
@@ -29,7 +29,8 @@ async function reverseReceipts(tx: Tx, context: DmsContext, receiptIds: readonly
   for (const id of receiptIds) await reversePayment(tx, context.actor, id, reason);
 }
 
-async function receiptsOf(tx: Tx, organizationId: string, firstReceiptId: string): Promise<string[]> {
+/** The receipts of a collection still posted, from its first receipt (a read: in a transaction or before one). */
+async function receiptsOf(tx: Db, organizationId: string, firstReceiptId: string): Promise<string[]> {
   const first = await tx.selectFrom('payments').select('receipt_group_id').where('organization_id', '=', organizationId).where('id', '=', firstReceiptId).executeTakeFirstOrThrow();
   const rows = await tx.selectFrom('payments').select(['id', 'status']).where('organization_id', '=', organizationId).where('receipt_group_id', '=', first.receipt_group_id).orderBy('id').execute();
   return rows.filter((row) => row.status === 'posted').map((row) => row.id);
@@ -37,7 +38,7 @@ async function receiptsOf(tx: Tx, organizationId: string, firstReceiptId: string
 
 export const customerCollection: DocumentHandler = {
   async prepare(runner, context, document) {
-    const receipts = await runner.db.transaction().execute((tx) => receiptsOf(tx, context.actor.organization.id, document.previous!.mikonoId!));
+    const receipts = await receiptsOf(runner.db, context.actor.organization.id, document.previous!.mikonoId!);
     await askAboutReceipts(runner, context, receipts, 'Reversed');
   },
   async apply(tx, context, document) {
@@ -75,7 +76,7 @@ export const chequeProcessing: DocumentHandler = {
   async prepare(runner, context, document) {
     if (document.status !== 'bounced') return;
     const body = document.document.body as BodyOf<'DmsChequeProcessingDocument'>;
-    const found = await runner.db.transaction().execute((tx) => collectionReceipts(tx, context.actor.organization.id, context.connection.distributor_code, body.collectionNumber))
+    const found = await collectionReceipts(runner.db, context.actor.organization.id, context.connection.distributor_code, body.collectionNumber)
       .catch((error: unknown) => { if (error instanceof DmsWait) return null; throw error; });
     if (found) await askAboutReceipts(runner, context, found.ids, 'Reversed');
   },

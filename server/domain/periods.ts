@@ -24,7 +24,11 @@ export async function booksClosedThrough(tx: Tx, organizationId: string): Promis
  * 422 period_closed with `field` (a JSON pointer, `/orderDate`) in `errors[]`. Runs in the document's transaction.
  */
 export async function refuseClosedPeriod(tx: Tx, organizationId: string, date: string, field: string): Promise<void> {
-  const through = await booksClosedThrough(tx, organizationId);
+  refuseDateInClosedPeriod(await booksClosedThrough(tx, organizationId), date, field);
+}
+
+/** refuseClosedPeriod on the date read already (booksClosedThrough): a set of documents reads it once. */
+export function refuseDateInClosedPeriod(through: string | null, date: string, field: string): void {
   if (through !== null && date <= through) {
     throw new ApiError('period_closed', `The books are closed through ${through}; ${date} is in a closed period.`, [
       { field, code: 'period_closed', message: `${date} is on or before ${through}, the date the books are closed through` },

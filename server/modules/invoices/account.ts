@@ -42,21 +42,35 @@ export interface AccountEntry {
  * the customer has none yet). In the global lock order it comes after the stock and empties rows, before numbers.
  */
 export async function lockCustomerBalance(tx: Transaction<DB>, organizationId: string, customerId: string, currency: string): Promise<Decimal> {
+  return (await lockCustomerBalances(tx, organizationId, [{ customerId, currency }])).get(balanceKey(customerId, currency))!;
+}
+
+export const balanceKey = (customerId: string, currency: string) => `${customerId}|${currency}`;
+
+/** lockCustomerBalance for several customers (a set of invoices): the rows locked in (customer, currency) byte order. */
+export async function lockCustomerBalances(tx: Transaction<DB>, organizationId: string, pairs: readonly { customerId: string; currency: string }[]): Promise<Map<string, Decimal>> {
+  const unique = [...new Map(pairs.map((p) => [balanceKey(p.customerId, p.currency), p])).values()];
+  if (unique.length === 0) return new Map();
   await tx.insertInto('customer_balances')
-    .values({ organization_id: organizationId, customer_id: customerId, currency, open_balance: '0' })
+    .values(unique.map((p) => ({ organization_id: organizationId, customer_id: p.customerId, currency: p.currency, open_balance: '0' })))
     .onConflict((conflict) => conflict.doNothing())
     .execute();
-  const row = await tx.selectFrom('customer_balances').select('open_balance')
-    .where('organization_id', '=', organizationId).where('customer_id', '=', customerId).where('currency', '=', currency)
-    .forUpdate().executeTakeFirstOrThrow();
-  return new Decimal(row.open_balance);
+  const rows = await tx.selectFrom('customer_balances').select(['customer_id', 'currency', 'open_balance'])
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or(unique.map((p) => eb.and([eb('customer_id', '=', p.customerId), eb('currency', '=', p.currency)]))))
+    // Byte order whatever the database's collation: one lock order for every posting.
+    .orderBy(sql`customer_id COLLATE "C"`).orderBy(sql`currency COLLATE "C"`)
+    .forUpdate()
+    .execute();
+  return new Map(rows.map((row) => [balanceKey(row.customer_id, row.currency), new Decimal(row.open_balance)]));
 }
 
 /**
  * Appends entries and moves the balances they change: each customer's open balance (whose row the caller has
- * locked with lockCustomerBalance) and each invoice's balance, by the entries' sums. The invoice's status (paid when
- * its balance reaches zero, open again when it rises) is its caller's to move; the invoices table's CHECK keeps
- * the balance within 0 and the total, so an over-allocation that slipped past the caller fails the transaction.
+ * locked with lockCustomerBalance) and each invoice's balance, by the entries' sums (one statement each, however
+ * many). The invoice's status (paid when its balance reaches zero, open again when it rises) is its caller's to
+ * move; the invoices table's CHECK keeps the balance within 0 and the total, so an over-allocation that slipped past
+ * the caller fails the transaction.
  */
 export async function postAccountEntries(tx: Transaction<DB>, organizationId: string, entries: AccountEntry[]): Promise<void> {
   if (entries.length === 0) return;
@@ -68,23 +82,25 @@ export async function postAccountEntries(tx: Transaction<DB>, organizationId: st
   const byCustomer = new Map<string, { customer_id: string; currency: string; change: Decimal }>();
   const byInvoice = new Map<string, Decimal>();
   for (const entry of entries) {
-    const key = `${entry.customerId}|${entry.currency}`;
+    const key = balanceKey(entry.customerId, entry.currency);
     const before = byCustomer.get(key);
     byCustomer.set(key, { customer_id: entry.customerId, currency: entry.currency, change: (before?.change ?? new Decimal(0)).plus(entry.amount) });
     if (entry.invoiceId !== null) byInvoice.set(entry.invoiceId, (byInvoice.get(entry.invoiceId) ?? new Decimal(0)).plus(entry.amount));
   }
-  for (const { customer_id, currency, change } of byCustomer.values()) {
-    await tx.updateTable('customer_balances')
-      .set((eb) => ({ open_balance: eb('open_balance', '+', change.toFixed()), updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', organizationId).where('customer_id', '=', customer_id).where('currency', '=', currency)
-      .execute();
-  }
-  for (const [invoiceId, change] of byInvoice) {
-    await tx.updateTable('invoices')
-      // The balance moves by the entries' sum; the numeric addition is the database's, exact.
-      .set((eb) => ({ balance: eb('balance', '+', change.toFixed()), updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', organizationId).where('id', '=', invoiceId)
-      .execute();
+  const customers = [...byCustomer.values()].map(({ customer_id, currency, change }) => ({ customer_id, currency, change: change.toFixed() }));
+  // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the numeric addition is the
+  // database's, exact (the change travels as a decimal string).
+  await sql`
+    UPDATE customer_balances AS b SET open_balance = b.open_balance + x.change, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(customers)}::jsonb) AS x(customer_id text, currency text, change numeric)
+     WHERE b.organization_id = ${organizationId} AND b.customer_id = x.customer_id AND b.currency = x.currency`.execute(tx);
+  if (byInvoice.size > 0) {
+    const invoices = [...byInvoice].map(([id, change]) => ({ id, change: change.toFixed() }));
+    // As above: one statement for the set, the JSON bound.
+    await sql`
+      UPDATE invoices AS i SET balance = i.balance + x.change, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(invoices)}::jsonb) AS x(id text, change numeric)
+       WHERE i.organization_id = ${organizationId} AND i.id = x.id`.execute(tx);
   }
 }
 

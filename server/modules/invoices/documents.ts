@@ -10,21 +10,21 @@ import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
-import { refuseClosedPeriod } from '../../domain/periods.js';
-import { planReversal, queuePostings } from '../../domain/postings.js';
-import { nextDocumentNumber } from '../../domain/documents/numbers.js';
+import { booksClosedThrough, refuseClosedPeriod, refuseDateInClosedPeriod } from '../../domain/periods.js';
+import { planReversal, queuePostingsOf, type InitialBlocks } from '../../domain/postings.js';
+import { nextDocumentNumbers } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
-import { recordEvent } from '../../platform/events/outbox.js';
+import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
 import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { resolveLines, throwIfAny, type StockUnit } from '../stock/documents.js';
-import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
-import { postMovements, type Movement } from '../stock/ledger.js';
+import { checkLines, throwIfAny, type LineFacts, type StockUnit } from '../stock/documents.js';
+import { lockEmpties, planEmpties, postEmptiesMovements, writeEmpties, type EmptiesMove } from '../stock/empties.js';
+import { applyPlan, lockStock, planMovements, postMovements, writeMovements, type Movement, type StockPlan } from '../stock/ledger.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
 import { NEEDS_REFERENCE, recordPayment, type PaymentMethod } from '../payments/documents.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries } from './account.js';
+import { balanceKey, lockCustomerBalance, lockCustomerBalances, lockInvoices, postAccountEntries, type AccountEntry } from './account.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
 /** The resource name of invoices in events and ledger rows (stock and empties movements' document_type). */
@@ -106,6 +106,191 @@ interface LinePlan {
 
 /** Creates and posts an invoice: goods and their empties off the location, the customer's account raised by its total. */
 export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand): Promise<PostedInvoice> {
+  const [outcome] = await createInvoices(tx, actor, [command]);
+  if (outcome instanceof ApiError) throw outcome;
+  return outcome!;
+}
+
+/** An invoice of a set: posted, or refused with the error createInvoice would have thrown for it alone. */
+export type InvoiceOutcome = PostedInvoice | ApiError;
+
+/**
+ * Creates and posts a set of invoices (createInvoice is the set of one), in order, in the caller's transaction: each
+ * is checked and planned as if posted alone after the ones before it (their stock, their customers' balances), so a
+ * refused one (its outcome is the ApiError) changes nothing and the next ones are planned without it; the accepted
+ * ones are then written together, one statement per table for the whole set, which is what makes a day of DMS
+ * invoices post at hundreds per second. What the set reads (the period, customers, products, locations, trips) it
+ * reads once. An error while writing (a code another invoice holds, a bug) fails the whole set: the caller's
+ * transaction rolls back, or its savepoint, and it may post the invoices one by one to find the one at fault.
+ */
+export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands: readonly CreateInvoiceCommand[]): Promise<InvoiceOutcome[]> {
+  const organizationId = actor.organization.id;
+  const outcomes: (InvoiceOutcome | null)[] = commands.map(() => null);
+  const facts = await readFacts(tx, actor, commands);
+
+  // Each invoice checked on its own, in the order createInvoice has always checked them.
+  const drafts: Draft[] = [];
+  for (const [i, command] of commands.entries()) {
+    try {
+      drafts.push({ index: i, ...(await draftInvoice(tx, actor, command, facts)) });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes[i] = error;
+    }
+  }
+
+  // The rows the set changes, locked in the one global order: valuations and levels, customers' empties, balances.
+  const stock = await lockStock(tx, organizationId, drafts.flatMap((draft) => draft.movements));
+  const held = await lockEmpties(tx, organizationId, drafts.flatMap((draft) => draft.empties));
+  const balances = await lockCustomerBalances(tx, organizationId, drafts.map((draft) => ({ customerId: draft.command.customerId, currency: draft.command.currency })));
+
+  // Stock, empties and credit, each invoice on what the accepted ones before it left.
+  const accepted: (Draft & { planned: StockPlan['movements'] })[] = [];
+  for (const draft of drafts) {
+    const { command, totals } = draft;
+    const plan = planMovements(stock, draft.movements, draft.fieldOf);
+    if (plan instanceof ApiError) { outcomes[draft.index] = plan; continue; }
+    const emptiesAfter = planEmpties(held, draft.empties, draft.fieldOf);
+    if (emptiesAfter instanceof ApiError) { outcomes[draft.index] = emptiesAfter; continue; }
+    // The credit rule on the locked balance: a sale on credit puts its whole total on the account; one paid in full
+    // at once (a payment block) leaves nothing there, so it is not checked.
+    const key = balanceKey(command.customerId, command.currency);
+    const openBalance = balances.get(key)!;
+    const onCredit = !command.payment && new Decimal(totals.total).greaterThan(0);
+    if (onCredit && draft.creditLimit !== null && openBalance.plus(totals.total).greaterThan(draft.creditLimit)) {
+      const currency = command.currency;
+      outcomes[draft.index] = new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(draft.creditLimit, currency)}.`, [
+        { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(draft.creditLimit, currency)}` },
+      ]);
+      continue;
+    }
+    applyPlan(stock, plan);
+    for (const [emptyKey, quantity] of emptiesAfter) held.set(emptyKey, quantity);
+    if (onCredit) balances.set(key, openBalance.plus(totals.total));
+    accepted.push({ ...draft, planned: plan.movements });
+  }
+  if (accepted.length === 0) return outcomes as InvoiceOutcome[];
+
+  // Stock first, then the customers' empties (naming the stock movement of their line), then the numbers.
+  const moved = await writeMovements(tx, organizationId, stock, accepted.map((draft) => ({ document: { type: INVOICE, id: draft.id }, planned: draft.planned })));
+  await writeEmpties(tx, organizationId, held, accepted.map((draft, i) => {
+    const movementOf = new Map(moved[i]!.map((movement) => [movement.line, movement.id]));
+    return { document: { type: INVOICE, id: draft.id }, moves: draft.empties.map((move) => ({ ...move, stockMovementId: movementOf.get(move.line) ?? null })) };
+  }));
+  const numbers = await nextDocumentNumbers(tx, organizationId, INVOICE, 'INV', accepted.length);
+  // Their accounting postings and fiscal submissions, queued with them (they run after the transaction commits).
+  const blocks: InitialBlocks[] = [];
+  for (const fiscal of [true, false]) {
+    const members = accepted.map((draft, i) => ({ draft, i })).filter(({ draft }) => (draft.command.fiscalise !== false) === fiscal);
+    if (members.length === 0) continue;
+    const queued = await queuePostingsOf(tx, organizationId, members.map(({ draft, i }) => ({ type: 'invoice' as const, id: draft.id, number: numbers[i]! })), { fiscal });
+    members.forEach(({ i }, j) => { blocks[i] = queued[j]!; });
+  }
+  await tx.insertInto('invoices').values(accepted.map((draft, i) => {
+    const { command, totals } = draft;
+    return {
+      organization_id: organizationId, id: draft.id, number: numbers[i]!, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks[i]!,
+      issue_date: command.issueDate, due_date: draft.dueDate, currency: command.currency, location_id: command.locationId, trip_id: draft.tripId, salesperson_id: draft.salespersonId,
+      order_id: command.orderId ?? null, subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
+    };
+  })).execute();
+  await tx.insertInto('invoice_lines').values(accepted.flatMap((draft) => draft.plans.map((plan) => ({
+    organization_id: organizationId, invoice_id: draft.id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
+    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
+  })))).execute();
+  await postAccountEntries(tx, organizationId, accepted.filter((draft) => new Decimal(draft.totals.total).greaterThan(0)).map((draft): AccountEntry => ({
+    customerId: draft.command.customerId, type: 'invoice', documentType: INVOICE, documentId: draft.id, lineNumber: null, invoiceId: draft.id, amount: draft.totals.total, currency: draft.command.currency,
+  })));
+  for (const draft of accepted) {
+    const codes = draft.command.externalCodes;
+    if (codes && Object.keys(codes).length > 0) await assignCodes(tx, organizationId, INVOICE, draft.id, codes);
+  }
+  await recordEvents(tx, organizationId, INVOICE_CREATED, INVOICE, accepted.map((draft) => draft.id));
+  for (const draft of accepted) {
+    const { command } = draft;
+    // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
+    // for one order, the second is 409 invalid_state and rolls back whole).
+    if (command.orderId) await markOrderInvoiced(tx, actor, command.orderId);
+    // Paid at once: the payments module's own posting function records the receipt for the total, dated the issue
+    // date and on the van sale's trip (its invoice lock, taken on a row no one else can see yet, is free).
+    if (command.payment && new Decimal(draft.totals.total).greaterThan(0)) {
+      const total = { amount: draft.totals.total, currency: command.currency };
+      await recordPayment(tx, actor, {
+        customerId: command.customerId, method: command.payment.method, reference: command.payment.reference ?? null, amount: total,
+        paymentDate: command.issueDate, tripId: draft.tripId, allocations: [{ invoiceId: draft.id, amount: total }],
+      });
+    }
+  }
+  accepted.forEach((draft, i) => { outcomes[draft.index] = { id: draft.id, number: numbers[i]! }; });
+  return outcomes as InvoiceOutcome[];
+}
+
+/** What a set of invoices names, read once: the closed period, the customers, products, locations, salespeople, trips. */
+interface InvoiceFacts {
+  closedThrough: string | null;
+  customers: Map<string, { credit_limit_amount: string | null; payment_terms_days: number }>;
+  products: Map<string, ProductRow>;
+  lines: LineFacts;
+  locationKinds: Map<string, string>;
+  salespeople: Set<string>;
+  /** Van location id -> its trips in transit, by id. */
+  trips: Map<string, { id: string; salesperson_id: string }[]>;
+}
+
+async function readFacts(tx: Transaction<DB>, actor: Actor, commands: readonly CreateInvoiceCommand[]): Promise<InvoiceFacts> {
+  const organizationId = actor.organization.id;
+  // The organisation's row first (FOR SHARE): a period close waits for these invoices, and they for a close.
+  const closedThrough = await booksClosedThrough(tx, organizationId);
+  const customerIds = [...new Set(commands.map((command) => command.customerId))];
+  const customers = await tx.selectFrom('customers').select(['id', 'credit_limit_amount', 'payment_terms_days'])
+    .where('organization_id', '=', organizationId).where('id', 'in', customerIds).execute();
+  const productIds = [...new Set(commands.flatMap((command) => command.lines.map((line) => line.productId)))];
+  const products = productIds.length === 0 ? new Map<string, ProductRow>() : await readProducts(tx, organizationId, productIds);
+  // The empties the goods carry, with the goods.
+  const emptyIds = [...new Set([...products.values()].flatMap((product) => product.empties.map((empty) => empty.productId)))].filter((id) => !products.has(id));
+  if (emptyIds.length > 0) for (const [id, product] of await readProducts(tx, organizationId, emptyIds)) products.set(id, product);
+  const locationIds = [...new Set(commands.map((command) => command.locationId))];
+  const locations = await tx.selectFrom('locations').select(['id', 'active', 'kind']).where('organization_id', '=', organizationId).where('id', 'in', locationIds).execute();
+  const named = [...new Set(commands.flatMap((command) => command.salespersonId ? [command.salespersonId] : []))];
+  const salespeople = named.length === 0 ? [] : await tx.selectFrom('salespeople').select('id').where('organization_id', '=', organizationId).where('id', 'in', named).execute();
+  const vans = locations.filter((location) => location.kind === 'van').map((location) => location.id);
+  const trips = vans.length === 0 ? [] : await tx.selectFrom('trips').select(['id', 'salesperson_id', 'van_location_id'])
+    .where('organization_id', '=', organizationId).where('van_location_id', 'in', vans).where('status', '=', 'in_transit').orderBy('id').execute();
+  const tripsOf = new Map<string, { id: string; salesperson_id: string }[]>();
+  for (const trip of trips) tripsOf.set(trip.van_location_id, [...(tripsOf.get(trip.van_location_id) ?? []), trip]);
+  return {
+    closedThrough,
+    customers: new Map(customers.map((row) => [row.id, row])),
+    products,
+    lines: {
+      products: new Map([...products].map(([id, row]) => [id, { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty }])),
+      locations: new Map(locations.map((row) => [row.id, row.active])),
+    },
+    locationKinds: new Map(locations.map((row) => [row.id, row.kind])),
+    salespeople: new Set(salespeople.map((row) => row.id)),
+    trips: tripsOf,
+  };
+}
+
+/** An invoice checked and planned on its own (its lines, totals, movements), before the set's stock and credit. */
+interface Draft {
+  index: number;
+  id: string;
+  command: CreateInvoiceCommand;
+  plans: LinePlan[];
+  totals: ReturnType<typeof documentTotals>;
+  dueDate: string;
+  tripId: string | null;
+  salespersonId: string | null;
+  creditLimit: string | null;
+  movements: Movement[];
+  /** Without their stock movement's id (known once the movements are written). */
+  empties: EmptiesMove[];
+  fieldOf: (line: number) => string;
+}
+
+/** Checks one invoice (refusing it with the ApiError createInvoice has always thrown) and plans its lines. */
+async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): Promise<Omit<Draft, 'index'>> {
   const organizationId = actor.organization.id;
   const currency = command.currency;
   if (currency !== actor.organization.baseCurrency) {
@@ -113,10 +298,8 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
       { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
     ]);
   }
-  // The organisation's row first (FOR SHARE): a period close waits for this invoice, and the invoice for a close.
-  await refuseClosedPeriod(tx, organizationId, command.issueDate, '/issueDate');
-  const customer = await tx.selectFrom('customers').select(['id', 'credit_limit_amount', 'payment_terms_days'])
-    .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
+  refuseDateInClosedPeriod(facts.closedThrough, command.issueDate, '/issueDate');
+  const customer = facts.customers.get(command.customerId);
   if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
   if (command.lines.length === 0) throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
   if (command.payment && NEEDS_REFERENCE.includes(command.payment.method) && (command.payment.reference ?? '').trim() === '') {
@@ -125,7 +308,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
     ]);
   }
   if (command.orderId) await requireOrderToInvoice(tx, organizationId, command.orderId, command.customerId);
-  await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
+  checkLines(facts.lines, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
 
   throwIfAny(command.lines.flatMap((line, i): FieldError[] => {
     const field = (name: string) => `/lines/${i}/${name}`;
@@ -141,21 +324,16 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   if (dueDate < command.issueDate) throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
 
   // A van sale: the field sales modules, and the salesperson's in-transit trip with that van.
-  const location = (await tx.selectFrom('locations').select(['kind']).where('organization_id', '=', organizationId).where('id', '=', command.locationId).executeTakeFirstOrThrow());
   let tripId: string | null = null;
   let salespersonId = command.salespersonId ?? null;
-  if (salespersonId !== null) {
-    const found = await tx.selectFrom('salespeople').select('id').where('organization_id', '=', organizationId).where('id', '=', salespersonId).executeTakeFirst();
-    if (!found) throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [{ field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' }]);
+  if (salespersonId !== null && !facts.salespeople.has(salespersonId)) {
+    throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [{ field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' }]);
   }
-  if (location.kind === 'van') {
+  if (facts.locationKinds.get(command.locationId) === 'van') {
     if (!actor.organization.fieldSalesModuleEnabled) {
       throw new ApiError('field_sales_disabled', 'A sale from a van needs the field sales modules, which this organisation has switched off.', [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }]);
     }
-    let trips = tx.selectFrom('trips').select(['id', 'salesperson_id'])
-      .where('organization_id', '=', organizationId).where('van_location_id', '=', command.locationId).where('status', '=', 'in_transit');
-    if (salespersonId !== null) trips = trips.where('salesperson_id', '=', salespersonId);
-    const trip = await trips.orderBy('id').executeTakeFirst();
+    const trip = (facts.trips.get(command.locationId) ?? []).find((candidate) => salespersonId === null || candidate.salesperson_id === salespersonId);
     if (!trip) {
       throw new ApiError('no_open_trip', `A van sale needs ${salespersonId === null ? 'a' : 'the salesperson\'s'} trip in transit with van ${command.locationId}; there is none.`, [
         { field: salespersonId === null ? '/locationId' : '/salespersonId', code: 'no_open_trip', message: 'no in-transit trip with this van' },
@@ -166,8 +344,7 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
   }
 
   // The lines: the goods as asked, then one empties line per empty the goods carry (pieces, price 0).
-  const productIds = [...new Set(command.lines.map((line) => line.productId))];
-  const products = await readProducts(tx, organizationId, productIds);
+  const products = facts.products;
   const plans: LinePlan[] = command.lines.map((line, i) => {
     const product = products.get(line.productId)!;
     const perUnit = line.unit === 'case' ? product.pack_size : 1;
@@ -190,71 +367,26 @@ export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: 
       carried.set(empty.productId, { quantity: (before?.quantity ?? 0) + pieces, field: before?.field ?? `/lines/${i}/quantity` });
     }
   });
-  if (carried.size > 0) {
-    const emptiesProducts = await readProducts(tx, organizationId, [...carried.keys()]);
-    for (const productId of carried.keys()) products.set(productId, emptiesProducts.get(productId)!);
-    for (const [productId, { quantity, field }] of carried) {
-      plans.push({
-        lineNumber: plans.length + 1, kind: 'empties', productId, unit: 'piece', quantity, unitPrice: '0', taxRate: '0',
-        amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency), baseQuantity: quantity, field,
-      });
-    }
+  for (const [productId, { quantity, field }] of carried) {
+    plans.push({
+      lineNumber: plans.length + 1, kind: 'empties', productId, unit: 'piece', quantity, unitPrice: '0', taxRate: '0',
+      amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency), baseQuantity: quantity, field,
+    });
   }
   const totals = documentTotals(plans.map((plan) => plan.amounts), currency);
 
-  const id = newId('inv');
-  const fieldOf = (line: number) => plans[line - 1]!.field;
-  // Stock first (valuations, levels), then the customer's empties, then the balance, then the number.
+  // Goods and empties off the location (the lines whose product tracks stock), and the empties to the customer.
   const stockLines = plans.filter((plan) => products.get(plan.productId)!.tracks_stock);
-  const posted = await postMovements(tx, organizationId, { type: INVOICE, id }, stockLines.map((plan): Movement => ({
-    line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity,
-  })), fieldOf);
-  const movementOf = new Map(posted.map((movement) => [movement.line, movement.id]));
-  await postEmptiesMovements(tx, organizationId, { type: INVOICE, id }, plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
-    line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
-    customerId: command.customerId, tripId, locationId: movementOf.has(plan.lineNumber) ? command.locationId : null, stockMovementId: movementOf.get(plan.lineNumber) ?? null,
-  })), fieldOf);
-
-  // The credit rule on the locked balance: a sale on credit puts its whole total on the account; one paid in full at
-  // once (a payment block) leaves nothing there, so it is not checked.
-  const openBalance = await lockCustomerBalance(tx, organizationId, command.customerId, currency);
-  if (!command.payment && customer.credit_limit_amount !== null && new Decimal(totals.total).greaterThan(0)
-    && openBalance.plus(totals.total).greaterThan(customer.credit_limit_amount)) {
-    throw new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(customer.credit_limit_amount, currency)}.`, [
-      { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(customer.credit_limit_amount, currency)}` },
-    ]);
-  }
-
-  const number = await nextDocumentNumber(tx, organizationId, INVOICE, 'INV');
-  // Its accounting posting and fiscal submission, queued with it (they run after it commits).
-  const blocks = await queuePostings(tx, organizationId, { type: 'invoice', id, number }, { fiscal: command.fiscalise });
-  await tx.insertInto('invoices').values({
-    organization_id: organizationId, id, number, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks,
-    issue_date: command.issueDate, due_date: dueDate, currency, location_id: command.locationId, trip_id: tripId, salesperson_id: salespersonId, order_id: command.orderId ?? null,
-    subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
-  }).execute();
-  await tx.insertInto('invoice_lines').values(plans.map((plan) => ({
-    organization_id: organizationId, invoice_id: id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
-    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
-  }))).execute();
-  if (new Decimal(totals.total).greaterThan(0)) {
-    await postAccountEntries(tx, organizationId, [{ customerId: command.customerId, type: 'invoice', documentType: INVOICE, documentId: id, lineNumber: null, invoiceId: id, amount: totals.total, currency }]);
-  }
-  if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, INVOICE, id, command.externalCodes);
-  await recordEvent(tx, organizationId, INVOICE_CREATED, INVOICE, id);
-  // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
-  // for one order, the second is 409 invalid_state and rolls back whole).
-  if (command.orderId) await markOrderInvoiced(tx, actor, command.orderId);
-  // Paid at once: the payments module's own posting function records the receipt for the total, dated the issue
-  // date and on the van sale's trip (its invoice lock, taken on a row no one else can see yet, is free).
-  if (command.payment && new Decimal(totals.total).greaterThan(0)) {
-    const total = { amount: totals.total, currency };
-    await recordPayment(tx, actor, {
-      customerId: command.customerId, method: command.payment.method, reference: command.payment.reference ?? null, amount: total,
-      paymentDate: command.issueDate, tripId, allocations: [{ invoiceId: id, amount: total }],
-    });
-  }
-  return { id, number };
+  const tracked = new Set(stockLines.map((plan) => plan.lineNumber));
+  return {
+    id: newId('inv'), command, plans, totals, dueDate, tripId, salespersonId, creditLimit: customer.credit_limit_amount,
+    movements: stockLines.map((plan): Movement => ({ line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity })),
+    empties: plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
+      line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
+      customerId: command.customerId, tripId, locationId: tracked.has(plan.lineNumber) ? command.locationId : null, stockMovementId: null,
+    })),
+    fieldOf: (line: number) => plans[line - 1]!.field,
+  };
 }
 
 /** The order an invoice names: the organisation's, of the invoice's customer, and still open (422 naming /orderId). */

@@ -158,14 +158,34 @@ export interface ProductFacts {
 
 /** The lines' products and locations, each refused by the field that names it when it is not the organisation's. */
 export async function resolveLines(tx: Transaction<DB>, organizationId: string, lines: { productId: string; locationIds: string[] }[], headerLocationFields?: string[]): Promise<{ products: Map<string, ProductFacts> }> {
+  const facts = await readLineFacts(tx, organizationId, lines);
+  checkLines(facts, lines, headerLocationFields);
+  return { products: facts.products };
+}
+
+/** The products and locations lines name (of one document or of a set of documents), for checkLines. */
+export interface LineFacts {
+  products: Map<string, ProductFacts>;
+  /** Location id -> whether it is active. */
+  locations: Map<string, boolean>;
+}
+
+export async function readLineFacts(tx: Transaction<DB>, organizationId: string, lines: readonly { productId: string; locationIds: string[] }[]): Promise<LineFacts> {
   const productIds = [...new Set(lines.map((line) => line.productId))];
   const locationIds = [...new Set(lines.flatMap((line) => line.locationIds))];
   const [productRows, locationRows] = await Promise.all([
     productIds.length === 0 ? [] : tx.selectFrom('products').select(['id', 'pack_size', 'tracks_stock', 'is_empty']).where('organization_id', '=', organizationId).where('id', 'in', productIds).execute(),
     locationIds.length === 0 ? [] : tx.selectFrom('locations').select(['id', 'active']).where('organization_id', '=', organizationId).where('id', 'in', locationIds).execute(),
   ]);
-  const products = new Map(productRows.map((row) => [row.id, { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty }]));
-  const locations = new Map(locationRows.map((row) => [row.id, row.active]));
+  return {
+    products: new Map(productRows.map((row) => [row.id, { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty }])),
+    locations: new Map(locationRows.map((row) => [row.id, row.active])),
+  };
+}
+
+/** Refuses one document's lines whose product or location is not the organisation's (or cannot hold stock). */
+export function checkLines(facts: LineFacts, lines: readonly { productId: string; locationIds: string[] }[], headerLocationFields?: string[]): void {
+  const { products, locations } = facts;
   const missingProducts: FieldError[] = [];
   const other: FieldError[] = [];
   lines.forEach((line, i) => {
@@ -183,7 +203,6 @@ export async function resolveLines(tx: Transaction<DB>, organizationId: string, 
   }
   if (missingProducts.length > 0) throw new ApiError('product_not_found', 'A line names a product that is not in this organisation. errors[] names each.', [...missingProducts, ...other]);
   if (other.length > 0) throw new ApiError('business_rule', 'A line names a location or product that cannot hold stock. errors[] names each.', other);
-  return { products };
 }
 
 /** Base units in one unit: a case holds the product's pack size; a bottle or piece is itself. */

@@ -42,35 +42,55 @@ const DIRECTION_OF: Record<Exclude<EmptiesMovementType, 'adjustment'>, EmptiesDi
 
 /**
  * Appends empties movements and changes what each customer holds, in the caller's transaction. A movement that would
- * take a customer's holding below zero refuses the whole document (422 business_rule naming the line).
+ * take a customer's holding below zero refuses the whole document (422 business_rule naming the line). It is the
+ * set form (lockEmpties, planEmpties, writeEmpties) for one document.
  */
 export async function postEmptiesMovements(tx: Transaction<DB>, organizationId: string, document: DocumentRef, moves: EmptiesMove[], fieldOf: (line: number) => string): Promise<string[]> {
+  const held = await lockEmpties(tx, organizationId, moves);
+  const plan = planEmpties(held, moves, fieldOf);
+  if (plan instanceof ApiError) throw plan;
+  for (const [key, quantity] of plan) held.set(key, quantity);
+  return (await writeEmpties(tx, organizationId, held, [{ document, moves }]))[0]!;
+}
+
+/** What the customers of the moves (of one or several documents) hold, locked; see postEmptiesMovements. */
+export async function lockEmpties(tx: Transaction<DB>, organizationId: string, moves: readonly EmptiesMove[]): Promise<Map<string, number>> {
   for (const move of moves) {
     // The documents validate what callers send; these are the ledger's own invariants (a failure here is a bug).
     if (!Number.isSafeInteger(move.quantity) || move.quantity <= 0) throw new Error(`empties ledger: line ${move.line} moves ${move.quantity}`);
     if (move.type !== 'adjustment' && DIRECTION_OF[move.type] !== move.direction) throw new Error(`empties ledger: ${move.type} goes ${DIRECTION_OF[move.type]}, not ${move.direction}`);
   }
-  const held = await lockCustomerEmpties(tx, organizationId, moves.filter((m) => m.customerId !== null).map((m) => ({ customerId: m.customerId!, productId: m.productId })));
+  return lockCustomerEmpties(tx, organizationId, moves.filter((m) => m.customerId !== null).map((m) => ({ customerId: m.customerId!, productId: m.productId })));
+}
+
+/**
+ * Plans one document's moves on what the customers hold, without changing it: the holdings after them (to set into
+ * `held` when the document is accepted), or the 422 business_rule naming each line that would take one below zero.
+ */
+export function planEmpties(held: ReadonlyMap<string, number>, moves: readonly EmptiesMove[], fieldOf: (line: number) => string): Map<string, number> | ApiError {
+  const after = new Map<string, number>();
   const short: FieldError[] = [];
   for (const move of moves) {
     if (move.customerId === null) continue;
     const key = `${move.customerId}|${move.productId}`;
-    const before = held.get(key)!;
-    const after = move.direction === 'out' ? before + move.quantity : before - move.quantity;
-    if (after < 0) short.push({ field: fieldOf(move.line), code: 'business_rule', message: `the customer holds ${before} of this empty at this point of the document; the line takes back ${move.quantity}` });
-    held.set(key, after);
+    const before = after.get(key) ?? held.get(key)!;
+    const next = move.direction === 'out' ? before + move.quantity : before - move.quantity;
+    if (next < 0) short.push({ field: fieldOf(move.line), code: 'business_rule', message: `the customer holds ${before} of this empty at this point of the document; the line takes back ${move.quantity}` });
+    after.set(key, next);
   }
-  if (short.length > 0) throw new ApiError('business_rule', 'A line takes back more empties than the customer holds; nothing was posted. errors[] names each line.', short);
-  if (moves.length === 0) return [];
+  if (short.length > 0) return new ApiError('business_rule', 'A line takes back more empties than the customer holds; nothing was posted. errors[] names each line.', short);
+  return after;
+}
 
-  const written = await tx.insertInto('empties_movements')
-    .values(moves.map((m) => ({
-      organization_id: organizationId, id: newId('emv'), type: m.type, direction: m.direction, product_id: m.productId, quantity: m.quantity,
-      customer_id: m.customerId, trip_id: m.tripId, location_id: m.locationId, stock_movement_id: m.stockMovementId,
-      document_type: document.type, document_id: document.id, line_number: m.line,
-    })))
-    .returning('id')
-    .execute();
+/** Appends the moves of every document given (one statement) and writes the holdings; each document's movement ids. */
+export async function writeEmpties(tx: Transaction<DB>, organizationId: string, held: Map<string, number>, documents: readonly { document: DocumentRef; moves: readonly EmptiesMove[] }[]): Promise<string[][]> {
+  const rows = documents.map(({ document, moves }) => moves.map((m) => ({
+    organization_id: organizationId, id: newId('emv'), type: m.type, direction: m.direction, product_id: m.productId, quantity: m.quantity,
+    customer_id: m.customerId, trip_id: m.tripId, location_id: m.locationId, stock_movement_id: m.stockMovementId,
+    document_type: document.type, document_id: document.id, line_number: m.line,
+  })));
+  if (rows.every((document) => document.length === 0)) return rows.map(() => []);
+  await tx.insertInto('empties_movements').values(rows.flat()).execute();
   if (held.size > 0) {
     const changed = [...held].map(([key, quantity]) => {
       const [customerId, productId] = key.split('|') as [string, string];
@@ -82,7 +102,7 @@ export async function postEmptiesMovements(tx: Transaction<DB>, organizationId: 
         FROM jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) AS x(customer_id text, product_id text, quantity int)
        WHERE c.organization_id = ${organizationId} AND c.customer_id = x.customer_id AND c.product_id = x.product_id`.execute(tx);
   }
-  return written.map((row) => row.id);
+  return rows.map((document) => document.map((row) => row.id));
 }
 
 /** What customers hold of empties, locked in (customer, product) byte order; missing rows are created at zero first. */

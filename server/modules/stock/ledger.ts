@@ -80,30 +80,70 @@ async function lockLevelRows(tx: Transaction<DB>, organizationId: string, pairs:
 /**
  * Appends the document's movements to the ledger and updates the levels and moving average costs they change, in the
  * caller's transaction. Refuses the whole document (422 insufficient_stock, each short line named) when a removal would
- * take a level below zero.
+ * take a level below zero. It is the set form (lockStock, planMovements, writeMovements) for one document.
  */
 export async function postMovements(tx: Transaction<DB>, organizationId: string, document: DocumentRef, movements: Movement[], fieldOf: LineField): Promise<PostedMovement[]> {
-  for (const move of movements) checkMovement(move);
-  const productIds = [...new Set(movements.map((m) => m.productId))].sort(compare);
+  const state = await lockStock(tx, organizationId, movements);
+  const plan = planMovements(state, movements, fieldOf);
+  if (plan instanceof ApiError) throw plan;
+  applyPlan(state, plan);
+  return (await writeMovements(tx, organizationId, state, [{ document, planned: plan.movements }]))[0]!;
+}
 
+/**
+ * The ledger rows a set of documents' movements change, locked for the rest of the transaction, with their values:
+ * valuations by product, levels by (location, product). Documents are planned on it in memory, one after another
+ * (planMovements), and written together (writeMovements): a set of documents costs a handful of statements.
+ */
+export interface StockState {
+  valuations: Map<string, { quantity: number; averageCost: Decimal }>;
+  levels: Map<LevelKey, number>;
+}
+
+/** A movement planned on a StockState: its cost fixed, not yet written. */
+export type PlannedMovement = Omit<PostedMovement, 'id' | 'createdAt'>;
+
+/** Locks every row the movements (of one or several documents) change, in the ledger's one global order. */
+export async function lockStock(tx: Transaction<DB>, organizationId: string, movements: readonly Movement[]): Promise<StockState> {
+  for (const move of movements) checkMovement(move);
   // Valuations first (by product), then levels: the one global lock order of the ledger (lockLevels keeps it too).
   // Locking a row this transaction already holds (a counted adjustment read its levels first) waits for nothing.
-  const valuations = await lockValuations(tx, organizationId, productIds);
-
+  const valuations = await lockValuations(tx, organizationId, movements.map((m) => m.productId));
   const levels = await lockLevelRows(tx, organizationId, movements.flatMap((m) => [
     ...(m.fromLocationId ? [{ locationId: m.fromLocationId, productId: m.productId }] : []),
     ...(m.toLocationId ? [{ locationId: m.toLocationId, productId: m.productId }] : []),
   ]));
+  return { valuations, levels };
+}
 
-  // Apply in line order; a line that takes a level below zero is short (all of them are named, not just the first).
+/** One document's movements planned on a StockState: the movements with their costs, and the rows after them. */
+export interface StockPlan {
+  movements: PlannedMovement[];
+  levels: Map<LevelKey, number>;
+  valuations: Map<string, { quantity: number; averageCost: Decimal }>;
+}
+
+/**
+ * Plans one document's movements on the state, in line order, without changing it: their costs, and the levels and
+ * valuations after them. A line that takes a level below zero is short: all of them are named (not just the first)
+ * in the 422 insufficient_stock returned. applyPlan makes a plan the state the next document is planned on.
+ */
+export function planMovements(state: StockState, movements: readonly Movement[], fieldOf: LineField): StockPlan | ApiError {
+  const levels = new Map<LevelKey, number>();
+  const valuations = new Map<string, { quantity: number; averageCost: Decimal }>();
+  const level = (key: LevelKey) => levels.get(key) ?? state.levels.get(key)!;
+  const valuationOf = (productId: string) => {
+    if (!valuations.has(productId)) valuations.set(productId, { ...state.valuations.get(productId)! });
+    return valuations.get(productId)!;
+  };
   const short: FieldError[] = [];
-  const posted: Omit<PostedMovement, 'id' | 'createdAt'>[] = [];
+  const planned: PlannedMovement[] = [];
   for (const move of movements) {
-    const valuation = valuations.get(move.productId)!;
+    const valuation = valuationOf(move.productId);
     let unitCost = valuation.averageCost;
     if (move.fromLocationId) {
       const key = levelKey(move.fromLocationId, move.productId);
-      const before = levels.get(key)!;
+      const before = level(key);
       if (before < move.quantity) {
         short.push({ field: fieldOf(move.line), code: 'insufficient_stock', message: `the location holds ${before} base units of the product at this point of the document; the line takes ${move.quantity}` });
       }
@@ -111,7 +151,7 @@ export async function postMovements(tx: Transaction<DB>, organizationId: string,
     }
     if (move.toLocationId) {
       const key = levelKey(move.toLocationId, move.productId);
-      levels.set(key, levels.get(key)! + move.quantity);
+      levels.set(key, level(key) + move.quantity);
     }
     if (!move.fromLocationId) {
       // A receipt averages its cost in: (on hand x average + received x cost) / (on hand + received).
@@ -122,37 +162,53 @@ export async function postMovements(tx: Transaction<DB>, organizationId: string,
     } else if (!move.toLocationId) {
       valuation.quantity -= move.quantity; // an issue carries the average out and leaves it unchanged
     }
-    posted.push({ line: move.line, productId: move.productId, fromLocationId: move.fromLocationId, toLocationId: move.toLocationId, quantity: move.quantity, unitCost: unitCost.toFixed(COST_DECIMALS) });
+    planned.push({ line: move.line, productId: move.productId, fromLocationId: move.fromLocationId, toLocationId: move.toLocationId, quantity: move.quantity, unitCost: unitCost.toFixed(COST_DECIMALS) });
   }
   if (short.length > 0) {
-    throw new ApiError('insufficient_stock', `${short.length === 1 ? 'A line takes' : `${short.length} lines take`} more stock than the location holds; nothing was posted. errors[] names each line.`, short);
+    return new ApiError('insufficient_stock', `${short.length === 1 ? 'A line takes' : `${short.length} lines take`} more stock than the location holds; nothing was posted. errors[] names each line.`, short);
   }
+  return { movements: planned, levels, valuations };
+}
 
-  const written = await tx.insertInto('stock_movements')
-    .values(posted.map((m) => ({
-      organization_id: organizationId, id: newId('smv'), document_type: document.type, document_id: document.id, line_number: m.line,
-      product_id: m.productId, from_location_id: m.fromLocationId, to_location_id: m.toLocationId, quantity: m.quantity, unit_cost: m.unitCost,
-    })))
-    .returning(['id', 'created_at'])
-    .execute();
+/** The document planned is accepted: its levels and valuations become the state's. */
+export function applyPlan(state: StockState, plan: StockPlan): void {
+  for (const [key, quantity] of plan.levels) state.levels.set(key, quantity);
+  for (const [productId, valuation] of plan.valuations) state.valuations.set(productId, valuation);
+}
 
-  const changedLevels = [...levels].map(([key, quantity]) => {
+/**
+ * Appends the planned movements of every document given (one statement) and writes the state's levels and
+ * valuations (one statement each). Returns each document's movements as written, in the order given.
+ */
+export async function writeMovements(tx: Transaction<DB>, organizationId: string, state: StockState, documents: readonly { document: DocumentRef; planned: readonly PlannedMovement[] }[]): Promise<PostedMovement[][]> {
+  const rows = documents.flatMap(({ document, planned }) => planned.map((m) => ({
+    organization_id: organizationId, id: newId('smv'), document_type: document.type, document_id: document.id, line_number: m.line,
+    product_id: m.productId, from_location_id: m.fromLocationId, to_location_id: m.toLocationId, quantity: m.quantity, unit_cost: m.unitCost,
+  })));
+  const written = rows.length === 0 ? [] : await tx.insertInto('stock_movements').values(rows).returning(['id', 'created_at']).execute();
+
+  const changedLevels = [...state.levels].map(([key, quantity]) => {
     const [locationId, productId] = key.split('|') as [string, string];
     return { location_id: locationId, product_id: productId, quantity };
   });
   // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
-  await sql`
+  if (changedLevels.length > 0) await sql`
     UPDATE stock_levels AS l SET quantity = x.quantity, updated_at = now()
       FROM jsonb_to_recordset(${JSON.stringify(changedLevels)}::jsonb) AS x(location_id text, product_id text, quantity int)
      WHERE l.organization_id = ${organizationId} AND l.location_id = x.location_id AND l.product_id = x.product_id`.execute(tx);
-  const changedValuations = [...valuations].map(([productId, v]) => ({ product_id: productId, quantity: v.quantity, average_cost: v.averageCost.toFixed(COST_DECIMALS) }));
+  const changedValuations = [...state.valuations].map(([productId, v]) => ({ product_id: productId, quantity: v.quantity, average_cost: v.averageCost.toFixed(COST_DECIMALS) }));
   // As above: one statement for the set, the JSON bound.
-  await sql`
+  if (changedValuations.length > 0) await sql`
     UPDATE stock_valuations AS v SET quantity = x.quantity, average_cost = x.average_cost, updated_at = now()
       FROM jsonb_to_recordset(${JSON.stringify(changedValuations)}::jsonb) AS x(product_id text, quantity int, average_cost numeric)
      WHERE v.organization_id = ${organizationId} AND v.product_id = x.product_id`.execute(tx);
 
-  return posted.map((m, i) => ({ ...m, id: written[i]!.id, createdAt: written[i]!.created_at }));
+  const createdAt = new Map(written.map((row) => [row.id, row.created_at]));
+  let next = 0;
+  return documents.map(({ planned }) => planned.map((m) => {
+    const id = rows[next++]!.id;
+    return { ...m, id, createdAt: createdAt.get(id)! };
+  }));
 }
 
 /** The products' valuations, locked in product order (rows that do not exist yet are created at zero first). */

@@ -192,6 +192,33 @@ test('a day sent out of order (collection before its invoice, return before its 
   t.deepEqual(flags.map((f) => `${f.documentNumber} ${f.state}`), day.map((d) => `${d.documentNumber} posted`));
 });
 
+test('a van day of invoices posts as one set: one short of stock and one for a customer not received wait, one with wrong totals is R04, the rest post in order; the waiting ones post when what they wait for arrives', async (t) => {
+  const shop = await readyShop(); // 20 cases on the van
+  const day = [
+    saleInvoice('CSR01000201', 'UG0000001', 8),
+    saleInvoice('CSR01000202', 'UG0000002', 15), // 12 left: short
+    saleInvoice('CSR01000203', 'UG0000009', 1), // not received yet
+    { ...saleInvoice('CSR01000204', 'UG0000002', 1), body: { ...saleInvoice('CSR01000204', 'UG0000002', 1).body, totals: { subtotal: '24000', discount: '0', tax: '4000', total: '28000' } } },
+    saleInvoice('CSR01000205', 'UG0000002', 12), // takes what the short one did not
+  ];
+  const flags = await shop.push(...day);
+  t.deepEqual(flags.map((f) => [f.documentNumber, f.state, f.reasonCode ?? f.note?.replace(/:.*/s, '') ?? null]), [
+    ['CSR01000201', 'posted', null],
+    ['CSR01000202', 'received', 'Stock not yet on the van V_R01-G'],
+    ['CSR01000203', 'received', 'Customer UG0000009 has not been received.'],
+    ['CSR01000204', 'rejected', 'R04'],
+    ['CSR01000205', 'posted', null],
+  ]);
+  const numbers = await Promise.all([flags[0]!, flags[4]!].map(async (f) => (await invoiceRow(shop, f.mikonoRef!.id)).number));
+  t.deepEqual(numbers, ['INV-000001', 'INV-000002'], 'numbered in the order sent, the refused ones taking none');
+  t.is(await level(shop, 'V_R01-G', '100201'), 0);
+
+  const [more, customer] = await shop.push(doc('van_replenishment', 'VR000002', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: 16 }] }), masterData.customer('UG0000009'));
+  t.deepEqual([more!.state, customer!.state], ['posted', 'posted']);
+  t.deepEqual((await shop.flags([flags[1]!.documentId, flags[2]!.documentId])).map((f) => f.state), ['posted', 'posted']);
+  t.is(await level(shop, 'V_R01-G', '100201'), 0);
+});
+
 test('fiscal rules: while fiscalisation applies, a card sale, an amount-only credit note and a credit note for a product on two lines are rejected with R09 before anything posts', async (t) => {
   const shop = await readyShop({ fiscal: true });
   const invoices = async () => Number((await world.db.selectFrom('invoices').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', shop.organizationId).executeTakeFirstOrThrow()).n);

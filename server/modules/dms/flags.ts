@@ -1,7 +1,7 @@
 // The flag of a DMS document: its row in dms_documents as the spec's DmsFlag (field names exactly as the spec:
 // `mikonoRef`, `quickbooksRef`), the pull feed of a connection's flags (oldest change first), and the one writer of
 // a flag's change, which also writes its `dms.document.flagged` event (outbox) in the same transaction.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { components } from '../../../generated/api-types.js';
 import type { DmsDocument as DmsDocumentTable } from '../../../generated/kysely/types.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
@@ -46,17 +46,47 @@ export type FlagChange =
 /** Writes the change of the documents' flags and their dms.document.flagged events. */
 export async function setFlags(tx: Tx, organizationId: string, ids: readonly string[], change: FlagChange): Promise<void> {
   if (ids.length === 0) return;
+  if (change.state === 'posted') {
+    await setPostedFlags(tx, organizationId, ids.map((id) => ({ id, mikonoTable: change.mikonoTable, mikonoId: change.mikonoId, quickbooksRef: change.quickbooksRef, accounting: change.accounting })));
+    return;
+  }
   const common = { state: change.state, updated_at: new Date(), waiting_for: null as string | null, next_attempt_at: null as Date | null };
   const set = change.state === 'received'
     ? { ...common, reason_code: null, reason_text: null, note: change.note, waiting_for: change.waitingFor, next_attempt_at: change.nextAttemptAt, ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}) }
-    : change.state === 'posted'
-      ? { ...common, note: null, reason_code: null, reason_text: null, mikono_table: change.mikonoTable, mikono_id: change.mikonoId, quickbooks_ref: change.quickbooksRef, posted_at: new Date(),
-        accounting_type: change.accounting?.type ?? null, accounting_id: change.accounting?.id ?? null }
-      : change.state === 'rejected'
-        ? { ...common, note: null, reason_code: change.reasonCode, reason_text: change.reasonText }
-        : { ...common, note: null };
+    : change.state === 'rejected'
+      ? { ...common, note: null, reason_code: change.reasonCode, reason_text: change.reasonText }
+      : { ...common, note: null };
   await tx.updateTable('dms_documents').set(set).where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
   await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, ids);
+}
+
+/** A document posted: the record it posted to, and the document whose accounting posting its flag follows. */
+export interface PostedFlag {
+  id: string;
+  mikonoTable: string;
+  mikonoId: string;
+  quickbooksRef: string | null;
+  accounting: { type: string; id: string } | null;
+}
+
+/**
+ * setFlags' `posted` change for several documents, each with its own record (a set of invoices posted together):
+ * one UPDATE for them all, and their dms.document.flagged events in one statement.
+ */
+export async function setPostedFlags(tx: Tx, organizationId: string, posted: readonly PostedFlag[]): Promise<void> {
+  if (posted.length === 0) return;
+  const rows = posted.map((flag) => ({ id: flag.id, mikono_table: flag.mikonoTable, mikono_id: flag.mikonoId, quickbooks_ref: flag.quickbooksRef,
+    accounting_type: flag.accounting?.type ?? null, accounting_id: flag.accounting?.id ?? null }));
+  const now = new Date();
+  // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); every value is bound.
+  await sql`
+    UPDATE dms_documents AS d SET state = 'posted', updated_at = ${now}, posted_at = ${now}, waiting_for = NULL, next_attempt_at = NULL,
+           note = NULL, reason_code = NULL, reason_text = NULL, mikono_table = x.mikono_table, mikono_id = x.mikono_id,
+           quickbooks_ref = x.quickbooks_ref, accounting_type = x.accounting_type, accounting_id = x.accounting_id
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS x(id text, mikono_table text, mikono_id text, quickbooks_ref text, accounting_type text, accounting_id text)
+     WHERE d.organization_id = ${organizationId} AND d.id = x.id`.execute(tx);
+  await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, posted.map((flag) => flag.id));
 }
 
 export async function findFlags(db: Db | Tx, organizationId: string, ids: readonly string[]): Promise<FlagRow[]> {

@@ -15,7 +15,7 @@ import { inTransaction, type Db, type Tx } from '../../platform/database/transac
 import { ApiError } from '../../platform/errors/api-error.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
 import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
-import { setFlags, type FlagChange } from './flags.js';
+import { setFlags, setPostedFlags, type FlagChange } from './flags.js';
 import { HANDLERS } from './handlers/index.js';
 import { forgetVanDays } from './handlers/van-day.js';
 import type { Applied, DmsContext, DmsRunner, LoadedDocument, PreviousVersion } from './handlers/types.js';
@@ -40,32 +40,43 @@ export async function contextOf(db: Db | Tx, connection: DmsConnectionRow): Prom
 }
 
 async function load(db: Db | Tx, organizationId: string, id: string, lock: boolean): Promise<LoadedDocument | null> {
-  let query = db.selectFrom('dms_documents').select(DOCUMENT_COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id);
-  if (lock) query = query.forUpdate().skipLocked();
-  const row = await query.executeTakeFirst();
-  if (!row) return null;
-  let previous: PreviousVersion | null = null;
-  if (row.natural_key !== null && row.version! > 1) {
-    // The latest earlier version that is not superseded: the one this version replaces.
-    let earlier = db.selectFrom('dms_documents')
-      .select(['id', 'state', 'dms_status', 'mikono_table', 'mikono_id', 'accounting_type', 'accounting_id', 'content', 'document_number'])
-      .where('organization_id', '=', organizationId).where('natural_key', '=', row.natural_key).where('version', '<', row.version!)
-      .where('state', '<>', 'superseded').orderBy('version', 'desc').limit(1);
-    if (lock) earlier = earlier.forUpdate();
-    const found = await earlier.executeTakeFirst();
-    if (found) {
-      previous = {
-        id: found.id, state: found.state as PreviousVersion['state'], dmsStatus: found.dms_status ?? '', mikonoTable: found.mikono_table, mikonoId: found.mikono_id,
-        accounting: found.accounting_type && found.accounting_id ? { type: found.accounting_type, id: found.accounting_id } : null,
-        document: found.content as unknown as DmsDocumentJson,
-      };
+  return (await loadMany(db, organizationId, [id], lock))[0] ?? null;
+}
+
+/** The documents of `ids` (those that exist and, locking, that no other job holds), in the order given. */
+async function loadMany(db: Db | Tx, organizationId: string, ids: readonly string[], lock: boolean): Promise<LoadedDocument[]> {
+  if (ids.length === 0) return [];
+  let query = db.selectFrom('dms_documents').select(DOCUMENT_COLUMNS).where('organization_id', '=', organizationId).where('id', 'in', [...ids]);
+  if (lock) query = query.orderBy('id').forUpdate().skipLocked();
+  const byId = new Map((await query.execute()).map((row) => [row.id, row]));
+  const loaded: LoadedDocument[] = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (!row) continue;
+    let previous: PreviousVersion | null = null;
+    if (row.natural_key !== null && row.version! > 1) {
+      // The latest earlier version that is not superseded: the one this version replaces.
+      let earlier = db.selectFrom('dms_documents')
+        .select(['id', 'state', 'dms_status', 'mikono_table', 'mikono_id', 'accounting_type', 'accounting_id', 'content', 'document_number'])
+        .where('organization_id', '=', organizationId).where('natural_key', '=', row.natural_key).where('version', '<', row.version!)
+        .where('state', '<>', 'superseded').orderBy('version', 'desc').limit(1);
+      if (lock) earlier = earlier.forUpdate();
+      const found = await earlier.executeTakeFirst();
+      if (found) {
+        previous = {
+          id: found.id, state: found.state as PreviousVersion['state'], dmsStatus: found.dms_status ?? '', mikonoTable: found.mikono_table, mikonoId: found.mikono_id,
+          accounting: found.accounting_type && found.accounting_id ? { type: found.accounting_type, id: found.accounting_id } : null,
+          document: found.content as unknown as DmsDocumentJson,
+        };
+      }
     }
+    loaded.push({
+      id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
+      date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
+      retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state, note: row.note, waitingFor: row.waiting_for,
+    });
   }
-  return {
-    id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
-    date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
-    retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state, note: row.note, waitingFor: row.waiting_for,
-  };
+  return loaded;
 }
 
 /** Whether posting the document asks the accounting system something first (a reversal of a posting it may hold). */
@@ -76,7 +87,7 @@ function needsPreparation(document: LoadedDocument): boolean {
 }
 
 /** How many documents share one transaction (each under its own savepoint): one commit for many documents. */
-export const DOCUMENTS_PER_TRANSACTION = 25;
+export const DOCUMENTS_PER_TRANSACTION = 50;
 
 /**
  * Posts the due documents given (a job's share of them), in order; returns how many changed flag. A document another
@@ -107,14 +118,10 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
     group = [];
     try {
       changed += await inTransaction(runner.db, async (tx) => {
-        let posted = 0;
-        for (const id of members) {
-          const document = await load(tx, organizationId, id, true);
-          if (!document || document.state !== 'received') continue; // another job holds it, or it is done
-          await postInTransaction(tx, (await contextFor(document.connectionId))!, document);
-          posted += 1;
-        }
-        return posted;
+        // Those another job holds, or that are done, are left out.
+        const documents = (await loadMany(tx, organizationId, members, true)).filter((document) => document.state === 'received');
+        await postDocuments(tx, contextFor, documents);
+        return documents.length;
       });
     } catch (error) {
       runner.logger.warn({ err: error, documents: members.length }, 'a DMS posting transaction failed; posting its documents one by one');
@@ -210,22 +217,113 @@ export async function postInTransaction(tx: Tx, context: DmsContext, document: L
     // Back to before the handler: nothing it wrote stays, nor what the transaction remembered of it.
     await sql`rollback to savepoint dms_document`.execute(tx);
     forgetVanDays(tx);
-    if (error instanceof DmsWait) return wait(tx, document, error);
-    const rejection = asRejection(error);
-    if (rejection) return reject(tx, document, rejection);
-    const waiting = asWait(error);
-    if (waiting) return wait(tx, document, waiting);
-    throw error;
+    return refuse(tx, document, error);
   }
-  if (previous) await setFlags(tx, org, [previous.id], { state: 'superseded' });
-  const posting = applied.accounting && context.accountingConnected ? await accountingPosting(tx, org, applied.accounting) : null;
-  await setFlags(tx, org, [document.id], {
-    state: 'posted', mikonoTable: applied.table, mikonoId: applied.id,
-    quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null,
-    accounting: applied.accounting ?? null,
-  });
-  await wake(tx, org, applied.provides ?? []);
+  await markPosted(tx, context, [{ document, applied }]);
   return 'posted';
+}
+
+/**
+ * Posts loaded `received` documents in order, in the caller's transaction (their rows locked): a run of first
+ * versions whose handler posts sets and that share its setKey (a van day's CS invoices) as one set, the others one
+ * by one.
+ */
+async function postDocuments(tx: Tx, contextFor: (connectionId: string) => Promise<DmsContext | null>, documents: readonly LoadedDocument[]): Promise<void> {
+  let run: LoadedDocument[] = [];
+  let runKey: string | null = null;
+  const postRun = async () => {
+    if (run.length > 0) await postSet(tx, (await contextFor(run[0]!.connectionId))!, run);
+    run = [];
+    runKey = null;
+  };
+  for (const document of documents) {
+    const handler = HANDLERS.get(document.type);
+    const key = handler?.applyMany && handler.setKey && document.previous === null ? `${document.type}|${handler.setKey(document)}` : null;
+    if (key !== null && key === runKey) {
+      run.push(document);
+      continue;
+    }
+    await postRun();
+    if (key !== null) {
+      run = [document];
+      runKey = key;
+      continue;
+    }
+    const context = await contextFor(document.connectionId);
+    if (context) await postInTransaction(tx, context, document);
+  }
+  await postRun();
+}
+
+/**
+ * A set of first versions posted together by their handler's applyMany, under one savepoint: each outcome becomes its
+ * document's flag as postInTransaction would make it. When none posted, what the set wrote (a van day's trip) is
+ * undone as a refused document's is; when the set fails as a whole, its documents are posted one by one.
+ */
+async function postSet(tx: Tx, context: DmsContext, documents: readonly LoadedDocument[]): Promise<void> {
+  if (documents.length === 1) {
+    await postInTransaction(tx, context, documents[0]!);
+    return;
+  }
+  const handler = HANDLERS.get(documents[0]!.type)!;
+  await sql`savepoint dms_set`.execute(tx);
+  let outcomes: (Applied | Error)[];
+  try {
+    outcomes = await handler.applyMany!(tx, context, documents);
+  } catch {
+    // The set failed as a whole (a code another record holds, a bug): each document alone finds the one at fault.
+    await sql`rollback to savepoint dms_set`.execute(tx);
+    forgetVanDays(tx);
+    for (const document of documents) await postInTransaction(tx, context, document);
+    return;
+  }
+  const posted = documents.flatMap((document, i) => (outcomes[i] instanceof Error ? [] : [{ document, applied: outcomes[i] as Applied }]));
+  if (posted.length > 0) {
+    await sql`release savepoint dms_set`.execute(tx);
+  } else {
+    await sql`rollback to savepoint dms_set`.execute(tx);
+    forgetVanDays(tx);
+  }
+  for (const [i, document] of documents.entries()) {
+    const outcome = outcomes[i];
+    if (outcome instanceof Error) await refuse(tx, document, outcome);
+  }
+  await markPosted(tx, context, posted);
+}
+
+/** A handler's refusal as the document's flag: a wait (R08 in time) or a rejection; any other error is thrown on. */
+async function refuse(tx: Tx, document: LoadedDocument, error: unknown): Promise<'received' | 'rejected'> {
+  if (error instanceof DmsWait) return wait(tx, document, error);
+  const rejection = asRejection(error);
+  if (rejection) return reject(tx, document, rejection);
+  const waiting = asWait(error);
+  if (waiting) return wait(tx, document, waiting);
+  throw error;
+}
+
+/** Documents posted: their flags (with the accounting system's reference when it has one), the earlier versions superseded, those waiting for them woken. */
+async function markPosted(tx: Tx, context: DmsContext, posted: readonly { document: LoadedDocument; applied: Applied }[]): Promise<void> {
+  if (posted.length === 0) return;
+  const org = context.actor.organization.id;
+  const previous = posted.flatMap(({ document }) => (document.previous ? [document.previous.id] : []));
+  if (previous.length > 0) await setFlags(tx, org, previous, { state: 'superseded' });
+  const accounting = context.accountingConnected ? posted.flatMap(({ applied }) => (applied.accounting ? [applied.accounting] : [])) : [];
+  const postings = await accountingPostings(tx, org, accounting);
+  await setPostedFlags(tx, org, posted.map(({ document, applied }) => {
+    const posting = applied.accounting && context.accountingConnected ? postings.get(`${applied.accounting.type}|${applied.accounting.id}`) : undefined;
+    return { id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null, accounting: applied.accounting ?? null };
+  }));
+  await wake(tx, org, posted.flatMap(({ applied }) => applied.provides ?? []));
+}
+
+/** The accounting postings (`post` rows) of the documents given, by `type|id`. */
+async function accountingPostings(tx: Tx, organizationId: string, documents: readonly { type: string; id: string }[]) {
+  if (documents.length === 0) return new Map<string, { status: string; external_ref: string | null }>();
+  const rows = await tx.selectFrom('external_postings').select(['document_type', 'document_id', 'status', 'external_ref'])
+    .where('organization_id', '=', organizationId).where('system', '=', 'accounting').where('operation', '=', 'post')
+    .where((eb) => eb(eb.refTuple('document_type', 'document_id'), 'in', documents.map((d) => eb.tuple(d.type, d.id))))
+    .execute();
+  return new Map(rows.map((row) => [`${row.document_type}|${row.document_id}`, row]));
 }
 
 /** The accounting posting of a document (its `post` row), if the organisation posts it anywhere. */
@@ -307,9 +405,6 @@ function asWait(error: unknown): DmsWait | null {
  * (an outbound call never runs inside a transaction); it stays `received` and is posted within seconds.
  */
 export async function postReceived(tx: Tx, context: DmsContext, ids: readonly string[]): Promise<void> {
-  for (const id of ids) {
-    const document = await load(tx, context.connection.organization_id, id, true);
-    if (!document || needsPreparation(document)) continue;
-    await postInTransaction(tx, context, document);
-  }
+  const documents = (await loadMany(tx, context.connection.organization_id, ids, true)).filter((document) => document.state === 'received' && !needsPreparation(document));
+  await postDocuments(tx, async () => context, documents);
 }

@@ -124,6 +124,7 @@ export type InvoiceOutcome = PostedInvoice | ApiError;
  * transaction rolls back, or its savepoint, and it may post the invoices one by one to find the one at fault.
  */
 export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands: readonly CreateInvoiceCommand[]): Promise<InvoiceOutcome[]> {
+  if (commands.length === 0) return [];
   const organizationId = actor.organization.id;
   const outcomes: (InvoiceOutcome | null)[] = commands.map(() => null);
   const facts = await readFacts(tx, actor, commands);

@@ -6,7 +6,22 @@ import { findRecordIdByCode } from '../../../platform/external-codes/external-co
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
 
 export async function customerByCode(tx: Tx, organizationId: string, code: string) {
-  const row = await tx.selectFrom('customers').select(['id', 'route_id', 'status']).where('organization_id', '=', organizationId).where('outlet_code', '=', code).executeTakeFirst();
+  return requireCustomer(await customersByCode(tx, organizationId, [code]), code);
+}
+
+export type CustomerFacts = { id: string; route_id: string | null; status: string };
+
+/** The customers of the codes given, by code (a set of documents reads them once); requireCustomer names a missing one. */
+export async function customersByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, CustomerFacts>> {
+  const unique = [...new Set(codes)];
+  const rows = unique.length === 0 ? [] : await tx.selectFrom('customers').select(['id', 'route_id', 'status', 'outlet_code'])
+    .where('organization_id', '=', organizationId).where('outlet_code', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.outlet_code!, { id: row.id, route_id: row.route_id, status: row.status }]));
+}
+
+/** The customer of a code among those read; not received yet is a wait. */
+export function requireCustomer(byCode: ReadonlyMap<string, CustomerFacts>, code: string): CustomerFacts {
+  const row = byCode.get(code);
   if (!row) throw new DmsWait(`Customer ${code} has not been received.`, waitKeys.customer(code));
   return row;
 }
@@ -15,13 +30,23 @@ export interface ProductFacts { id: string; product_code: string; pack_size: num
 
 /** The products of the codes given, by code; the first one missing is a wait. */
 export async function productsByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, ProductFacts>> {
+  const byCode = await readProductsByCode(tx, organizationId, codes);
+  requireProducts(byCode, codes);
+  return byCode;
+}
+
+/** The products of the codes given, by code, those that exist (a set of documents reads them once). */
+export async function readProductsByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, ProductFacts>> {
   const unique = [...new Set(codes)];
   const rows = unique.length === 0 ? [] : await tx.selectFrom('products').select(['id', 'product_code', 'pack_size', 'tracks_stock', 'tax_rate', 'selling_units'])
     .where('organization_id', '=', organizationId).where('product_code', 'in', unique).execute();
-  const byCode = new Map(rows.map((row) => [row.product_code, row]));
-  const missing = unique.find((code) => !byCode.has(code));
+  return new Map(rows.map((row) => [row.product_code, row]));
+}
+
+/** The first of the codes not among the products read is a wait. */
+export function requireProducts(byCode: ReadonlyMap<string, ProductFacts>, codes: readonly string[]): void {
+  const missing = codes.find((code) => !byCode.has(code));
   if (missing) throw new DmsWait(`Product ${missing} has not been received.`, waitKeys.product(missing));
-  return byCode;
 }
 
 export async function routeByCode(tx: Tx, organizationId: string, code: string) {

@@ -3,14 +3,16 @@
 // credit note through the same functions as the REST routes, after the same question to the accounting system.
 import { Decimal } from 'decimal.js';
 import { checkReversible } from '../../postings/reversal.js';
-import { createInvoice, voidInvoice } from '../../invoices/documents.js';
+import { createInvoices, voidInvoice, type CreateInvoiceCommand } from '../../invoices/documents.js';
 import { cancelCreditNote, issueCreditNote } from '../../credit-notes/documents.js';
 import { processReturn } from '../../returns/documents.js';
 import { checkTotals, type BodyOf } from '../canonical.js';
-import { DmsRejection, waitKeys } from '../reasons.js';
-import { badStockOfVan, customerByCode, invoiceByNumber, productsByCode, routeByCode, vanOfRoute } from './lookup.js';
-import { stockWait, vanDayOf } from './van-day.js';
-import type { DmsContext, DmsRunner, DocumentHandler, LoadedDocument } from './types.js';
+import { ApiError } from '../../../platform/errors/api-error.js';
+import type { Tx } from '../../../platform/database/transaction.js';
+import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
+import { badStockOfVan, customerByCode, customersByCode, invoiceByNumber, productsByCode, readProductsByCode, requireCustomer, requireProducts, routeByCode, vanOfRoute } from './lookup.js';
+import { asStockWait, vanDayOf } from './van-day.js';
+import type { Applied, DmsContext, DmsRunner, DocumentHandler, LoadedDocument } from './types.js';
 
 /** Payment methods the fiscal system records on a cash sale. */
 const FISCAL_CASH_METHODS = new Set(['cash', 'mobile_money']);
@@ -31,31 +33,66 @@ async function askAccountingSystem(runner: DmsRunner, context: DmsContext, docum
 export const saleInvoice: DocumentHandler = {
   prepare: (runner, context, document) => askAccountingSystem(runner, context, document, 'Voided'),
   async apply(tx, context, document) {
-    const organizationId = context.actor.organization.id;
     if (document.previous) {
       refuseOtherChange(document, 'Invoice');
       await voidInvoice(tx, context.actor, document.previous.mikonoId!, `Cancelled in the DMS (${document.number})`);
       return { table: 'invoices', id: document.previous.mikonoId! };
     }
-    const body = document.document.body as BodyOf<'DmsSaleInvoiceDocument'>;
-    const customer = await customerByCode(tx, organizationId, body.customerCode!);
-    const products = await productsByCode(tx, organizationId, body.lines.map((line) => line.productCode));
-    // R04 with the service's tax: each line at its product's rate (a free issue carries no tax).
-    checkTotals(body.lines.map((line) => ({ ...line, taxRate: line.free ? '0' : products.get(line.productCode)!.tax_rate })), body.totals, body.currency, true);
-    if (context.fiscalApplies && body.payment.method !== 'credit' && !FISCAL_CASH_METHODS.has(body.payment.method)) {
-      throw new DmsRejection('R09', `A sale paid by ${body.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`);
-    }
-    const { van, salespersonId } = await vanDayOf(tx, context, document, body.routeCode);
-    const invoice = await createInvoice(tx, context.actor, {
-      customerId: customer.id, locationId: van.id, issueDate: document.date, currency: body.currency, salespersonId,
-      externalCodes: { dms: document.number },
-      lines: body.lines.map((line) => ({ kind: line.free ? 'free' as const : 'sale' as const, productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, ...(line.discount !== undefined ? { discount: line.discount } : {}) })),
-      payment: body.payment.method === 'credit' ? null : { method: body.payment.method, reference: body.payment.reference ?? null },
-      fiscalise: context.fiscalApplies,
-    }).catch((error: unknown) => stockWait(error, van.code));
-    return { table: 'invoices', id: invoice.id, accounting: { type: 'invoice', id: invoice.id }, provides: [waitKeys.invoice(document.number)] };
+    const [outcome] = await postSaleInvoices(tx, context, [document]);
+    if (outcome instanceof Error) throw outcome;
+    return outcome as Applied;
   },
+  setKey: (document) => {
+    const body = document.document.body as BodyOf<'DmsSaleInvoiceDocument'>;
+    return `${document.connectionId}|${body.routeCode}|${document.date}|${document.document.salesmanCode ?? ''}`;
+  },
+  applyMany: (tx, context, documents) => postSaleInvoices(tx, context, documents),
 };
+
+/**
+ * First versions of CS invoices of one van day, posted as one set by the invoices module's createInvoices (the
+ * function REST's single invoice goes through too): the codes they name are read once, each is checked (R04 with the
+ * service's tax, the fiscal rule) and refused alone, and the accepted ones are written together. Each outcome is what
+ * posting the document alone gives: what it posted, or the refusal or wait it would have thrown.
+ */
+async function postSaleInvoices(tx: Tx, context: DmsContext, documents: readonly LoadedDocument[]): Promise<(Applied | Error)[]> {
+  const organizationId = context.actor.organization.id;
+  const bodies = documents.map((document) => document.document.body as BodyOf<'DmsSaleInvoiceDocument'>);
+  const customers = await customersByCode(tx, organizationId, bodies.map((body) => body.customerCode!));
+  const products = await readProductsByCode(tx, organizationId, bodies.flatMap((body) => body.lines.map((line) => line.productCode)));
+  const outcomes: (Applied | Error)[] = [];
+  const commands: { index: number; vanCode: string; command: CreateInvoiceCommand }[] = [];
+  for (const [i, document] of documents.entries()) {
+    const body = bodies[i]!;
+    try {
+      const customer = requireCustomer(customers, body.customerCode!);
+      requireProducts(products, body.lines.map((line) => line.productCode));
+      // R04 with the service's tax: each line at its product's rate (a free issue carries no tax).
+      checkTotals(body.lines.map((line) => ({ ...line, taxRate: line.free ? '0' : products.get(line.productCode)!.tax_rate })), body.totals, body.currency, true);
+      if (context.fiscalApplies && body.payment.method !== 'credit' && !FISCAL_CASH_METHODS.has(body.payment.method)) {
+        throw new DmsRejection('R09', `A sale paid by ${body.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`);
+      }
+      const { van, salespersonId } = await vanDayOf(tx, context, document, body.routeCode);
+      commands.push({ index: i, vanCode: van.code, command: {
+        customerId: customer.id, locationId: van.id, issueDate: document.date, currency: body.currency, salespersonId,
+        externalCodes: { dms: document.number },
+        lines: body.lines.map((line) => ({ kind: line.free ? 'free' as const : 'sale' as const, productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, ...(line.discount !== undefined ? { discount: line.discount } : {}) })),
+        payment: body.payment.method === 'credit' ? null : { method: body.payment.method, reference: body.payment.reference ?? null },
+        fiscalise: context.fiscalApplies,
+      } });
+    } catch (error) {
+      if (!(error instanceof DmsRejection) && !(error instanceof DmsWait)) throw error;
+      outcomes[i] = error;
+    }
+  }
+  const posted = await createInvoices(tx, context.actor, commands.map((entry) => entry.command));
+  posted.forEach((invoice, j) => {
+    const { index, vanCode } = commands[j]!;
+    outcomes[index] = invoice instanceof ApiError ? asStockWait(invoice, vanCode) as Error
+      : { table: 'invoices', id: invoice.id, accounting: { type: 'invoice', id: invoice.id }, provides: [waitKeys.invoice(documents[index]!.number)] };
+  });
+  return outcomes;
+}
 
 export const saleReturn: DocumentHandler = {
   async apply(tx, context, document) {

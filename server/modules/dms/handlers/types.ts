@@ -76,4 +76,11 @@ export interface DocumentHandler {
   /** prepare runs for a first version too (a bounced cheque reverses another document). */
   preparesFresh?: boolean;
   apply(tx: Tx, context: DmsContext, document: LoadedDocument): Promise<Applied>;
+  /**
+   * The set form of apply, for first versions (no earlier version) that share a setKey (a van day's invoices): posted
+   * together in the caller's savepoint, each outcome what apply gives or throws for the document alone (a DmsWait, a
+   * DmsRejection or an ApiError). A thrown error fails the set: its documents are then posted one by one.
+   */
+  applyMany?(tx: Tx, context: DmsContext, documents: readonly LoadedDocument[]): Promise<(Applied | Error)[]>;
+  setKey?(document: LoadedDocument): string;
 }

@@ -53,10 +53,14 @@ async function findVanDay(tx: Tx, context: DmsContext, document: LoadedDocument,
 
 /** Stock the van does not hold (yet): the document waits for a replenishment of that van. */
 export function stockWait(error: unknown, vanCode: string): never {
-  if (error instanceof ApiError && error.code === 'insufficient_stock') {
-    const detail = (error.errors ?? []).map((e) => e.message).join('; ');
-    throw new DmsWait(`Stock not yet on the van ${vanCode}: ${error.detail}${detail ? ` (${detail})` : ''}`, waitKeys.stock(vanCode));
-  }
-  throw error;
+  throw asStockWait(error, vanCode);
 }
 
+/** stockWait as a value: the wait for an insufficient_stock refusal, any other error as it is. */
+export function asStockWait(error: unknown, vanCode: string): unknown {
+  if (error instanceof ApiError && error.code === 'insufficient_stock') {
+    const detail = (error.errors ?? []).map((e) => e.message).join('; ');
+    return new DmsWait(`Stock not yet on the van ${vanCode}: ${error.detail}${detail ? ` (${detail})` : ''}`, waitKeys.stock(vanCode));
+  }
+  return error;
+}

@@ -11,7 +11,7 @@ import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop
 export const DMS_QUEUE = 'dms.process';
 /** How long a dispatched document is left to its job before it is dispatched again. */
 export const LEASE_SECONDS = 30;
-/** Documents per job: posted one after another, each in its own transaction. */
+/** Documents per job: one posting transaction's share (process.ts DOCUMENTS_PER_TRANSACTION). */
 export const DOCUMENTS_PER_JOB = 50;
 
 export interface DmsJob {

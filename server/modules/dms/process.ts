@@ -1,8 +1,9 @@
-// Posting one DMS document: its handler maps it onto the same posting functions the REST API calls (one posting
-// path), and the outcome becomes its flag. Each document is posted in its own transaction (a batch is never all or
-// nothing), under its row's lock and only while it is `received`, so a document is posted exactly once however many
-// jobs or processes pick it up, and a crash rolls back both the posting and the flag together. Inside the
-// transaction the handler runs under a savepoint: a refusal undoes what it had written and keeps the flag's change.
+// Posting DMS documents: each handler maps its document onto the same posting functions the REST API calls (one
+// posting path), and the outcome becomes its flag. A document is posted under its row's lock and only while it is
+// `received`, so it is posted exactly once however many jobs or processes pick it up, and a crash rolls back both the
+// posting and the flag together. Up to 50 documents share a transaction, each under its own savepoint (a batch is
+// never all or nothing: a refusal undoes what its document wrote and keeps the flag's change); a van day's CS
+// invoices are posted as one set under one savepoint (createInvoices: see docs/decisions/0022-posting-sets.md).
 //
 // Versions: a new version of a posted document is applied by its handler against the earlier one (a cancel voids,
 // a bounced cheque reverses), and once it succeeds the earlier version is `superseded`. While the earlier posting's
@@ -93,7 +94,7 @@ export const DOCUMENTS_PER_TRANSACTION = 50;
  * Posts the due documents given (a job's share of them), in order; returns how many changed flag. A document another
  * job holds, or that is no longer `received`, is skipped. Documents that ask the accounting system something first
  * (a reversal) are posted one by one, the question outside any transaction; the others share a transaction, each
- * under its savepoint (a commit, and its flush to disk, per 25 documents rather than per document). When such a
+ * under its savepoint, or a set's (a commit, and its flush to disk, per 50 documents rather than per document). When such a
  * transaction fails as a whole (a bug, a lost connection), its documents are posted one by one instead, and one that
  * fails alone stays received and is tried again later.
  */
@@ -266,6 +267,7 @@ async function postSet(tx: Tx, context: DmsContext, documents: readonly LoadedDo
     return;
   }
   const handler = HANDLERS.get(documents[0]!.type)!;
+  // Savepoints have no builder form (here and below).
   await sql`savepoint dms_set`.execute(tx);
   let outcomes: (Applied | Error)[];
   try {
@@ -278,9 +280,11 @@ async function postSet(tx: Tx, context: DmsContext, documents: readonly LoadedDo
     return;
   }
   const posted = documents.flatMap((document, i) => (outcomes[i] instanceof Error ? [] : [{ document, applied: outcomes[i] as Applied }]));
+  // Kept when one posted; else undone whole (a savepoint has no builder form).
   if (posted.length > 0) {
     await sql`release savepoint dms_set`.execute(tx);
   } else {
+    // Nothing posted: the day's trip the set opened goes too.
     await sql`rollback to savepoint dms_set`.execute(tx);
     forgetVanDays(tx);
   }

@@ -27,7 +27,12 @@ export interface Operation {
   bodySchema: Json | undefined;
   /** Query and path parameters the spec types as integer, number or boolean. */
   typedParameters: { name: string; in: 'query' | 'path'; type: ScalarParameterType }[];
+  /** An operation whose body is a file (`application/xml` or `multipart/form-data`): its limit in bytes (the schema's maxLength). */
+  file: { maxBytes: number } | null;
 }
+
+/** The media types of a file body: read by file-body.ts, not by the JSON parser. */
+export const FILE_MEDIA_TYPES = ['application/xml', 'multipart/form-data'];
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
@@ -77,5 +82,15 @@ function describe(document: ApiDocument, pathTemplate: string, method: string, i
     takesBody: body !== undefined,
     requiresBody: (body as Json | undefined)?.required === true,
     typedParameters,
+    file: fileOf(document, body as Json | undefined),
   };
+}
+
+function fileOf(document: ApiDocument, body: Json | undefined): Operation['file'] {
+  const content = (body?.content ?? {}) as Record<string, Json>;
+  const media = FILE_MEDIA_TYPES.map((type) => content[type]).find(Boolean);
+  if (!media) return null;
+  const schema = resolveRef(document as Json, media.schema) as Json;
+  const maxLength = schema.maxLength ?? (resolveRef(document as Json, schema.properties?.file) as Json | undefined)?.maxLength;
+  return { maxBytes: Number(maxLength) };
 }

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
+import { parseNextFile } from './files.js';
 
 export const DMS_QUEUE = 'dms.process';
 /** How long a dispatched document is left to its job before it is dispatched again. */
@@ -48,5 +49,9 @@ export async function dispatchDmsDocuments(db: Db, sendMany: SendMany, batch = 1
 
 /** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
 export function startDmsDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): BackgroundLoop {
-  return startDispatchLoop({ dispatch: () => dispatchDmsDocuments(options.db, options.sendMany), onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs });
+  return startDispatchLoop({
+    // A file waiting is parsed first (its documents become due), one per pass while there are any.
+    dispatch: async () => (await parseNextFile(options.db) ? 1 : 0) + await dispatchDmsDocuments(options.db, options.sendMany),
+    onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs,
+  });
 }

@@ -28,9 +28,10 @@ export interface IngestedBatch {
 }
 
 /** Stores the documents of one call and gives each its first flag. */
-export async function ingestBatch(tx: Tx, connection: DmsConnectionRow, documents: readonly unknown[], source: 'json' = 'json'): Promise<IngestedBatch> {
+export async function ingestBatch(tx: Tx, connection: DmsConnectionRow, documents: readonly unknown[], file: { batchId: string } | null = null): Promise<IngestedBatch> {
   const organizationId = connection.organization_id;
-  const batchId = newId('dmb');
+  // A file's batch exists already (registered when the file came); a push's is made here.
+  const batchId = file?.batchId ?? newId('dmb');
   const now = new Date();
 
   // The checks on arrival, each document on its own.
@@ -101,7 +102,7 @@ export async function ingestBatch(tx: Tx, connection: DmsConnectionRow, document
     received.push(id);
   });
 
-  await tx.insertInto('dms_batches').values({ organization_id: organizationId, id: batchId, connection_id: connection.id, source, document_count: documents.length, synchronous: connection.synchronous, received_at: now }).execute();
+  if (!file) await tx.insertInto('dms_batches').values({ organization_id: organizationId, id: batchId, connection_id: connection.id, source: 'json', document_count: documents.length, synchronous: connection.synchronous, received_at: now }).execute();
   await insertRows(tx, rows);
   await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, rows.map((row) => row.id));
   return { batchId, flags: await findFlags(tx, organizationId, answer), received };

@@ -9,7 +9,10 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
-import { MAX_BATCH, MAX_SYNCHRONOUS_BATCH, requireConnection } from './connections.js';
+import { MAX_BATCH, MAX_SYNCHRONOUS_BATCH, requireConnection, type DmsConnectionRow } from './connections.js';
+import { findFileBatch, receiveFile } from './files.js';
+import { fileOf } from '../../platform/http/file-body.js';
+import { fileXsd, flagFile, FLAGS_XSD } from './xml/write.js';
 import { findFlags, listFlags, toFlag } from './flags.js';
 import { ingestBatch } from './ingest.js';
 import { contextOf, postReceived } from './process.js';
@@ -57,5 +60,44 @@ export function dmsRoutes(db: Db): Router {
     sendPage(res, { ...page, rows: page.rows.map(toFlag) });
   });
 
+  router.post('/dms/:system/files', async (req, res) => {
+    const caller = callerOf(res);
+    const connection = await requireConnection(db, caller.actor.organization.id, req.params.system as string);
+    const file = fileOf(res);
+    await respondIdempotently(db, caller, req, res, async (tx) => {
+      const { batchId, created } = await receiveFile(tx, connection, file);
+      return { status: created ? 202 : 200, body: (await findFileBatch(tx, connection, batchId))! };
+    });
+  });
+
+  router.get('/dms/:system/files/:batchId', async (req, res) => {
+    const actor = actorOf(res);
+    const connection = await requireConnection(db, actor.organization.id, req.params.system as string);
+    res.json(await requireFileBatch(db, connection, req.params.batchId as string));
+  });
+
+  router.get('/dms/:system/files/:batchId/flags', async (req, res) => {
+    const actor = actorOf(res);
+    const connection = await requireConnection(db, actor.organization.id, req.params.system as string);
+    const batch = await requireFileBatch(db, connection, req.params.batchId as string);
+    const ids = (await db.selectFrom('dms_documents').select('id').where('organization_id', '=', connection.organization_id).where('batch_id', '=', batch.batchId)
+      .orderBy('position').execute()).map((row) => row.id);
+    res.type('application/xml').send(flagFile(batch, (await findFlags(db, connection.organization_id, ids)).map(toFlag)));
+  });
+
+  // The XML schemas of the files, for DMS vendors (no key: they are documentation).
+  const schemas: Record<string, () => string> = { 'dms-file.xsd': fileXsd, 'dms-flags.xsd': () => FLAGS_XSD };
+  router.get('/xml-schemas/:name', (req, res) => {
+    const write = schemas[req.params.name as string];
+    if (!write) throw new ApiError('not_found', `There is no XML schema ${req.params.name as string}; there are ${Object.keys(schemas).join(' and ')}.`);
+    res.type('application/xml').send(write());
+  });
+
   return router;
+}
+
+async function requireFileBatch(db: Db, connection: DmsConnectionRow, batchId: string) {
+  const batch = await findFileBatch(db, connection, batchId);
+  if (!batch) throw new ApiError('not_found', `The ${connection.system} connection has no file batch ${batchId}.`);
+  return batch;
 }

@@ -12,6 +12,7 @@ import { operationIndex } from '../operations.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
+import { fileBody } from './file-body.js';
 import { jsonBody } from './json-body.js';
 import { knownOperation } from './known-operation.js';
 import { notFound } from './not-found.js';
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(apiLogMiddleware(options.apiLog, options.environment));
   app.use(knownOperation(operationIndex(options.document)));
   app.use(jsonBody());
+  app.use(fileBody());
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);

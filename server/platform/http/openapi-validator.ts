@@ -34,8 +34,8 @@ function memoisePathCompilation(): void {
   pathToRegexpModule.__memoised = true;
 }
 
-/** The DMS documents push, under the API base. */
-const DMS_PUSH = /\/dms\/[^/]+\/documents\/?$/;
+/** The DMS documents push and file upload, under the API base. */
+const DMS_PUSH = /\/dms\/[^/]+\/(documents|files)\/?$/;
 
 export function openApiValidator(options: { document: ApiDocument; validateResponses: boolean }): RequestHandler[] {
   return OpenApiValidator.middleware({
@@ -51,6 +51,7 @@ export function openApiValidator(options: { document: ApiDocument; validateRespo
     ignoreUndocumented: false,
     // The DMS push's body is checked by its module against the same schemas (server/modules/dms/canonical.ts): a
     // document that does not match gets a rejected flag of its own instead of failing the whole batch with a 400.
+    // A file's body is bytes read by file-body.ts (its media type and size checked there), parsed by the module.
     ignorePaths: (path: string) => DMS_PUSH.test(path),
   }) as RequestHandler[];
 }

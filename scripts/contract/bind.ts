@@ -35,11 +35,13 @@ export function mapStrings<T>(value: T, replace: (s: string) => string): T {
 
 /**
  * The ids a response body carries: its own `id`, the `id` of each member of `data`, or, for a body that wraps the
- * records it wrote under a name (`{ payments: [...] }`), the `id` of each member of its arrays.
+ * records it wrote under a name (`{ payments: [...] }`), the `id` of each member of its arrays; and a batch's
+ * `batchId` (a DMS file's batch is read back by it).
  */
 export function idsIn(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
   const record = body as Record<string, unknown>;
+  if (typeof record.batchId === 'string' && /^[a-z][a-z0-9]{1,9}_/.test(record.batchId)) return [record.batchId, ...idsIn({ ...record, batchId: undefined })];
   const members = Array.isArray(record.data) ? record.data
     : 'id' in record ? [record]
       : Object.values(record).filter((value): value is unknown[] => Array.isArray(value)).flat();

@@ -151,7 +151,7 @@ test('a body over 5 MB is 413 and registers nothing; another media type is 415; 
   const reader = await createCaller(pool(), { scopes: ['dms:flags:read'], organizationId: caller.organizationId });
   const refused = await send(reader, writeDmsFile([masterData.soda]));
   t.is(refused.status, 403);
-  t.is((await batchOf(reader, 'dmb_01JD4R7Q8S6T9V3X5Z7B9D1F3B')).status, 404);
+  t.is((await batchOf(reader, 'dmf_01JD4R7Q8S6T9V3X5Z7B9D1F3B')).status, 404);
 });
 
 test('the XML schemas are served without a key, and every kind\'s example document, written as XML, is valid against the file\'s schema', async (t) => {

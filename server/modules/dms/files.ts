@@ -18,7 +18,7 @@ export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Registers a file as a batch, or answers the batch of the same bytes received before (created false). */
 export async function receiveFile(tx: Tx, connection: DmsConnectionRow, file: { bytes: Buffer; name: string | null }): Promise<{ batchId: string; created: boolean }> {
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
-  const id = newId('dmb');
+  const id = newId('dmf'); // a file's batch: its own prefix, told apart from a push's (dmb_) at a glance
   const inserted = await tx.insertInto('dms_batches').values({
     organization_id: connection.organization_id, id, connection_id: connection.id, source: 'xml_file', document_count: 0, synchronous: false,
     file_status: 'received', file_sha256: sha256, file_name: file.name, file_bytes: file.bytes.length, file_content: file.bytes,

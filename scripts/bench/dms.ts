@@ -6,10 +6,14 @@
 //   flag's change - the first push), with the worker running beside the API as `npm start` runs them;
 // - synchronous connection: `syncBatches` pushes of 50, each answered after its documents are posted; the answer's
 //   time, median and worst, and documents/s over the whole run.
+// - an XML file of about 5 MB of CS invoices (10 lines each): the answer, the time until it is parsed and every
+//   document flagged, and until all are posted; and the process's resident memory before and at its peak meanwhile.
 // Every document must end posted; the figures are not printed otherwise.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { sql } from 'kysely';
@@ -23,6 +27,7 @@ import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
+import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface DmsFigures {
   batchSize: number;
@@ -35,6 +40,10 @@ export interface DmsFigures {
   syncAnswerMedianMs: number;
   syncAnswerMaxMs: number;
   syncPerSecond: number;
+  /** The XML file: its size, documents, the answer, parsed and flagged, all posted, and the process's memory. */
+  file: { bytes: number; documents: number; answerMs: number; parsedMs: number; postedMs: number; rssBeforeMb: number; rssPeakMb: number;
+    /** The parser alone on the same file, in a process of its own (dms-file-memory.ts). */
+    alone: { ms: number; rssBeforeMb: number; rssPeakMb: number } };
 }
 
 const UNLIMITED = { perMinute: 100_000_000, burst: 10_000_000 };
@@ -120,9 +129,43 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     }
     const syncMs = performance.now() - syncStarted;
     await requireAllPosted(db, syncShop.organizationId);
+
+    // The file: invoices of 10 lines, as many as fit in just under 5 MB.
+    const fileInvoice = (i: number) => {
+      const base = invoice(n + i);
+      const lines = Array.from({ length: 10 }, () => ({ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }));
+      return { ...base, body: { ...base.body, lines, totals: { subtotal: '240000', discount: '0', tax: '43200', total: '283200' } } };
+    };
+    const perInvoice = Buffer.byteLength(writeDmsFile([fileInvoice(0)])) - Buffer.byteLength(writeDmsFile([]));
+    const count = Math.floor((5 * 1024 * 1024 - 200) / perInvoice);
+    const fileShop = await prepare('file', false, count * 10 + 10); // 10 cases an invoice
+    const xml = writeDmsFile(Array.from({ length: count }, (_, i) => fileInvoice(i)));
+    n += count;
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 20);
+    const fileStarted = performance.now();
+    const upload = await fetch(`${base}/dms/canonical/files`, { method: 'POST', headers: { authorization: `Bearer ${fileShop.key}`, 'content-type': 'application/xml', 'idempotency-key': `bench-${keys++}` }, body: xml });
+    const answerMs = performance.now() - fileStarted;
+    const batch = await upload.json() as { batchId: string };
+    if (upload.status !== 202) throw new Error(`file: ${upload.status} ${JSON.stringify(batch)}`);
+    const batchRow = () => db.selectFrom('dms_batches').select(['file_status', 'file_error']).where('organization_id', '=', fileShop.organizationId).where('id', '=', batch.batchId).executeTakeFirstOrThrow();
+    await until(async () => (await batchRow()).file_status !== 'received', 60_000, 'the file parsed');
+    const parsedMs = performance.now() - fileStarted;
+    clearInterval(sampler);
+    const parsed = await batchRow();
+    if (parsed.file_status !== 'parsed') throw new Error(`the bench file did not parse: ${parsed.file_error}`);
+    await until(async () => (await pending(db, fileShop.organizationId)) === 0, 600_000, 'the file posted');
+    const postedMs = performance.now() - fileStarted;
+    await requireAllPosted(db, fileShop.organizationId);
+    const xmlPath = join(dataDir, 'bench.xml');
+    writeFileSync(xmlPath, xml);
+    const alone = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(dirname(fileURLToPath(import.meta.url)), 'dms-file-memory.ts'), xmlPath], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as DmsFigures['file']['alone'];
+    const file = { bytes: Buffer.byteLength(xml), documents: count, answerMs, parsedMs, postedMs, rssBeforeMb: rssBefore / 1048576, rssPeakMb: rssPeak / 1048576, alone };
     return {
       batchSize: 500, batches, answerMedianMs: median(answers), answerMaxMs: Math.max(...answers), postedPerSecond: (batches * 500) / (drainMs / 1000),
       syncBatchSize: 50, syncBatches, syncAnswerMedianMs: median(syncAnswers), syncAnswerMaxMs: Math.max(...syncAnswers), syncPerSecond: (syncBatches * 50) / (syncMs / 1000),
+      file,
     };
   } catch (error) {
     process.stderr.write(`dms bench: ${(error as Error).stack ?? String(error)}\n`);
@@ -163,5 +206,8 @@ export function dmsReport(f: DmsFigures): string[] {
     `DMS push (API and worker in one process): a batch of ${f.batchSize} CS invoices answered with its flags in ${f.answerMedianMs.toFixed(0)} ms (median of ${f.batches}; worst ${f.answerMaxMs.toFixed(0)} ms; aim under 1 s)`,
     `  posted: ${f.postedPerSecond.toFixed(0)} documents/s (${f.batches * f.batchSize} invoices, first push to last flag; aim at least 300/s)`,
     `  synchronous mode, batches of ${f.syncBatchSize}: answered with final flags in ${f.syncAnswerMedianMs.toFixed(0)} ms (median of ${f.syncBatches}; worst ${f.syncAnswerMaxMs.toFixed(0)} ms), ${f.syncPerSecond.toFixed(0)} documents/s`,
+    `  XML file of ${(f.file.bytes / 1048576).toFixed(2)} MB, ${f.file.documents} CS invoices of 10 lines: answered in ${f.file.answerMs.toFixed(0)} ms, parsed and every document flagged in ${f.file.parsedMs.toFixed(0)} ms (aim under 3 s), all posted in ${(f.file.postedMs / 1000).toFixed(1)} s`,
+    `  memory: the parser alone on that file, in a process of its own, ${f.file.alone.rssBeforeMb.toFixed(0)} MB before and ${f.file.alone.rssPeakMb.toFixed(0)} MB at its peak (aim under 200 MB; parsed in ${f.file.alone.ms.toFixed(0)} ms);`,
+    `  the bench's own process (the service, API and worker, and all it kept from the scenarios before) ${f.file.rssBeforeMb.toFixed(0)} MB before the file, ${f.file.rssPeakMb.toFixed(0)} MB at its peak while it was taken and parsed`,
   ];
 }

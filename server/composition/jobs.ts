@@ -11,6 +11,7 @@ import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest
 import { requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
 import { POSTING_QUEUE } from '../modules/postings/run.js';
 import { DMS_QUEUE, startDmsDispatcher } from '../modules/dms/dispatch.js';
+import { noteCallback } from '../modules/dms/actions.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
 import { forgetOldProcesses } from '../platform/jobs/processes.js';
@@ -41,6 +42,8 @@ export function webhookJob(db: Db, logger: Logger, config: Config, processId: st
     policy: { allowLoopback: config.webhookAllowLoopback },
     secretKey: config.webhookSecretKey,
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+    // A DMS connection's flag callbacks are webhooks to its endpoint; each outcome is its callback action.
+    onOutcome: noteCallback,
   }) as unknown as JobDefinition<never>;
 }
 

@@ -71,4 +71,12 @@ test('reprocess issues a new flag for a rejected document, refuses R05 saying wh
   const both = await runCli(['dms', 'reprocess', first.flags[1]!.id, '--org', org, '--batch', first.batchId], env());
   t.is(both.code, 1);
   t.regex(both.stderr, /Name one document, or --batch ID/);
+
+  // Each re-process is an action towards the DMS: `dms actions` lists it (one per document, its status done).
+  const { actions } = await runCliJson(['dms', 'actions', '--org', org, '--json'], env()) as { actions: { kind: string; subjectId: string; status: string; detail: string }[] };
+  t.deepEqual(actions.map((a) => [a.kind, a.subjectId, a.status]), [['reprocess', first.flags[1]!.id, 'done']]);
+  t.regex(actions[0]!.detail, /warehouse M07 is received again/);
+  const text = await runCli(['dms', 'actions', '--org', org, '--limit', '5'], env());
+  t.regex(text.stdout, /reprocess\s+done\s+dmd_/);
+  t.is((await runCli(['dms', 'actions', '--org', org, '--limit', '0'], env())).code, 2);
 });

@@ -85,6 +85,12 @@ test('a file is registered before the answer (202), parsed by the worker into do
   const lint = xmllint(schema.text, flagFile.text);
   if (lint !== null) t.is(lint, 'valid');
 
+  // The flag file is an action towards the DMS: pending while a flag may still change, written once all are final.
+  const written = await eventually(async () => (await db().selectFrom('dms_actions').select(['id', 'status', 'detail']).where('organization_id', '=', caller.organizationId)
+    .where('kind', '=', 'flag_file').where('subject_id', '=', res.body.batchId).where('status', '=', 'written').executeTakeFirst()) ?? null, 20_000, 'the flag file written');
+  t.regex(written.detail!, new RegExp(`Every one of the ${documents.length} flags is final`));
+  t.true((await db().selectFrom('events').select('id').where('organization_id', '=', caller.organizationId).where('type', '=', 'dms.action.status_changed').where('record_id', '=', written.id).execute()).length >= 1);
+
   const again = await send(caller, xml);
   t.is(again.status, 200);
   t.is(again.body.batchId, res.body.batchId);

@@ -219,4 +219,24 @@ test('flag callbacks: a connection whose return path is a callback gets every fl
   t.true(objects.some((o) => o.documentId === res.body.flags[1].documentId && o.state === 'rejected' && o.reasonCode === 'R07'));
   t.true(objects.some((o) => o.documentId === res.body.flags[0].documentId && o.state === 'posted'));
   t.true(hook.received.every((r) => verifySignature(r.headers['service-signature'] as string, r.raw, s.callbackSecret!).valid), 'signed like every webhook');
+
+  // Each callback is an action towards the DMS, with its status and a dms.action.status_changed event.
+  const actions = await eventually(async () => {
+    const rows = await db().selectFrom('dms_actions').select(['kind', 'status', 'id']).where('organization_id', '=', s.organizationId).where('kind', '=', 'callback').execute();
+    return rows.length >= 3 && rows.every((row) => row.status === 'delivered') ? rows : null;
+  }, 20_000, 'the callbacks recorded as delivered');
+  const events = await db().selectFrom('events').select('record_id').where('organization_id', '=', s.organizationId).where('type', '=', 'dms.action.status_changed').execute();
+  t.true(actions.every((action) => events.some((event) => event.record_id === action.id)));
+});
+
+test('a callback the DMS does not take is an action that is retrying, then failed, each change an event', async (t) => {
+  const hook = await startReceiver(() => ({ status: 500 }));
+  receivers.push(hook);
+  const s = await shop({ callbackUrl: hook.url });
+  await push(s, { ...masterData.water, distributorCode: 'OTHER' });
+  const failed = await eventually(async () => (await db().selectFrom('dms_actions').select(['id', 'status', 'detail']).where('organization_id', '=', s.organizationId)
+    .where('kind', '=', 'callback').where('status', '=', 'failed').executeTakeFirst()) ?? null, 30_000, 'the callback failed for good');
+  t.regex(failed.detail!, /^Attempt 4: HTTP 500/);
+  const changes = await db().selectFrom('events').select('id').where('organization_id', '=', s.organizationId).where('type', '=', 'dms.action.status_changed').where('record_id', '=', failed.id).execute();
+  t.is(changes.length, 2, 'retrying, then failed: the attempts in between change the detail, not the status');
 });

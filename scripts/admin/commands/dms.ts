@@ -8,6 +8,7 @@ import { addEndpoint } from '../../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../../server/composition/modules.js';
 import { addConnection, findConnection, RETURN_PATHS, shownConnection, type DmsConnectionSettings, type ReturnPath } from '../../../server/modules/dms/connections.js';
 import { DMS_DOCUMENT_FLAGGED } from '../../../server/modules/dms/flags.js';
+import { listActions } from '../../../server/modules/dms/actions.js';
 import { changeConnection, reprocessDocuments, showDocument, whyNotReprocessable } from '../../../server/modules/dms/operations.js';
 import { REASON_CODES } from '../../../server/modules/dms/reasons.js';
 import { withDatabase } from '../database.js';
@@ -139,4 +140,23 @@ export function registerDmsCommands(program: Command): void {
       if (options.json) printJson({ reprocessed: ids });
       else printText(ids.length === 0 ? 'Nothing to re-process.' : `${ids.length} document(s) queued again with a new flag: ${ids.join(', ')}`);
     });
+
+  dms.command('actions').description('what the service did towards the DMS (flag files, flag callbacks, re-processes), newest change first')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--limit <n>', 'how many (1 to 1000)', positiveLimit, 50)
+    .option('--json', 'print {"actions": [...]}')
+    .action(async (options: { org: string; limit: number; json?: boolean }) => {
+      const actions = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listActions(db, options.org, options.limit);
+      });
+      if (options.json) printJson({ actions });
+      else printText(actions.length === 0 ? 'No action yet.' : actions.map((a) => `${a.updatedAt}  ${a.kind.padEnd(9)}  ${a.status.padEnd(9)}  ${a.subjectId}  ${a.detail ?? ''}`).join('\n'));
+    });
+}
+
+function positiveLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('a whole number from 1 to 1000');
+  return n;
 }

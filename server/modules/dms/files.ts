@@ -8,6 +8,7 @@ import type { Db, Tx } from '../../platform/database/transaction.js';
 import { inTransaction } from '../../platform/database/transaction.js';
 import { newId } from '../../platform/ids.js';
 import { findConnectionById, type DmsConnectionRow } from './connections.js';
+import { noteFlagFiles } from './actions.js';
 import { ingestBatch } from './ingest.js';
 import { readDmsFile, XmlFileError } from './xml/read.js';
 import type { components } from '../../../generated/api-types.js';
@@ -53,6 +54,7 @@ export async function parseNextFile(db: Db): Promise<boolean> {
     await ingestBatch(tx, connection, documents, { batchId: batch.id });
     await tx.updateTable('dms_batches').set((eb) => ({ file_status: 'parsed', document_count: documents.length, file_parsed_at: eb.fn<Date>('now'), file_content: null }))
       .where('organization_id', '=', batch.organization_id).where('id', '=', batch.id).execute();
+    await noteFlagFiles(tx, batch.organization_id, [batch.id]);
     return true;
   });
 }

@@ -6,6 +6,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { DMS_ACTION_STATUS_CHANGED, findAction } from './actions.js';
 import { DMS_QUEUE, type DmsJob } from './dispatch.js';
 import { DMS_DOCUMENT_FLAGGED, findFlag, toFlag } from './flags.js';
 import { processDocuments } from './process.js';
@@ -20,10 +21,18 @@ const flagObject: WebhookObjectSource = {
   fetchPath: (_id, record) => `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
 };
 
+// An action is read back with `admin dms actions` (no API operation lists them).
+const actionObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    return (await findAction(db, actor.organization.id, id)) as unknown as WebhookObject | null;
+  },
+  fetchPath: () => '',
+};
+
 export const dmsModule: ModuleManifest = {
   name: 'dms',
   routes: ({ db }) => dmsRoutes(db),
-  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject },
+  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject },
   jobs: ({ db, logger, connectors }) => [{
     queue: DMS_QUEUE,
     concurrency: 2,

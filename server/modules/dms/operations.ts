@@ -7,6 +7,7 @@ import { cancelUnsentFiscal } from '../postings/operations.js';
 import type { PostedDocumentType } from '../../domain/postings.js';
 import { findConnection, updateConnection, type DmsConnectionRow, type DmsConnectionSettings } from './connections.js';
 import { setFlags, toFlag, findFlag } from './flags.js';
+import { fileBatchesOf, noteFlagFiles, setAction } from './actions.js';
 
 export interface ReprocessSelection {
   documentId?: string;
@@ -39,6 +40,12 @@ export async function reprocessDocuments(db: Db, organizationId: string, selecti
       .set({ attempts: 0, retry_until: sql<Date>`now() + interval '48 hours'` })
       .where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
     await setFlags(tx, organizationId, ids, { state: 'received', note: 'Re-processing was asked for.', waitingFor: null, nextAttemptAt: new Date() });
+    // Each re-process is an action towards the DMS, and a file whose document is posted again has its flag file pending again.
+    const documents = await tx.selectFrom('dms_documents').select(['id', 'connection_id', 'document_type', 'document_number']).where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+    for (const document of documents) {
+      await setAction(tx, organizationId, { connectionId: document.connection_id, kind: 'reprocess', subjectId: document.id, status: 'done', detail: `${document.document_type} ${document.document_number} is received again and will be posted.` });
+    }
+    await noteFlagFiles(tx, organizationId, await fileBatchesOf(tx, organizationId, ids));
     return ids;
   });
 }

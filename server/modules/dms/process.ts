@@ -16,6 +16,7 @@ import { inTransaction, type Db, type Tx } from '../../platform/database/transac
 import { ApiError } from '../../platform/errors/api-error.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
 import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
+import { fileBatchesOf, noteFlagFiles } from './actions.js';
 import { setFlags, setPostedFlags, type FlagChange } from './flags.js';
 import { HANDLERS } from './handlers/index.js';
 import { forgetVanDays } from './handlers/van-day.js';
@@ -143,6 +144,9 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
     changed += await processOne(runner, organizationId, row.id, contextFor);
   }
   await flush();
+  // The flag files of the files these documents came in: written once every flag of the file is final.
+  const files = await fileBatchesOf(runner.db, organizationId, due.map((row) => row.id));
+  if (files.length > 0) await inTransaction(runner.db, (tx) => noteFlagFiles(tx, organizationId, files));
   return changed;
 }
 

@@ -24,7 +24,7 @@ import { DISABLE_AFTER_FAILED_EVENTS, recordOutcome } from './outcome.js';
 import { DELIVERY_TIMEOUT_MS, type SendOutcome } from './send.js';
 import type { DestinationPolicy } from './destination.js';
 import { claimSendSlot, releaseSendSlot } from './slots.js';
-import { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
+import { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJobData, type EnqueueDeliveries, type OutcomeListener } from './types.js';
 
 export { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJob, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
 
@@ -80,6 +80,8 @@ export interface WebhookDeliveryOptions {
   timeoutMs?: number;
   objectLimitBytes?: number;
   disableAfterFailedEvents?: number;
+  /** Told of each outcome in its transaction (composition wires the DMS's callback actions). */
+  onOutcome?: OutcomeListener;
 }
 
 /** The event types the engine can deliver with a registry: the registry's plus webhook.test. */
@@ -137,7 +139,7 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
       logger.error({ err: error, deliveryId: claim.id }, 'webhook attempt failed unexpectedly');
     }
     try {
-      const recorded = await recordOutcome(db, claim, outcome, options.retryScheduleSeconds, options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS, enqueue);
+      const recorded = await recordOutcome(db, claim, outcome, options.retryScheduleSeconds, options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS, enqueue, options.onOutcome);
       const entry = { deliveryId: claim.id, endpointId: claim.endpointId, organizationId: claim.organizationId, attempt: claim.attempt, status: recorded.status, responseCode: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
       if (recorded.endpointDisabled) logger.warn(entry, 'webhook endpoint disabled after consecutive failed events');
       else if (outcome.ok) logger.debug(entry, 'webhook delivered');

@@ -4,7 +4,7 @@
 // change the event describes: a failed delivery never undoes it.
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../database/transaction.js';
-import type { ClaimedDelivery, EnqueueDeliveries } from './types.js';
+import type { ClaimedDelivery, EnqueueDeliveries, OutcomeListener } from './types.js';
 import { notify } from './notifications.js';
 import type { SendOutcome } from './send.js';
 
@@ -16,7 +16,7 @@ export interface RecordedOutcome {
   endpointDisabled: boolean;
 }
 
-export async function recordOutcome(db: Db, claim: ClaimedDelivery, outcome: SendOutcome, retryScheduleSeconds: readonly number[], disableAfter: number, enqueue: EnqueueDeliveries): Promise<RecordedOutcome> {
+export async function recordOutcome(db: Db, claim: ClaimedDelivery, outcome: SendOutcome, retryScheduleSeconds: readonly number[], disableAfter: number, enqueue: EnqueueDeliveries, onOutcome?: OutcomeListener): Promise<RecordedOutcome> {
   return inTransaction(db, async (tx) => {
     const retryIn = outcome.ok ? null : retryScheduleSeconds[claim.attempt - 1] ?? null;
     const status = outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
@@ -31,6 +31,7 @@ export async function recordOutcome(db: Db, claim: ClaimedDelivery, outcome: Sen
       .where('organization_id', '=', claim.organizationId).where('id', '=', claim.id).where('status', '=', 'pending').where('attempts', '=', claim.attempt)
       .executeTakeFirst();
     if (numUpdatedRows === 0n) return { status: 'superseded', endpointDisabled: false };
+    await onOutcome?.(tx, claim, status);
     if (status === 'succeeded') {
       await tx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 })
         .where('organization_id', '=', claim.organizationId).where('id', '=', claim.endpointId).where('consecutive_failures', '<>', 0)

@@ -32,3 +32,9 @@ export interface ClaimedDelivery {
   /** The attempt number this claim is (1 for the first send). */
   attempt: number;
 }
+
+/**
+ * Told of each delivery's recorded outcome, in the outcome's transaction (a module that follows its own endpoints'
+ * deliveries: the DMS's flag callbacks). The platform names no module; composition wires it.
+ */
+export type OutcomeListener = (tx: Tx, claim: ClaimedDelivery, status: 'succeeded' | 'pending' | 'failed') => Promise<void>;

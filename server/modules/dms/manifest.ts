@@ -11,6 +11,9 @@ import { DMS_QUEUE, type DmsJob } from './dispatch.js';
 import { DMS_DOCUMENT_FLAGGED, findFlag, toFlag } from './flags.js';
 import { processDocuments } from './process.js';
 import { dmsRoutes } from './routes.js';
+import { DMS_RECONCILIATION_COMPLETED, reconcileDue } from './reconciliation.js';
+import { findReconciliation } from './reconciliation-reads.js';
+import { reconciliationRoutes } from './reconciliation-routes.js';
 
 const flagObject: WebhookObjectSource = {
   async read(db, actor, id) {
@@ -29,10 +32,21 @@ const actionObject: WebhookObjectSource = {
   fetchPath: () => '',
 };
 
+// A reconciled day is read back through the list, by its salesman and date.
+const reconciliationObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    return (await findReconciliation(db, actor.organization.id, id)) as unknown as WebhookObject | null;
+  },
+  fetchPath: (_id, record) => {
+    const day = record as { salesmanCode?: string; businessDate?: string };
+    return `${API_BASE_PATH}/dms/canonical/reconciliations?salesman=${encodeURIComponent(String(day.salesmanCode ?? ''))}&date=${String(day.businessDate ?? '')}`;
+  },
+};
+
 export const dmsModule: ModuleManifest = {
   name: 'dms',
-  routes: ({ db }) => dmsRoutes(db),
-  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject },
+  routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
+  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject, [DMS_RECONCILIATION_COMPLETED]: reconciliationObject },
   jobs: ({ db, logger, connectors }) => [{
     queue: DMS_QUEUE,
     concurrency: 2,
@@ -42,6 +56,13 @@ export const dmsModule: ModuleManifest = {
     queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
     async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
       for (const job of jobs) await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
+    },
+  }, {
+    // The daily reconciliation (reconciliation.ts): each minute, the days past their connection's cut-off that are due.
+    queue: 'dms.reconciliation',
+    cron: '* * * * *',
+    async handle() {
+      await reconcileDue(db);
     },
   }] as never,
 };

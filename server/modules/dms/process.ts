@@ -321,7 +321,7 @@ async function markPosted(tx: Tx, context: DmsContext, posted: readonly { docume
     const posting = applied.accounting && context.accountingConnected ? postings.get(`${applied.accounting.type}|${applied.accounting.id}`) : undefined;
     return { id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null, accounting: applied.accounting ?? null };
   }));
-  await wake(tx, org, posted.flatMap(({ applied }) => applied.provides ?? []));
+  await wake(tx, org, posted.flatMap(({ document, applied }) => [...(applied.provides ?? []), waitKeys.document(document.number)]));
 }
 
 /** The accounting postings (`post` rows) of the documents given, by `type|id`. */

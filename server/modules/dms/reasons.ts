@@ -62,4 +62,6 @@ export const waitKeys = {
   collection: (number: string) => `collection:${number}`,
   stock: (locationCode: string) => `stock:${locationCode}`,
   posting: (type: string, id: string) => `posting:${type}:${id}`,
+  /** Any document of the connection by its number (a route settlement waits for the documents it lists). */
+  document: (number: string) => `document:${number}`,
 };

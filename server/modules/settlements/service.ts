@@ -27,7 +27,7 @@ import { expressionBuilder } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { findTrip, type TripRow } from '../trips/repository.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
-import { closeTrip, requireDeliveryModule } from '../trips/service.js';
+import { closeTrip, refuseHandMoveOfDmsTrip, requireDeliveryModule } from '../trips/service.js';
 import { findSettlement, settlementOfTrip, settlementQuery, type SettlementRow } from './repository.js';
 import { readSheet, type Settlement } from './sheet.js';
 
@@ -75,6 +75,7 @@ export async function settleTrip(tx: Tx, actor: Actor, command: SettleTripComman
   if (!dated) throw new ApiError('not_found', `No trip ${command.tripId} in this organisation.`);
   await refuseClosedPeriod(tx, organizationId, dated.business_date, '/tripId');
   const trip = await lockTrip(tx, organizationId, command.tripId);
+  refuseHandMoveOfDmsTrip(actor, trip);
   const existing = await settlementOfTrip(tx, organizationId, trip.id);
   if (existing) throw new ApiError('invalid_state', `Trip ${trip.number} is settled already (settlement ${existing.id}, closed ${existing.closed_at.toISOString()}); a settlement is closed once.`);
   if (trip.status !== 'returned') throw new ApiError('invalid_state', `Trip ${trip.number} is ${trip.status}; a trip is settled once it has returned (its van counted).`);
@@ -113,6 +114,7 @@ export async function closeTripWithNothingToSettle(tx: Tx, actor: Actor, tripId:
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   const trip = await lockTrip(tx, organizationId, tripId);
+  refuseHandMoveOfDmsTrip(actor, trip);
   if (trip.status === 'returned') {
     const sheet = await readSheet(tx, organizationId, trip, null, actor.organization.baseCurrency);
     const documents = sheet.sales.invoiceCount + sheet.collections.receiptCount + sheet.collections.otherCurrencyReceipts + sheet.creditNotes.count;

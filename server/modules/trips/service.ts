@@ -87,6 +87,16 @@ export function requireDeliveryModule(actor: Actor): void {
   }
 }
 
+/**
+ * 409 invalid_state when someone other than the DMS moves a trip of source `dms`: a salesman's DMS day is read-only,
+ * moved and settled only by the DMS's documents (its route settlement returns, settles and closes it).
+ */
+export function refuseHandMoveOfDmsTrip(actor: Actor, trip: { number: string; source: string }): void {
+  if (trip.source === 'dms' && actor.kind !== 'dms_connection') {
+    throw new ApiError('invalid_state', `Trip ${trip.number} is a salesman's DMS day (source dms): it is read-only, moved and settled only by the DMS's documents (its route settlement closes it).`);
+  }
+}
+
 function refuse(field: string, message: string, code: 'business_rule' | 'invalid_field' = 'business_rule'): ApiError {
   return new ApiError(code, `${field.slice(1)}: ${message}.`, [{ field, code, message }]);
 }
@@ -256,6 +266,7 @@ export async function recordTripLocations(tx: Tx, actor: Actor, tripId: string, 
   const trip = await findTrip(tx, actor.organization.id, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
   if (trip.status === 'closed') throw new ApiError('invalid_state', `Trip ${trip.number} is closed; its GPS trail is final.`);
+  refuseHandMoveOfDmsTrip(actor, trip);
   if (points.length > MAX_POINTS) throw refuse('/points', `at most ${MAX_POINTS} points per call, not ${points.length}`, 'invalid_field');
   const problems: FieldError[] = [];
   const finite = (value: unknown, min: number, max: number) => typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
@@ -286,6 +297,7 @@ async function move(tx: Tx, actor: Actor, tripId: string, command: TripCommand, 
   const organizationId = actor.organization.id;
   const trip = await findTrip(tx, organizationId, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
+  refuseHandMoveOfDmsTrip(actor, trip);
   const { event } = await tripLifecycle.move(tx, { table: 'trips', organizationId, id: trip.id, from: trip.status as TripStatus }, command);
   await recordEvent(tx, organizationId, event, TRIP_RESOURCE, trip.id);
   if (!stamp) return { before: trip, after: null };

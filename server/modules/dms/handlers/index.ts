@@ -1,7 +1,8 @@
 // The handler of each documentType the service maps. A type without one is stored and stays `received` with the
-// note `No mapper for <type> yet` (route settlements, daily totals and fiscal status in this version).
+// note `No mapper for <type> yet` (fiscal status in this version).
 import { companyInvoice, inventorySummary, stockAdjustment, vanReplenishment, vanStockOut } from './stock.js';
 import { customer, price, product, reasonCode, salesman, warehouse } from './master-data.js';
+import { dailyTotals, routeSettlement } from './day-close.js';
 import { chequeProcessing, customerCollection } from './money.js';
 import { creditNote, saleInvoice, saleReturn } from './sales.js';
 import type { DocumentHandler } from './types.js';
@@ -23,4 +24,6 @@ export const HANDLERS: ReadonlyMap<string, DocumentHandler> = new Map<string, Do
   ['company_invoice', companyInvoice],
   ['stock_adjustment', stockAdjustment],
   ['inventory_summary', inventorySummary],
+  ['route_settlement', routeSettlement],
+  ['daily_totals', dailyTotals],
 ]);

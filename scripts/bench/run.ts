@@ -13,7 +13,7 @@
 //   --skip-extras     skip the webhook delivery, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings and DMS parts
 //                     (they run by default, even with --only, unless an --only text names one of them: --only stock
 //                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
-//                     sandbox, money, split, postings, dms)
+//                     sandbox, money, split, postings, dms, reconciliation)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
@@ -55,6 +55,7 @@ import { benchMoney, moneyReport, type MoneyFigures } from './money.js';
 import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchPostings, postingsReport, type PostingsFigures } from './postings.js';
 import { benchDms, dmsReport, type DmsFigures } from './dms.js';
+import { benchDmsReconciliation, dmsReconciliationReport, type DmsReconciliationFigures } from './dms-reconciliation.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
 
@@ -85,7 +86,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms'] as const;
+const EXTRAS = ['webhooks', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -202,6 +203,7 @@ let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
 let postingsFigures: PostingsFigures | undefined;
 let dmsFigures: DmsFigures | undefined;
+let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
 let processesFigures: ProcessesFigures | undefined;
 let createSequence = 0;
@@ -264,6 +266,7 @@ try {
   if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
   if (extras.has('postings')) postingsFigures = await benchPostings((name) => database.url(name));
   if (extras.has('dms')) dmsFigures = await benchDms((name) => database.url(name));
+  if (extras.has('reconciliation')) dmsReconciliationFigures = await benchDmsReconciliation((name) => database.url(name));
   if (extras.has('money')) {
     moneyFigures = await benchMoney({
       databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, invoiceWorkers: 4, pageWorkers: 4, paymentWorkers: 4,
@@ -305,6 +308,7 @@ if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
 if (postingsFigures) console.log(`\n${postingsReport(postingsFigures).join('\n')}`);
 if (dmsFigures) console.log(`\n${dmsReport(dmsFigures).join('\n')}`);
+if (dmsReconciliationFigures) console.log(`\n${dmsReconciliationReport(dmsReconciliationFigures).join('\n')}`);
 if (moneyFigures) console.log(`\n${moneyReport(moneyFigures).join('\n')}`);
 if (processesFigures) console.log(`\n${processesReport(processesFigures).join('\n')}`);
 if (extras.has('kysely')) {

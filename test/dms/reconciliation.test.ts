@@ -70,7 +70,7 @@ test('route settlement: counts the van, settles and closes the DMS day\'s trip t
   t.is(flag!.state, 'posted');
   const sheet = await getTripSettlement(world.db, shop.operator, trip!.id);
   t.like(sheet, { status: 'closed', tripStatus: 'closed', cashExpected: { amount: '56640' }, handedIn: { amount: '50000' }, variance: { amount: '-6640' } });
-  t.is(flag!.mikonoRef!.id, sheet.id);
+  t.is(flag!.mikonoRef!.id, sheet.id!);
   t.like(sheet.stock.find((line) => line.counted !== null), { counted: 400 }, 'the closing stock is the return\'s count');
   t.deepEqual([await level(shop, 'V_R01-G'), await level(shop, 'M01')], [0, 480 + 400], 'the 400 counted went back to the warehouse; the 8 short were adjusted off the van');
   const journal = await world.db.selectFrom('settlements').select(['variance', 'posting_status']).where('organization_id', '=', shop.organizationId).where('id', '=', sheet.id!).executeTakeFirstOrThrow();

@@ -126,7 +126,8 @@ export function curlSample(request: SampleRequest): string {
   for (const [name, value] of request.headers) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (request.body !== undefined) {
     lines.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
-    lines.push(`--data ${shellQuote(JSON.stringify(request.body, null, 2))}`);
+    // A file (application/xml) is its text as it is; a JSON body its example, indented.
+    lines.push(typeof request.body === 'string' && !/json$/.test(request.contentType ?? '') ? `--data-binary ${shellQuote(request.body)}` : `--data ${shellQuote(JSON.stringify(request.body, null, 2))}`);
   }
   return lines.join(' \\\n  ');
 }

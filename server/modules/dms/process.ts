@@ -336,9 +336,7 @@ async function accountingPostings(tx: Tx, organizationId: string, documents: rea
 
 /** The accounting posting of a document (its `post` row), if the organisation posts it anywhere. */
 async function accountingPosting(tx: Tx, organizationId: string, document: { type: string; id: string }) {
-  return tx.selectFrom('external_postings').select(['status', 'external_ref'])
-    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
-    .where('system', '=', 'accounting').where('operation', '=', 'post').executeTakeFirst();
+  return (await accountingPostings(tx, organizationId, [document])).get(`${document.type}|${document.id}`);
 }
 
 async function reject(tx: Tx, document: LoadedDocument, rejection: DmsRejection): Promise<'rejected'> {

@@ -25,6 +25,7 @@ import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
 import { startSimulatorServer, type SimulatorServer } from '../connectors/simulators/server.js';
 import { MODULES } from './modules.js';
+import { setClockOffsetDays } from '../platform/clock.js';
 
 export interface RunningService {
   /** Base URL of the HTTP API (`http://host:port`), or null for the worker role. */
@@ -50,11 +51,17 @@ export interface ServiceOptions {
   document?: ApiDocument;
   /** Routers mounted after the service's own (tests mount fixture operations of an extended document). */
   extraRouters?: Router[];
+  /**
+   * False: the jobs that run on a schedule (the daily reconciliation, each minute) are not scheduled. A test that is
+   * not about them keeps them out of its way: they would rewrite its data whenever a minute turns.
+   */
+  scheduledJobs?: boolean;
 }
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const role = options.role ?? 'all';
   setCursorSigningKey(config.cursorSecret);
+  setClockOffsetDays(config.testClockOffsetDays);
   const database = await openDatabase(config, logger);
   const apiLog = new ApiLogWriter(database.relaxed, logger);
   let jobs: Jobs | null = null;
@@ -92,7 +99,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     jobs = await startJobs({
       databaseUrl: database.url,
       runWorkers: role !== 'api',
-      definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)],
+      definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)]
+        .filter((definition) => options.scheduledJobs !== false || !definition.cron),
       logger,
     });
     if (role !== 'api') {

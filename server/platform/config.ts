@@ -39,6 +39,8 @@ export interface Config {
   simulatorsPort: number;
   /** How long a call to an accounting or fiscal system may take before it counts as a temporary failure. */
   connectorTimeoutMs: number;
+  /** Tests only: how many days the business clock runs ahead (negative: behind) of the real one (platform/clock.ts). */
+  testClockOffsetDays: number;
 }
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400];
@@ -116,12 +118,14 @@ export function loadConfig(env: Env = process.env): Config {
     simulators: read('SIMULATORS', environment === 'sandbox', boolean, 'true or false'),
     simulatorsPort: read('SIMULATORS_PORT', 0, integer(0, 65_535), 'a port from 0 to 65535 (0: any free port)'),
     connectorTimeoutMs: read('CONNECTOR_TIMEOUT_MS', 30_000, integer(100, 120_000), 'milliseconds from 100 to 120000'),
+    testClockOffsetDays: read('TEST_CLOCK_OFFSET_DAYS', 0, (raw) => (/^-?\d{1,4}$/.test(raw) && Math.abs(Number(raw)) <= 3650 ? Number(raw) : undefined), 'whole days from -3650 to 3650'),
   };
   if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');
   if (environment === 'production' && !env.CURSOR_SECRET) {
     problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
   }
+  if (environment === 'production' && config.testClockOffsetDays !== 0) problems.push('TEST_CLOCK_OFFSET_DAYS cannot be set when ENVIRONMENT=production (it moves the business clock, for tests only)');
   if (environment === 'production' && config.simulators) problems.push('SIMULATORS cannot be true when ENVIRONMENT=production (connect the real systems with `admin connector set`)');
   if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {

@@ -41,7 +41,9 @@ export interface TestServiceOptions extends ServiceOptions {
 
 export async function startTestService(label: string, options: TestServiceOptions = {}): Promise<TestService> {
   const database = await createTestDatabase(label);
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...options.env });
+  // TEST_CLOCK_OFFSET_DAYS of the run (`TEST_CLOCK_OFFSET_DAYS=60 npm test`) reaches every service a test starts.
+  const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...clock, ...options.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

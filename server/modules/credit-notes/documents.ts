@@ -21,6 +21,7 @@ import { assignCodes, findRecordIdByCode, isCodeSystem, normaliseCode } from '..
 import { newId } from '../../platform/ids.js';
 import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType } from '../invoices/account.js';
 import { creditNoteLifecycle, type CreditNoteStatus } from './lifecycle.js';
+import { businessToday } from '../../platform/clock.js';
 
 /** The resource name of credit notes in events, external codes and account entries (their document_type). */
 export const CREDIT_NOTE = 'credit_note';
@@ -75,9 +76,9 @@ export interface PostedCreditNote {
   number: string;
 }
 
-/** Today's calendar date in UTC, the default date of a document. */
+/** Today's calendar date in UTC (the business clock), the default date of a document. */
 export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
+  return businessToday();
 }
 
 /**

@@ -21,6 +21,7 @@ import { notify } from '../../platform/webhooks/notifications.js';
 import { MASTER_DATA_TYPES } from './canonical.js';
 import type { DmsConnectionRow } from './connections.js';
 import type { DayCloseResult } from './handlers/day-close.js';
+import { businessNow } from '../../platform/clock.js';
 
 export type DmsReconciliation = components['schemas']['DmsReconciliation'];
 type Difference = components['schemas']['DmsReconciliationDifference'];
@@ -212,7 +213,7 @@ async function save(tx: Tx, connection: DmsConnectionRow, salesmanCode: string, 
   const existing = await tx.selectFrom('dms_reconciliations').select(['id', 'result_hash'])
     .where('organization_id', '=', org).where('connection_id', '=', connection.id).where('salesman_code', '=', salesmanCode).where('business_date', '=', businessDate)
     .executeTakeFirst();
-  const now = new Date();
+  const now = new Date(); // when it was checked: a bookkeeping time, by the real clock
   if (existing?.result_hash === hash) {
     await tx.updateTable('dms_reconciliations').set({ checked_at: now }).where('organization_id', '=', org).where('id', '=', existing.id).execute();
     return false;
@@ -257,7 +258,7 @@ export async function dueDays(db: Db, connection: DmsConnectionRow, now: Date): 
 }
 
 /** One run over every connection (the job's, each minute); returns how many days changed. */
-export async function reconcileDue(db: Db, now: Date = new Date(), organizationId?: string): Promise<number> {
+export async function reconcileDue(db: Db, now: Date = businessNow(), organizationId?: string): Promise<number> {
   let query = db.selectFrom('dms_connections').selectAll();
   if (organizationId) query = query.where('organization_id', '=', organizationId);
   let changed = 0;

@@ -126,7 +126,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
           ...(options.extraRouters ?? []),
         ],
       });
-      server = createServer(app);
+      server = createServer({
+        // A request must arrive whole within the timeout (README, Configuration); the check runs often enough that
+        // the cut comes close to it, not up to Node's default 30 s later.
+        requestTimeout: config.requestTimeoutMs,
+        headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+        connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs / 2),
+      }, app);
       server.keepAliveTimeout = 5_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);

@@ -39,6 +39,11 @@ export interface Config {
   simulatorsPort: number;
   /** How long a call to an accounting or fiscal system may take before it counts as a temporary failure. */
   connectorTimeoutMs: number;
+  /**
+   * How long a request may take to arrive whole, headers and body: a client that stops sending (an upload that
+   * never finishes) is cut then, with 408, instead of holding a connection for Node's default 300 s.
+   */
+  requestTimeoutMs: number;
   /** Tests only: how many days the business clock runs ahead (negative: behind) of the real one (platform/clock.ts). */
   testClockOffsetDays: number;
 }
@@ -118,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     simulators: read('SIMULATORS', environment === 'sandbox', boolean, 'true or false'),
     simulatorsPort: read('SIMULATORS_PORT', 0, integer(0, 65_535), 'a port from 0 to 65535 (0: any free port)'),
     connectorTimeoutMs: read('CONNECTOR_TIMEOUT_MS', 30_000, integer(100, 120_000), 'milliseconds from 100 to 120000'),
+    requestTimeoutMs: read('REQUEST_TIMEOUT_MS', 60_000, integer(1_000, 600_000), 'milliseconds from 1000 to 600000'),
     testClockOffsetDays: read('TEST_CLOCK_OFFSET_DAYS', 0, (raw) => (/^-?\d{1,4}$/.test(raw) && Math.abs(Number(raw)) <= 3650 ? Number(raw) : undefined), 'whole days from -3650 to 3650'),
   };
   if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');

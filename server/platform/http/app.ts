@@ -1,6 +1,7 @@
 // The HTTP pipeline (see ARCHITECTURE.md, The flow of a request):
-// request id -> API log -> JSON body -> key in query? -> key, allowlist, rate limit, scope -> validator (spec)
-// -> module routes -> problem documents for every error.
+// request id -> API log -> known operation -> key in query? -> key, allowlist, rate limit, scope -> body (JSON or
+// file) -> validator (spec) -> module routes -> problem documents for every error. The body is read only once the
+// caller is known: a request without a valid key is answered 401 having read none of it (see body-refused.ts).
 import express, { type Router } from 'express';
 import type { Db } from '../database/transaction.js';
 import type { Logger } from 'pino';
@@ -13,6 +14,7 @@ import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { apiLogMiddleware, type ApiLogWriter } from './api-log.js';
 import { errorHandler } from './error-handler.js';
 import { fileBody } from './file-body.js';
+import { unvalidatedParameters } from './unvalidated-parameters.js';
 import { jsonBody } from './json-body.js';
 import { knownOperation } from './known-operation.js';
 import { notFound } from './not-found.js';
@@ -53,12 +55,13 @@ export function createApp(options: AppOptions): express.Express {
   app.use(requestId);
   app.use(apiLogMiddleware(options.apiLog, options.environment));
   app.use(knownOperation(operationIndex(options.document)));
-  app.use(jsonBody());
-  app.use(fileBody());
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
   api.use(authenticate({ buckets: options.relaxed, keys: options.keys, budget: options.budget, environment: options.environment, document: options.document }));
+  api.use(unvalidatedParameters);
+  api.use(jsonBody());
+  api.use(fileBody());
   api.use(openApiValidator({ document: options.document, validateResponses: options.validateResponses }));
   api.use(requiredBody);
   api.use(strictParameters);

@@ -29,6 +29,12 @@ const FIELD_CODE_PRECEDENCE = ['idempotency_key_required', 'unknown_field', 'req
 const UNKNOWN_PROPERTY_ERRORS = ['additionalProperties.openapi.validation', 'unevaluatedProperties.openapi.validation'];
 /** Summaries of alternatives (`oneOf` of an object or null): they only repeat what the branches said. */
 const ALTERNATIVE_SUMMARY = /^must (match (exactly one|a) schema in (oneOf|anyOf)|be null|match "(then|else)" schema)$/;
+/**
+ * At most this many field problems are listed in `errors[]`; the detail gives the total. A body of 45,000 unknown
+ * fields once made an 11.6 MB answer and held the event loop for seconds while each got its hint: a caller fixes
+ * the first fifty and sends again.
+ */
+export const MAX_FIELD_ERRORS = 50;
 
 export function errorHandler(logger: Logger, document: ApiDocument): ErrorRequestHandler {
   const hints = fieldHints(document);
@@ -41,6 +47,10 @@ export function errorHandler(logger: Logger, document: ApiDocument): ErrorReques
       res.end();
       return;
     }
+    // Refused before its body was read whole (401 before the body, 413 at the limit, a broken upload): the
+    // connection closes after the answer instead of reading the rest only to throw it away.
+    const carriesBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (carriesBody && !req.complete) res.setHeader('Connection', 'close');
     sendProblem(res, apiError);
   };
 }
@@ -119,31 +129,58 @@ function bodyParserProblem(e: HttpLikeError & { code?: unknown }, req: Request):
 }
 
 function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: string) => string[]): ApiError {
+  // Linear in the number of problems: the fields allowed at a place are read once per place (a body of thousands of
+  // unknown fields at its top level asks once), and summaries of alternatives are dropped by a set of the fields
+  // that have a problem of their own, not by comparing every pair.
+  const allowedOnce = new Map<string, string[]>();
+  const allowedCached = (pointer: string) => {
+    const parent = pointer.slice(0, pointer.lastIndexOf('/') + 1);
+    let allowed = allowedOnce.get(parent);
+    if (allowed === undefined) { allowed = allowedAt(pointer); allowedOnce.set(parent, allowed); }
+    return allowed;
+  };
   const seen = new Set<string>();
-  const all = items.map((item) => toFieldError(item, allowedAt)).filter((e) => {
+  const all = items.map(toFieldError).filter((e) => {
     const key = `${e.field}\u0000${e.code}\u0000${e.message}`;
     return !seen.has(key) && Boolean(seen.add(key));
   });
-  const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !all.some((other) => other !== e && !ALTERNATIVE_SUMMARY.test(other.message) && (other.field === e.field || other.field.startsWith(`${e.field}/`))));
+  // Every field with a problem that is not a summary, and each of its parents: a summary at any of them repeats it.
+  const explained = new Set<string>();
+  for (const e of all) {
+    if (ALTERNATIVE_SUMMARY.test(e.message)) continue;
+    for (let field = e.field; ; field = field.slice(0, field.lastIndexOf('/'))) {
+      if (explained.has(field)) break;
+      explained.add(field);
+      if (field === '') break;
+    }
+  }
+  const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !explained.has(e.field));
   const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
+  // The problems of the problem's own code first, so the capped list shows what the detail speaks of; only those
+  // listed get their hint (the allowed fields, the near miss).
+  const ofCode = errors.filter((f) => f.code === code);
+  const ordered = [...ofCode, ...errors.filter((f) => f.code !== code)];
+  const listedErrors = ordered.slice(0, MAX_FIELD_ERRORS).map((f) => (f.code === 'unknown_field' ? unknownField(f.field, allowedCached) : f));
   // The detail is a sentence a person can act on: each field of the problem's code with what is wrong with it.
-  const problems = errors.filter((f) => f.code === code).map((f) => `\`${f.field || '(body)'}\` ${f.message}`);
-  const listed = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more in errors[]` : '');
+  const problems = listedErrors.filter((f) => f.code === code).slice(0, 5).map((f) => `\`${f.field || '(body)'}\` ${f.message}`);
+  const listed = problems.join('; ') + (ofCode.length > 5 ? `; and ${ofCode.length - 5} more` : '');
   const end = /[.?]$/.test(listed) ? '' : '.';
+  const capped = ordered.length > MAX_FIELD_ERRORS ? ` ${ordered.length} problems in all; errors[] lists the first ${MAX_FIELD_ERRORS}.` : '';
   const detail = {
     idempotency_key_required: 'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
     unknown_field: `The request has fields this operation does not accept: ${listed}${end}`,
     required_field: `Required fields are missing: ${listed}${end}`,
     invalid_field: `Some fields are invalid: ${listed}${end}`,
   }[code];
-  return new ApiError(code, detail, errors);
+  return new ApiError(code, detail + capped, listedErrors);
 }
 
-function toFieldError(item: ValidatorErrorItem, allowedAt: (pointer: string) => string[]): FieldError {
+/** The plain problem of one validator error; an unknown field's hint is added later, only to those listed. */
+function toFieldError(item: ValidatorErrorItem): FieldError {
   const unknownQuery = /^Unknown query parameter '(.+)'$/.exec(item.message);
-  if (unknownQuery) return unknownField(`/query/${unknownQuery[1]}`, allowedAt);
+  if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: 'is not a field here' };
   const field = toPointer(item.path);
-  if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '')) return unknownField(field, allowedAt);
+  if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '')) return { field, code: 'unknown_field', message: 'is not a field here' };
   if (item.errorCode === 'required.openapi.validation') {
     if (field === '/header/Idempotency-Key') return { field, code: 'idempotency_key_required', message: 'required on this create' };
     return { field, code: 'required_field', message: 'is required' };

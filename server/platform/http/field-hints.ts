@@ -45,13 +45,17 @@ export function fieldHints(document: ApiDocument): FieldHints {
 
 /** The allowed name closest to what was sent, when it is close enough to be a typo (edits <= 1/3 of its length, at most 3). */
 export function closestName(sent: string, allowed: string[]): string | null {
+  const limit = Math.min(3, Math.max(1, Math.floor(sent.length / 3)));
   let best: string | null = null;
   let bestDistance = Infinity;
   for (const name of allowed) {
+    // The distance is at least the difference in length: a name that cannot be within the limit is not compared
+    // (a 10,000-character field name is compared with nothing, instead of filling a 10,000-row table per name).
+    if (Math.abs(name.length - sent.length) > limit) continue;
     const distance = editDistance(sent.toLowerCase(), name.toLowerCase());
     if (distance < bestDistance) { best = name; bestDistance = distance; }
   }
-  return best !== null && bestDistance <= Math.min(3, Math.max(1, Math.floor(sent.length / 3))) ? best : null;
+  return best !== null && bestDistance <= limit ? best : null;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps each cost 1. */

@@ -53,46 +53,77 @@ export function fileOf(res: Response): UploadedFile {
 
 const tooLarge = (maxBytes: number) => new ApiError('payload_too_large', `The file is larger than the ${maxBytes} bytes (${maxBytes / 1024 / 1024} MB) accepted.`);
 
+const malformed = (why: string) => new ApiError('invalid_field', `The multipart body cannot be read: ${why}.`, [{ field: '/file', code: 'invalid_field', message: 'a malformed multipart body' }]);
+const cutShort = () => new ApiError('invalid_field', 'The upload ended before its body was complete (the connection closed or the request timed out).', [{ field: '/file', code: 'invalid_field', message: 'an incomplete upload' }]);
+
+/**
+ * Settles once: every way a read can end (all bytes, too many, a broken or aborted connection, a parser error)
+ * calls it, and only the first counts. A promise left pending would hold the request, and an error event with no
+ * listener would end the process.
+ */
+function once<T>(resolve: (value: T) => void, reject: (error: unknown) => void) {
+  let settled = false;
+  return {
+    resolve: (value: T) => { if (!settled) { settled = true; resolve(value); } },
+    reject: (error: unknown) => { if (!settled) { settled = true; reject(error); } },
+  };
+}
+
 function readAll(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const done = once(resolve, reject);
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > maxBytes) { req.resume(); reject(tooLarge(maxBytes)); return; }
+    if (declared > maxBytes) { done.reject(tooLarge(maxBytes)); return; }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) { req.removeAllListeners('data'); req.resume(); reject(tooLarge(maxBytes)); return; }
+      if (size > maxBytes) { req.off('data', onData); done.reject(tooLarge(maxBytes)); return; }
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    };
+    req.on('data', onData);
+    req.on('end', () => done.resolve(Buffer.concat(chunks)));
+    req.on('error', () => done.reject(cutShort()));
+    req.on('close', () => { if (!req.complete) done.reject(cutShort()); });
   });
 }
 
 function readMultipart(req: IncomingMessage, maxBytes: number): Promise<UploadedFile> {
   return new Promise((resolve, reject) => {
+    const done = once(resolve, reject);
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { files: 2, fileSize: maxBytes, fields: 20, parts: 22 } });
     } catch (error) {
-      reject(new ApiError('invalid_field', `The multipart body cannot be read: ${(error as Error).message}.`, [{ field: '/file', code: 'invalid_field', message: 'a malformed multipart body' }]));
+      done.reject(malformed((error as Error).message));
       return;
     }
     const files: UploadedFile[] = [];
     let failed: ApiError | null = null;
+    const stop = (error: ApiError) => {
+      req.unpipe(parser);
+      parser.removeAllListeners('close');
+      parser.on('error', () => {}); // anything it says after this is about a request already answered
+      done.reject(error);
+    };
     parser.on('file', (_field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => { failed ??= tooLarge(maxBytes); });
+      // busboy emits the part's error (such as "Unexpected end of form" on a body without its closing boundary) on
+      // the file stream as well as on the parser: unheard, it would end the process.
+      stream.on('error', (error: Error) => stop(malformed(error.message)));
       stream.on('close', () => files.push({ bytes: Buffer.concat(chunks), name: info.filename ?? null }));
     });
     parser.on('filesLimit', () => { failed ??= oneFile(); });
-    parser.on('error', (error) => reject(new ApiError('invalid_field', `The multipart body cannot be read: ${(error as Error).message}.`, [{ field: '/file', code: 'invalid_field', message: 'a malformed multipart body' }])));
+    parser.on('error', (error: Error) => stop(malformed(error.message)));
     parser.on('close', () => {
-      if (failed) reject(failed);
-      else if (files.length !== 1) reject(oneFile());
-      else resolve(files[0]!);
+      if (failed) done.reject(failed);
+      else if (files.length !== 1) done.reject(oneFile());
+      else done.resolve(files[0]!);
     });
+    req.on('error', () => stop(cutShort()));
+    req.on('close', () => { if (!req.complete) stop(cutShort()); });
     req.pipe(parser);
   });
 }

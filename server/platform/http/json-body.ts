@@ -38,6 +38,7 @@ export function jsonBody(): RequestHandler[] {
       return;
     }
     if (nestingDepth(req.body) > JSON_MAX_DEPTH) {
+      req.body = undefined; // nothing after this may walk it, the API log included (it runs once the key is known)
       next(new ApiError('invalid_json', `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`));
       return;
     }

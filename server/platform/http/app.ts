@@ -51,7 +51,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set('trust proxy', options.trustProxy);
 
   app.use(requestId);
-  app.use(apiLogMiddleware(options.apiLog, options.environment));
+  app.use(apiLogMiddleware(options.apiLog, options.environment, options.document));
   app.use(knownOperation(operationIndex(options.document)));
   app.use(jsonBody());
   app.use(fileBody());

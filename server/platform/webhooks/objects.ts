@@ -4,6 +4,9 @@
 // the event becomes the deleted-record object, one over the size limit the truncated-record object.
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../database/transaction.js';
+import { operationIndex } from '../operations.js';
+import { personalFieldsOf } from '../personal-fields.js';
+import { apiDocument } from '../spec.js';
 
 export type WebhookObject = Record<string, unknown>;
 
@@ -30,10 +33,24 @@ export const SUMMARY_STRING_BYTES = 1024;
 const ELLIPSIS = '\u2026';
 
 export async function webhookObject(source: WebhookObjectSource, db: Db, actor: Actor, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
-  const record = await source.read(db, actor, recordId);
-  if (record === null) return deletedRecord(recordId, now);
+  const read = await source.read(db, actor, recordId);
+  if (read === null) return deletedRecord(recordId, now);
+  const record = withoutPersonalFields(read, source.fetchPath(recordId, read));
   if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
   return truncatedRecord(record, recordId, source.fetchPath(recordId, record), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
+}
+
+const operations = operationIndex(apiDocument);
+
+/**
+ * The record without the fields the spec marks `x-personal` where its GET's 200 response puts them. The delivery
+ * job already reads with no scopes, so the representations leave them out; this is the spec's own word on it, so a
+ * representation that forgets a personal field still never sends it.
+ */
+function withoutPersonalFields(record: WebhookObject, fetchPath: string): WebhookObject {
+  const operation = operations.find('GET', fetchPath.split('?')[0]!);
+  if (!operation) throw new Error(`the webhook object's path ${fetchPath} is no GET of the spec`);
+  return personalFieldsOf(apiDocument).response(operation, 200).apply(record) as WebhookObject;
 }
 
 /** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */

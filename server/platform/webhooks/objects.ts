@@ -6,7 +6,7 @@ import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../database/transaction.js';
 import { operationIndex } from '../operations.js';
 import { personalFieldsOf } from '../personal-fields.js';
-import { apiDocument } from '../spec.js';
+import { API_BASE_PATH, apiDocument } from '../spec.js';
 
 export type WebhookObject = Record<string, unknown>;
 
@@ -43,14 +43,19 @@ export async function webhookObject(source: WebhookObjectSource, db: Db, actor: 
 const operations = operationIndex(apiDocument);
 
 /**
- * The record without the fields the spec marks `x-personal` where its GET's 200 response puts them. The delivery
- * job already reads with no scopes, so the representations leave them out; this is the spec's own word on it, so a
- * representation that forgets a personal field still never sends it.
+ * The record without the fields the spec marks `x-personal`, where the 200 response of its fetch path's GET puts
+ * them (a record, or one item of a page such as the flags pull). The delivery job already reads with no scopes, so
+ * the representations leave them out; this is the spec's own word on it, so a representation that forgets a personal
+ * field still never sends it. An object with no GET (a DMS action) is sent as its source read it.
  */
 function withoutPersonalFields(record: WebhookObject, fetchPath: string): WebhookObject {
-  const operation = operations.find('GET', fetchPath.split('?')[0]!);
-  if (!operation) throw new Error(`the webhook object's path ${fetchPath} is no GET of the spec`);
-  return personalFieldsOf(apiDocument).response(operation, 200).apply(record) as WebhookObject;
+  const path = fetchPath.split('?')[0]!;
+  const operation = path.startsWith(API_BASE_PATH) ? operations.find('GET', path.slice(API_BASE_PATH.length)) : null;
+  if (!operation) return record;
+  const redaction = personalFieldsOf(apiDocument).response(operation, 200);
+  const asPage = redaction.apply({ data: [record] }) as { data?: WebhookObject[] };
+  // A page's redaction reaches the record through `data`; a record's redaction drops nothing called `data` of a page.
+  return redaction.properties.has('data') && !('data' in record) ? asPage.data![0]! : redaction.apply(record) as WebhookObject;
 }
 
 /** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */

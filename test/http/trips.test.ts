@@ -150,6 +150,22 @@ test('with the delivery module off, every trips read is 403 module_disabled', as
   }
 });
 
+test('the sandbox API log never keeps a trip\'s GPS fixes (latitude, longitude, accuracy are x-personal), though the customers:pii caller read them', async (t) => {
+  const o = await organisation();
+  const id = await trip(o, 'R01', '2026-11-23', 'in_transit');
+  await inTransaction(db(), (tx) => recordTripLocations(tx, o.operator, id, [
+    { recordedAt: '2026-11-23T06:00:00Z', latitude: 0.314159, longitude: 32.581234, accuracyMeters: 7.5 },
+  ]));
+  const read = await get(o.caller, `/trips/${id}/locations`);
+  t.like(read.body.data[0], { latitude: 0.314159, longitude: 32.581234, accuracyMeters: 7.5 });
+  await api().service.apiLog.flush();
+  const { rows } = await api().service.database.pool.query('SELECT response_body FROM api_log WHERE organization_id = $1 AND path = $2', [o.caller.organizationId, `/api/v1/trips/${id}/locations`]);
+  t.is(rows.length, 1);
+  const logged = JSON.parse(rows[0].response_body as string);
+  t.deepEqual(Object.keys(logged.data[0]).sort(), ['createdAt', 'id', 'recordedAt', 'tripId', 'updatedAt']);
+  for (const value of ['0.314159', '32.581234', '7.5']) t.false((rows[0].response_body as string).includes(value), value);
+});
+
 test('the GPS trail: the position only with customers:pii (omitted, not null, without it); a since feed, oldest first, that resumes from its cursor', async (t) => {
   const o = await organisation();
   const id = await trip(o, 'R01', '2026-11-23', 'in_transit');

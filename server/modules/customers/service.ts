@@ -3,6 +3,8 @@
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
+import { personalFieldsOf } from '../../platform/personal-fields.js';
+import { apiDocument } from '../../platform/spec.js';
 import type { Actor } from '../../domain/actor.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
@@ -16,7 +18,8 @@ import { customerTable } from './repository.js';
 
 type CustomerFields = components['schemas']['CustomerFields'];
 
-const PERSONAL_FIELDS = ['phone', 'taxId', 'location', 'contact'] as const;
+/** The writable fields the spec marks `x-personal` (phone, taxId, location, contact): one list, the spec's. */
+const PERSONAL_FIELDS = [...personalFieldsOf(apiDocument).topLevel('CustomerFields')];
 
 type CustomerColumns = ColumnsOf<'customers'>;
 

@@ -4,6 +4,8 @@
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
+import { personalFieldsOf } from '../../platform/personal-fields.js';
+import { apiDocument } from '../../platform/spec.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { resourceService } from '../../platform/resources/service.js';
@@ -27,10 +29,14 @@ export const salespeople = resourceService({
   represent: (row, codes, actor) => toSalesperson(row, codes, actor.scopes.has(PII_SCOPE)),
 });
 
+/** The writable fields the spec marks `x-personal` (the phone). */
+const PERSONAL_FIELDS = [...personalFieldsOf(apiDocument).topLevel('SalespersonUpsert')];
+
 async function toColumns(tx: Tx, actor: Actor, fields: SalespersonUpsert): Promise<Partial<SalespersonColumns>> {
-  if (fields.phone !== undefined && !actor.scopes.has(PII_SCOPE)) {
-    throw new ApiError('insufficient_scope', `Setting phone needs the scope ${PII_SCOPE}, which the key does not have.`,
-      [{ field: '/phone', code: 'insufficient_scope', message: `needs ${PII_SCOPE}` }]);
+  const personal = PERSONAL_FIELDS.filter((field) => field in fields);
+  if (personal.length > 0 && !actor.scopes.has(PII_SCOPE)) {
+    throw new ApiError('insufficient_scope', `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
+      personal.map((field) => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })));
   }
   await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
   return columnsOf<SalespersonColumns, typeof SALESPERSON_FIELDS>(fields, SALESPERSON_FIELDS);

@@ -1,5 +1,6 @@
 // The organisation's API log: every call made with a key (time, key prefix, method, path, status, duration,
-// request id, Idempotency-Key; for sandbox keys also the bodies, cut to 16 KB, personal fields removed).
+// request id, Idempotency-Key; for sandbox keys also the bodies, cut to 16 KB, without the fields the spec marks
+// `x-personal`, found where the operation's request and response schemas put them (personal-fields.ts).
 // Entries are buffered and written in batches, so logging adds no database round trip to a request; a graceful
 // stop flushes what is buffered.
 import type { RequestHandler, Response } from 'express';
@@ -10,11 +11,12 @@ import { KEY_LIKE } from '../access/api-key-secret.js';
 import type { CallerContext } from '../access/context.js';
 import type { Environment } from '../config.js';
 import { newId } from '../ids.js';
+import { personalFieldsOf, type Redaction } from '../personal-fields.js';
+import { apiDocument, type ApiDocument } from '../spec.js';
+import { operationOf } from './known-operation.js';
 
 export const LOG_BODY_LIMIT_BYTES = 16 * 1024;
-/** Personal fields never kept in a logged body, wherever they appear. */
 const KEY_LIKE_GLOBAL = new RegExp(KEY_LIKE.source, 'g');
-const PERSONAL_KEYS = new Set(['phone', 'taxId', 'gps', 'location', 'contact', 'contacts', 'photoUrl']);
 
 export interface ApiLogEntry {
   organizationId: string;
@@ -75,14 +77,17 @@ export class ApiLogWriter {
   }
 }
 
-export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment): RequestHandler {
+export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment, document: ApiDocument = apiDocument): RequestHandler {
   const keepBodies = environment === 'sandbox';
+  const personal = personalFieldsOf(document);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     if (keepBodies) captureResponseBody(res);
     res.once('finish', () => {
       const caller = res.locals.caller as CallerContext | undefined;
       if (!caller) return; // calls without a valid key belong to no organisation's log
+      // Every call with a caller passed knownOperation, so its operation says where personal fields are.
+      const operation = operationOf(res);
       writer.add({
         organizationId: caller.organizationId,
         id: newId('log'),
@@ -94,8 +99,9 @@ export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment)
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         requestId: res.locals.requestId as string,
         idempotencyKey: req.header('idempotency-key') ?? null,
-        requestBody: keepBodies && req.body !== undefined ? loggableBody(req.body) : null,
-        responseBody: keepBodies && typeof res.locals.responseBody === 'string' ? loggableBody(parseOrText(res.locals.responseBody)) : null,
+        requestBody: keepBodies && req.body !== undefined && operation ? loggableBody(req.body, personal.request(operation)) : null,
+        responseBody: keepBodies && typeof res.locals.responseBody === 'string' && operation
+          ? loggableBody(parseOrText(res.locals.responseBody), personal.response(operation, res.statusCode)) : null,
       });
     });
     next();
@@ -111,17 +117,16 @@ function captureResponseBody(res: Response): void {
   };
 }
 
-/** JSON with personal fields and anything shaped like an API key removed, cut to 16 KB. */
-export function loggableBody(body: unknown): string {
-  const text = (typeof body === 'string' ? body : JSON.stringify(withoutPersonalFields(body))).replace(KEY_LIKE_GLOBAL, '[redacted]');
+/**
+ * JSON without the personal fields `redaction` finds and anything shaped like an API key, cut to 16 KB. A body that
+ * is not JSON (text the parser could not read) is kept only when the operation's schema has no personal field.
+ */
+export function loggableBody(body: unknown, redaction: Redaction): string {
+  const text = (typeof body === 'string'
+    ? (redaction.dropsAnything ? '[not JSON; not kept: the operation carries personal fields]' : body)
+    : JSON.stringify(redaction.apply(body))).replace(KEY_LIKE_GLOBAL, '[redacted]');
   const bytes = Buffer.from(text);
   return bytes.length <= LOG_BODY_LIMIT_BYTES ? text : bytes.subarray(0, LOG_BODY_LIMIT_BYTES).toString();
-}
-
-export function withoutPersonalFields(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutPersonalFields);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !PERSONAL_KEYS.has(key)).map(([key, v]) => [key, withoutPersonalFields(v)]));
 }
 
 function parseOrText(text: string): unknown {

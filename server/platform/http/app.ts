@@ -53,7 +53,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set('trust proxy', options.trustProxy);
 
   app.use(requestId);
-  app.use(apiLogMiddleware(options.apiLog, options.environment));
+  app.use(apiLogMiddleware(options.apiLog, options.environment, options.document));
   app.use(knownOperation(operationIndex(options.document)));
 
   const api = apiRouter();

@@ -9,6 +9,10 @@ import type { CallerContext } from '../access/context.js';
 import { canonicalJson } from '../canonical-json.js';
 import { inTransaction, type Db, type Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
+import { PII_SCOPE } from '../access/scopes.js';
+import { personalFieldsOf } from '../personal-fields.js';
+import { apiDocument } from '../spec.js';
+import { operationOf } from './known-operation.js';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 
@@ -61,7 +65,7 @@ export async function respondIdempotently(
       if (stored.method !== req.method || stored.path !== path || stored.request_hash !== requestHash) {
         throw new ApiError('idempotency_key_reused', `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`);
       }
-      return { status: stored.response_status!, text: stored.response_body!, replayed: true };
+      return { status: stored.response_status!, text: replayedText(caller, res, stored.response_status!, stored.response_body!), replayed: true };
     }
     const result = await work(tx);
     const text = JSON.stringify(result.body);
@@ -79,6 +83,18 @@ export async function respondIdempotently(
     return { status: result.status, text, replayed: false };
   });
   send(res, outcome.status, outcome.text, outcome.replayed);
+}
+
+/**
+ * The stored result as a replay shows it to this caller: byte for byte while the key holds customers:pii, and
+ * without the spec's `x-personal` fields once it does not (the key's scopes may have been narrowed since the
+ * result was stored with them).
+ */
+function replayedText(caller: CallerContext, res: Response, status: number, text: string): string {
+  const operation = operationOf(res);
+  if (caller.actor.scopes.has(PII_SCOPE) || !operation) return text;
+  const redaction = personalFieldsOf(apiDocument).response(operation, status);
+  return redaction.dropsAnything ? JSON.stringify(redaction.apply(JSON.parse(text))) : text;
 }
 
 function send(res: Response, status: number, text: string, replayed: boolean): void {

@@ -4,6 +4,9 @@
 // the event becomes the deleted-record object, one over the size limit the truncated-record object.
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../database/transaction.js';
+import { operationIndex } from '../operations.js';
+import { personalFieldsOf } from '../personal-fields.js';
+import { API_BASE_PATH, apiDocument } from '../spec.js';
 
 export type WebhookObject = Record<string, unknown>;
 
@@ -30,10 +33,29 @@ export const SUMMARY_STRING_BYTES = 1024;
 const ELLIPSIS = '\u2026';
 
 export async function webhookObject(source: WebhookObjectSource, db: Db, actor: Actor, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
-  const record = await source.read(db, actor, recordId);
-  if (record === null) return deletedRecord(recordId, now);
+  const read = await source.read(db, actor, recordId);
+  if (read === null) return deletedRecord(recordId, now);
+  const record = withoutPersonalFields(read, source.fetchPath(recordId, read));
   if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
   return truncatedRecord(record, recordId, source.fetchPath(recordId, record), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
+}
+
+const operations = operationIndex(apiDocument);
+
+/**
+ * The record without the fields the spec marks `x-personal`, where the 200 response of its fetch path's GET puts
+ * them (a record, or one item of a page such as the flags pull). The delivery job already reads with no scopes, so
+ * the representations leave them out; this is the spec's own word on it, so a representation that forgets a personal
+ * field still never sends it. An object with no GET (a DMS action) is sent as its source read it.
+ */
+function withoutPersonalFields(record: WebhookObject, fetchPath: string): WebhookObject {
+  const path = fetchPath.split('?')[0]!;
+  const operation = path.startsWith(API_BASE_PATH) ? operations.find('GET', path.slice(API_BASE_PATH.length)) : null;
+  if (!operation) return record;
+  const redaction = personalFieldsOf(apiDocument).response(operation, 200);
+  const asPage = redaction.apply({ data: [record] }) as { data?: WebhookObject[] };
+  // A page's redaction reaches the record through `data`; a record's redaction drops nothing called `data` of a page.
+  return redaction.properties.has('data') && !('data' in record) ? asPage.data![0]! : redaction.apply(record) as WebhookObject;
 }
 
 /** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */

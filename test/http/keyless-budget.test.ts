@@ -71,7 +71,7 @@ test('a burst over the address budget on operations without a key gets 429 rate_
 
 test('repeated wrong keys from one address end in 429 rate_limited, while another address still gets 401 and a valid key from the first is served and not charged', async (t) => {
   const caller = await createCaller(pool());
-  const attempts = [
+  const attempts: Record<string, string>[] = [
     { Authorization: 'Bearer not-a-key' }, // malformed
     { Authorization: `Bearer ${caller.secret.slice(0, -4)}AAAA` }, // the right prefix, a wrong secret
     { Authorization: `Bearer ${caller.secret.replace('_test_', '_live_')}` }, // wrong_environment

@@ -118,6 +118,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         relaxed: database.relaxed,
         keys: access.keys,
         budget: access.budget,
+        anonymousRateLimit: config.anonymousRateLimit,
         environment: config.environment,
         apiLog,
         trustProxy: config.trustProxy,

@@ -2,6 +2,7 @@
 // working directory that the server and the operator CLI both read (readEnvFile), so one file sets both. Every bad
 // value is reported with the variable's name and what it accepts, all of them at once, before anything starts.
 import { existsSync } from 'node:fs';
+import type { RateLimit } from './access/rate-limit.js';
 
 export type Environment = 'sandbox' | 'production';
 export type Role = 'all' | 'api' | 'worker';
@@ -46,7 +47,17 @@ export interface Config {
   requestTimeoutMs: number;
   /** Tests only: how many days the business clock runs ahead (negative: behind) of the real one (platform/clock.ts). */
   testClockOffsetDays: number;
+  /** The budget per client address of the operations without a key and of failed authentications (see address-budget.ts). */
+  anonymousRateLimit: RateLimit;
 }
+
+/**
+ * The budget per client address of the requests no key pays for (server/platform/access/address-budget.ts): 300 a
+ * minute with a burst of 300. A browser opening /docs makes 3 requests, a load balancer probing /health each second 60
+ * a minute, a test file of the suite at most a few dozen; a client fetching /openapi.json in a loop or guessing keys
+ * is held to 5 a second.
+ */
+export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimit = { perMinute: 300, burst: 300 };
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400];
 const DEVELOPMENT_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 7);
@@ -125,6 +136,12 @@ export function loadConfig(env: Env = process.env): Config {
     connectorTimeoutMs: read('CONNECTOR_TIMEOUT_MS', 30_000, integer(100, 120_000), 'milliseconds from 100 to 120000'),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', 60_000, integer(1_000, 600_000), 'milliseconds from 1000 to 600000'),
     testClockOffsetDays: read('TEST_CLOCK_OFFSET_DAYS', 0, (raw) => (/^-?\d{1,4}$/.test(raw) && Math.abs(Number(raw)) <= 3650 ? Number(raw) : undefined), 'whole days from -3650 to 3650'),
+    // At least 1 a minute, so that Retry-After stays within the spec's 1 to 60 seconds (as for the keys' budgets).
+    anonymousRateLimit: read('ANONYMOUS_RATE_LIMIT', DEFAULT_ANONYMOUS_RATE_LIMIT, (raw) => {
+      const match = /^(\d+)\s*,\s*(\d+)$/.exec(raw);
+      const [perMinute, burst] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+      return perMinute >= 1 && perMinute <= 1_000_000 && burst >= 1 && burst <= 1_000_000 ? { perMinute, burst } : undefined;
+    }, 'requests per minute and burst, comma-separated, each 1 to 1000000 (e.g. 300,300)'),
   };
   if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');

@@ -13,6 +13,7 @@ import { MAX_BATCH, MAX_SYNCHRONOUS_BATCH, requireConnection, type DmsConnection
 import { findFileBatch, receiveFile } from './files.js';
 import { fileOf } from '../../platform/http/file-body.js';
 import { fileXsd, flagFile, FLAGS_XSD } from './xml/write.js';
+import { precompressed, type PrecompressedDocument } from '../../platform/http/precompressed.js';
 import { findFlags, listFlags, toFlag } from './flags.js';
 import { ingestBatch } from './ingest.js';
 import { contextOf, postReceived } from './process.js';
@@ -86,11 +87,16 @@ export function dmsRoutes(db: Db): Router {
   });
 
   // The XML schemas of the files, for DMS vendors (no key: they are documentation).
+  // Each written once, on its first request, and served compressed with its ETag (see precompressed.ts).
   const schemas: Record<string, () => string> = { 'dms-file.xsd': fileXsd, 'dms-flags.xsd': () => FLAGS_XSD };
-  router.get('/xml-schemas/:name', (req, res) => {
-    const write = schemas[req.params.name as string];
-    if (!write) throw new ApiError('not_found', `There is no XML schema ${req.params.name as string}; there are ${Object.keys(schemas).join(' and ')}.`);
-    res.type('application/xml').send(write());
+  const written = new Map<string, PrecompressedDocument>();
+  router.get('/xml-schemas/:name', async (req, res) => {
+    const name = req.params.name as string;
+    const write = Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+    if (!write) throw new ApiError('not_found', `There is no XML schema ${name}; there are ${Object.keys(schemas).join(' and ')}.`);
+    let document = written.get(name);
+    if (!document) written.set(name, document = precompressed(write(), 'application/xml; charset=utf-8'));
+    await document.send(req, res);
   });
 
   return router;

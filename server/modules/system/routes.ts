@@ -4,12 +4,16 @@ import type { Environment } from '../../platform/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { catalogueEntry } from '../../platform/errors/catalogue.js';
 import { apiDocumentText, apiVersion } from '../../platform/spec.js';
+import { precompressed } from '../../platform/http/precompressed.js';
 import { apiReferencePage, apiReferenceScript } from './api-reference.js';
 import { errorCodeList, errorCodeRepresentation, keyIntrospection } from './representation.js';
 import { callerOf } from '../../platform/access/context.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { workerHealth } from '../../platform/jobs/processes.js';
 import type { Db } from '../../platform/database/transaction.js';
+
+/** 750 KB of JSON: compressed once, with its ETag (see precompressed.ts). */
+const openApiDocument = precompressed(apiDocumentText, 'application/json; charset=utf-8');
 
 export function systemRoutes(options: { environment: Environment; db: Db }): Router {
   const router = apiRouter();
@@ -34,8 +38,8 @@ export function systemRoutes(options: { environment: Environment; db: Db }): Rou
     });
   });
 
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(apiDocumentText);
+  router.get('/openapi.json', async (req, res) => {
+    await openApiDocument.send(req, res);
   });
 
   router.get('/docs', apiReferencePage);

@@ -10,6 +10,7 @@ import { API_BASE_PATH, type ApiDocument } from '../spec.js';
 import { environmentMarker, hashSecret, KEY_LIKE, parseSecret, secretMatches } from './api-key-secret.js';
 import type { CallerContext } from './context.js';
 import type { KeyCache, KnownKey } from './key-cache.js';
+import { chargedFailure } from './address-budget.js';
 import { rateDecision, type RateBudget } from './rate-limit.js';
 import { operationSecurityIndex } from './scopes.js';
 
@@ -52,16 +53,16 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer +(\S+) *$/i.exec(header);
     const parsed = match ? parseSecret(match[1]!) : null;
-    if (!parsed) throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
+    if (!parsed) throw await chargedFailure(req, res, new ApiError('unauthorized', UNAUTHORIZED_DETAIL));
     if (parsed.environment !== options.environment) {
-      throw new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`);
+      throw await chargedFailure(req, res, new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`));
     }
     const secretHash = hashSecret(match![1]!);
     const key = await options.keys.find(parsed.prefix, secretHash, () => readKey(options.buckets, parsed.prefix, secretHash, options.environment));
     // Unknown, revoked, expired and mistyped keys get the very same answer. The stored hash is compared once
     // more in constant time, so that no code path depends on a variable-time comparison of the secret.
     if (!key || !secretMatches(match![1]!, key.secretHash)) {
-      throw new ApiError('unauthorized', UNAUTHORIZED_DETAIL);
+      throw await chargedFailure(req, res, new ApiError('unauthorized', UNAUTHORIZED_DETAIL));
     }
     const { caller, apiAccessEnabled, allowlist } = key.facts;
 

@@ -5,9 +5,10 @@
 import express, { type Router } from 'express';
 import type { Db } from '../database/transaction.js';
 import type { Logger } from 'pino';
+import { addressBudget } from '../access/address-budget.js';
 import { authenticate, refuseKeyInQuery, type KeyFacts } from '../access/authenticate.js';
 import type { KeyCache } from '../access/key-cache.js';
-import type { RateBudget } from '../access/rate-limit.js';
+import type { RateBudget, RateLimit } from '../access/rate-limit.js';
 import type { Environment } from '../config.js';
 import { operationIndex } from '../operations.js';
 import { API_BASE_PATH, type ApiDocument } from '../spec.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   keys: KeyCache<KeyFacts>;
   /** This process's side of the keys' shared rate-limit budgets. */
   budget: RateBudget;
+  /** The budget per client address of the operations without a key and of failed authentications. */
+  anonymousRateLimit: RateLimit;
   environment: Environment;
   apiLog: ApiLogWriter;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the caller's address. */
@@ -58,6 +61,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);
+  api.use(addressBudget({ buckets: options.relaxed, limit: options.anonymousRateLimit, document: options.document }));
   api.use(authenticate({ buckets: options.relaxed, keys: options.keys, budget: options.budget, environment: options.environment, document: options.document }));
   api.use(unvalidatedParameters);
   api.use(jsonBody());

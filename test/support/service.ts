@@ -4,12 +4,13 @@ import type { ExecutionContext } from 'ava';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { responseContract, type ResponseContract } from '../../scripts/contract/response-contract.js';
-import { loadConfig, type Config } from '../../server/platform/config.js';
+import { loadConfig, type ServiceConfig } from '../../server/platform/config.js';
 import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
 import { startService, type RunningService, type ServiceOptions } from '../../server/composition/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { assertLedgersAgree } from './domain.js';
+import { TEST_SECRETS } from './secrets.js';
 
 export interface ApiResponse {
   status: number;
@@ -22,7 +23,8 @@ export interface ApiResponse {
 export interface TestService {
   service: RunningService;
   database: TestDatabase;
-  config: Config;
+  /** The configuration the service runs with (its secrets resolved). */
+  config: ServiceConfig;
   baseUrl: string;
   /** Lines the service logged, parsed. */
   logs: Record<string, unknown>[];
@@ -41,7 +43,7 @@ export interface TestServiceOptions extends ServiceOptions {
 
 export async function startTestService(label: string, options: TestServiceOptions = {}): Promise<TestService> {
   const database = await createTestDatabase(label);
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...options.env });
+  const loaded = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...TEST_SECRETS, ...options.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -50,7 +52,8 @@ export async function startTestService(label: string, options: TestServiceOption
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const service = await startService(config, logger, options);
+  const service = await startService(loaded, logger, options);
+  const config = service.config;
   const baseUrl = service.url!;
   const check = options.contract ?? contract;
 

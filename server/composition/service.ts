@@ -81,7 +81,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     // The simulators of the external systems (sandbox): before anything can post to them.
     if (config.simulators) simulators = await startSimulatorServer(database.db, { port: config.simulatorsPort });
-    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs };
+    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs, allowLoopback: config.webhookAllowLoopback };
     const context: ModuleContext = { db: database.db, logger, config, processId: '', connectors: connectorSettings, publicBaseUrl: publicBaseUrlOf };
     if (config.sandboxBootstrap && role !== 'worker') {
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;

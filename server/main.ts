@@ -2,10 +2,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, readEnvFile, type Config, type Role } from './platform/config.js';
+import { ConfigError, loadConfig, readEnvFile, type Role, type ServiceConfig } from './platform/config.js';
+import { withInstallationSecrets } from './platform/installation-secrets.js';
 import { createLogger } from './platform/logger.js';
 import { checkStart, explainStartFailure, StartProblem } from './platform/start-checks.js';
-import { startService } from './composition/service.js';
+import { reachableUrl, startService } from './composition/service.js';
 
 const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
 const role = values.role as Role;
@@ -14,10 +15,10 @@ if (!['all', 'api', 'worker'].includes(role)) {
   process.exit(2);
 }
 
-let config: Config;
+let loaded: ReturnType<typeof loadConfig>;
 try {
   readEnvFile(); // the same optional .env the operator CLI reads; the environment wins over it
-  config = loadConfig();
+  loaded = loadConfig();
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(error.message);
@@ -28,8 +29,10 @@ try {
 
 // A problem a developer can fix (port taken, database unreachable, data directory unusable) is one line on stderr
 // saying what to do, and exit 1; anything else is a bug and keeps its stack in the fatal log.
+let config: ServiceConfig;
 try {
-  await checkStart(config, role);
+  await checkStart(loaded, role);
+  config = withInstallationSecrets(loaded); // after the checks: DATA_DIR is known to be usable
 } catch (error) {
   if (!(error instanceof StartProblem)) throw error;
   console.error(error.message);
@@ -64,7 +67,7 @@ else console.log(`Worker running as ${service.processId} (no HTTP port; \`npm ru
  */
 function startedLines(url: string, sandboxKeyFile: string | null): string[] {
   const shell = (value: string) => (/^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
-  const local = url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:'); // a wildcard listen is reached on loopback
+  const local = reachableUrl(url); // a wildcard listen is reached on loopback
   return [
     `API listening on ${local}/api/v1 (reference: ${local}/docs)`,
     'For the examples in README.md:',

@@ -1,7 +1,8 @@
 // The CLI works on the database `npm start` uses: DATABASE_URL when set, else the embedded PostgreSQL under
 // DATA_DIR (reused when running, started and stopped again otherwise). Migrations are applied first, as at start-up.
 import { pino } from 'pino';
-import { loadConfig, type Config } from '../../server/platform/config.js';
+import { loadConfig, type ServiceConfig } from '../../server/platform/config.js';
+import { withInstallationSecrets } from '../../server/platform/installation-secrets.js';
 import { openDatabase } from '../../server/platform/database/database.js';
 import type { Db } from '../../server/platform/database/transaction.js';
 import { checkDatabase } from '../../server/platform/start-checks.js';
@@ -10,9 +11,12 @@ import { startJobs } from '../../server/platform/jobs/jobs.js';
 import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/webhooks/deliver.js';
 import { webhookJob } from '../../server/composition/jobs.js';
 
-export async function withDatabase<T>(use: (db: Db, config: Config, databaseUrl: string) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  await checkDatabase(config); // an unreachable DATABASE_URL or an unusable DATA_DIR: one line saying what to do, exit 1
+export async function withDatabase<T>(use: (db: Db, config: ServiceConfig, databaseUrl: string) => Promise<T>): Promise<T> {
+  const loaded = loadConfig();
+  await checkDatabase(loaded); // an unreachable DATABASE_URL or an unusable DATA_DIR: one line saying what to do, exit 1
+  // The secrets `npm start` uses (the variables, or the installation's file in the same DATA_DIR), so that what the CLI
+  // seals the workers can open.
+  const config = withInstallationSecrets(loaded);
   // Errors only, to stderr: stdout carries the command's output alone (--json is parsed by scripts).
   const logger = pino({ level: 'error' }, pino.destination({ dest: 2, sync: true }));
   const database = await openDatabase(config, logger);

@@ -71,7 +71,7 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
   const db = kyselyOver(pool);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-dms-'));
   const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'production',
-    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64) });
+    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' });
   let running: RunningService | null = null;
   try {
     await applyMigrations(pool);

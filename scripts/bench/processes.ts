@@ -41,7 +41,7 @@ export async function benchProcesses(options: {
   stop: (child: ChildProcess) => Promise<void>;
 }): Promise<ProcessesFigures> {
   const { db, close } = openPool(options.databaseUrl);
-  const common = { DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: SECRET_KEY.toString('hex') };
+  const common = { DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: SECRET_KEY.toString('hex'), PUBLIC_BASE_URL: 'http://127.0.0.1' };
   // The API processes as in production (the 50 keys are production keys); the workers in sandbox, the only
   // environment that may deliver to the receiver on 127.0.0.1.
   const worker = () => options.start(['--role', 'worker'], { ...common, ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', WEBHOOK_ALLOW_LOOPBACK: 'true' }, 'Worker running');

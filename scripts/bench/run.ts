@@ -131,7 +131,7 @@ const PRICE_BATCH = {
 
 // The address budget of keyless requests (docs/decisions/0027) raised out of reach: the bench's load all comes from
 // 127.0.0.1, and GET /health is measured with its bucket statement, not refused.
-const SERVICE_ENV = { ANONYMOUS_RATE_LIMIT: '1000000,1000000', LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
+const SERVICE_ENV = { ANONYMOUS_RATE_LIMIT: '1000000,1000000', LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' };
 const CREATE = { path: '/api/v1/customers', method: 'POST', create: true } as const;
 const PAGE = { path: '/api/v1/customers?limit=100' } as const;
 const PRICES = { path: '/api/v1/prices', method: 'PUT', body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 } as const;

@@ -3,7 +3,7 @@
 // endpoint); the fan-out from event rows to deliveries and their first jobs is a short loop in the worker role,
 // started here beside the jobs.
 import type { Logger } from 'pino';
-import type { Config } from '../platform/config.js';
+import type { ServiceConfig } from '../platform/config.js';
 import type { Db } from '../platform/database/transaction.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
@@ -33,7 +33,7 @@ export function jobDefinitions(context: ModuleContext, modules: readonly ModuleM
 }
 
 /** One attempt of one webhook delivery. Always defined, beside jobDefinitions (or a test's): the fan-out sends it; so does the CLI. */
-export function webhookJob(db: Db, logger: Logger, config: Config, processId: string): JobDefinition<never> {
+export function webhookJob(db: Db, logger: Logger, config: ServiceConfig, processId: string): JobDefinition<never> {
   return webhookDeliveryJob({
     db,
     processId,

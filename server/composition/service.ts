@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Config, Role } from '../platform/config.js';
+import type { Config, Role, ServiceConfig } from '../platform/config.js';
+import { withInstallationSecrets } from '../platform/installation-secrets.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { applyMigrations } from '../platform/database/migrations.js';
 import { listenToChannel } from '../platform/database/notifications.js';
@@ -39,6 +40,8 @@ export interface RunningService {
   processId: string;
   /** How this process reaches the external systems (its simulators' URL when it runs them). */
   connectors: ConnectorSettings;
+  /** The configuration it runs with, its secrets known (the variables, or the installation's generated ones). */
+  config: ServiceConfig;
   /** Graceful stop: refuse new connections, finish in-flight requests and jobs, close the pool, stop the embedded Postgres. */
   stop(): Promise<void>;
 }
@@ -58,8 +61,9 @@ export interface ServiceOptions {
   scheduledJobs?: boolean;
 }
 
-export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(loaded: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const role = options.role ?? 'all';
+  const config = withInstallationSecrets(loaded);
   setCursorSigningKey(config.cursorSecret);
   setClockOffsetDays(config.testClockOffsetDays);
   const database = await openDatabase(config, logger);
@@ -73,13 +77,19 @@ export async function startService(config: Config, logger: Logger, options: Serv
   let postings: PostingDispatcher | null = null;
   let simulators: SimulatorServer | null = null;
   let connectorSettings: ConnectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: null };
+  // The configured public address, or this process's listen address once it listens (never a request's Host header).
+  let publicBaseUrl: string | null = config.publicBaseUrl;
+  const publicBaseUrlOf = () => {
+    if (publicBaseUrl === null) throw new Error('the public base URL is read before the HTTP server listens');
+    return publicBaseUrl;
+  };
   try {
     const applied = await applyMigrations(database.pool);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     // The simulators of the external systems (sandbox): before anything can post to them.
     if (config.simulators) simulators = await startSimulatorServer(database.db, { port: config.simulatorsPort });
-    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs };
-    const context: ModuleContext = { db: database.db, logger, config, processId: '', connectors: connectorSettings };
+    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs, allowLoopback: config.webhookAllowLoopback };
+    const context: ModuleContext = { db: database.db, logger, config, processId: '', connectors: connectorSettings, publicBaseUrl: publicBaseUrlOf };
     if (config.sandboxBootstrap && role !== 'worker') {
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
@@ -139,6 +149,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         server!.once('error', reject);
         server!.listen(config.port, config.host, resolve);
       });
+      publicBaseUrl ??= reachableUrl(urlOf(server.address() as AddressInfo));
     }
   } catch (error) {
     await webhooks?.stop().catch(() => {});
@@ -152,7 +163,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   }
 
   const address = server?.address() as AddressInfo | undefined;
-  const url = address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : null;
+  const url = address ? urlOf(address) : null;
   let stopping: Promise<void> | null = null;
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
@@ -168,6 +179,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     jobs: runningJobs,
     processId: runningHeartbeat.id,
     connectors: connectorSettings,
+    config,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + config.shutdownTimeoutMs;
@@ -184,6 +196,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
       return stopping;
     },
   };
+}
+
+const urlOf = (address: AddressInfo) => `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+/** A listen URL as a client on this machine reaches it: a wildcard listen (0.0.0.0, ::) is reached on loopback. */
+export function reachableUrl(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
 }
 
 interface AccessMemory {

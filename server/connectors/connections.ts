@@ -2,7 +2,9 @@
 // real QuickBooks Online or EFRIS client, pointed at the system's base URL, or at the simulators this service runs
 // when the base URL is `simulator` (the sandbox and the tests). The clients are the same code either way.
 import type { Db, Tx } from '../platform/database/transaction.js';
+import { DestinationUnresolved, resolveDestination, type DestinationPolicy } from '../platform/webhooks/destination.js';
 import { open, seal } from '../platform/webhooks/secret-box.js';
+import { guardedFetch } from './guarded-fetch.js';
 import { createQuickBooksClient } from './accounting/quickbooks-client.js';
 import { createEfrisClient } from './fiscal/efris-client.js';
 import type { AccountingConnector, FiscalConnector } from './types.js';
@@ -32,6 +34,34 @@ export interface ConnectorSettings {
   simulatorUrl: string | null;
   /** Per-call timeout of the clients. */
   timeoutMs?: number;
+  /**
+   * WEBHOOK_ALLOW_LOOPBACK (tests and local trials): a connection's base URL may be a loopback address over plain
+   * http. The simulators this process runs are always reachable; private and other inside addresses never are.
+   */
+  allowLoopback?: boolean;
+}
+
+/** The rules a configured base URL is held to (the webhook destination rules). */
+export const connectorPolicy = (allowLoopback: boolean): DestinationPolicy => ({ allowLoopback, purpose: 'connector' });
+
+/**
+ * Refuses a base URL that calls could not go to (the operator CLI, when it is set): `simulator` only where the
+ * simulators run (the sandbox), any other URL only as the webhook destination rules allow, its name resolved now (it
+ * is resolved and checked again at every call, which is what holds). Throws a message for the operator.
+ */
+export async function checkBaseUrl(baseUrl: string, options: { simulators: boolean; allowLoopback: boolean }): Promise<void> {
+  if (baseUrl === SIMULATOR_BASE_URL) {
+    if (!options.simulators) throw new Error(`--base-url ${SIMULATOR_BASE_URL} names the simulators, which run only in the sandbox (SIMULATORS=true); give the system's https URL.`);
+    return;
+  }
+  try {
+    await resolveDestination(baseUrl, connectorPolicy(options.allowLoopback));
+  } catch (error) {
+    // A name that does not resolve from here (an offline machine, split DNS) leads nowhere yet; every call checks
+    // where it leads then.
+    if (error instanceof DestinationUnresolved) return;
+    throw new Error(`--base-url ${baseUrl} is refused: ${(error as Error).message}.${options.allowLoopback ? '' : ' (A loopback URL over http is allowed only with WEBHOOK_ALLOW_LOOPBACK=true, for tests and local trials.)'}`);
+  }
 }
 
 export async function readConnections(db: Db | Tx, organizationId: string): Promise<Connection[]> {
@@ -85,18 +115,22 @@ function missingKey(): never {
   throw new Error('setConnection: credentials need the key they are sealed with');
 }
 
-/** The system's base URL; the simulators serve QuickBooks under /quickbooks and EFRIS under /efris of theirs. */
-function baseUrlOf(connection: Connection, settings: ConnectorSettings): string {
-  if (connection.baseUrl !== SIMULATOR_BASE_URL) return connection.baseUrl;
+/**
+ * The system's base URL and the fetch its calls go through; the simulators serve QuickBooks under /quickbooks and EFRIS
+ * under /efris of theirs. Every call is checked against the destination rules and follows no redirect
+ * (guarded-fetch.ts); the simulators' own loopback address passes, as this process runs them.
+ */
+function endpointOf(connection: Connection, settings: ConnectorSettings): { baseUrl: string; fetch: typeof fetch } {
+  if (connection.baseUrl !== SIMULATOR_BASE_URL) return { baseUrl: connection.baseUrl, fetch: guardedFetch(connectorPolicy(settings.allowLoopback ?? false)) };
   if (!settings.simulatorUrl) throw new Error('This connection points at the simulators, which this process does not run (they run in the sandbox environment).');
-  return `${settings.simulatorUrl}/${connection.provider}`;
+  return { baseUrl: `${settings.simulatorUrl}/${connection.provider}`, fetch: guardedFetch(connectorPolicy(true)) };
 }
 
 export function accountingConnectorOf(connection: Connection, settings: ConnectorSettings): AccountingConnector {
   const accessToken = connection.credentialsCiphertext === null ? 'sandbox' : open(connection.credentialsCiphertext, settings.secretKey);
-  return createQuickBooksClient({ baseUrl: baseUrlOf(connection, settings), realmId: connection.account, accessToken, timeoutMs: settings.timeoutMs });
+  return createQuickBooksClient({ ...endpointOf(connection, settings), realmId: connection.account, accessToken, timeoutMs: settings.timeoutMs });
 }
 
 export function fiscalConnectorOf(connection: Connection, settings: ConnectorSettings): FiscalConnector {
-  return createEfrisClient({ baseUrl: baseUrlOf(connection, settings), tin: connection.account, deviceNo: connection.deviceNo ?? '', timeoutMs: settings.timeoutMs });
+  return createEfrisClient({ ...endpointOf(connection, settings), tin: connection.account, deviceNo: connection.deviceNo ?? '', timeoutMs: settings.timeoutMs });
 }

@@ -24,16 +24,28 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Express `trust proxy` setting: proxies whose X-Forwarded-For names the caller; false trusts none. */
   trustProxy: string | false;
-  /** Signs list cursors; every process of one deployment must share it. */
-  cursorSecret: string;
+  /**
+   * Where clients reach the API (scheme, host, port, without /api/v1), the origin of the URLs the service gives out
+   * (photo URLs): never the request's Host header, which the caller chooses. Null: the listen address (sandbox and
+   * development only; production requires it).
+   */
+  publicBaseUrl: string | null;
+  /**
+   * Signs list cursors and (through a derived key) photo URLs; every process of one deployment must share it.
+   * Null: not set, so the installation's own generated one is used (installation-secrets.ts; sandbox only).
+   */
+  cursorSecret: string | null;
   /** Create the demo organisation, its key and synthetic data on the first start of an empty sandbox. */
   sandboxBootstrap: boolean;
   /** Tests and local trials only: let webhooks go to loopback addresses over plain HTTP. Refused in production. */
   webhookAllowLoopback: boolean;
   /** Seconds to wait before each retry of a failed webhook delivery; after the last, the delivery fails. */
   webhookRetryScheduleSeconds: number[];
-  /** 32 bytes (hex or base64) sealing webhook signing secrets and connector credentials at rest; the same for every process. */
-  webhookSecretKey: Buffer;
+  /**
+   * 32 bytes (hex or base64) sealing webhook signing secrets and connector credentials at rest; the same for every
+   * process. Null: not set, so the installation's own generated one is used (installation-secrets.ts; sandbox only).
+   */
+  webhookSecretKey: Buffer | null;
   /** Run the QuickBooks Online and EFRIS simulators in this process (connections with base URL `simulator` reach them). */
   simulators: boolean;
   /** Their port (0: any free port; each process that runs them has its own, and they share their state in Postgres). */
@@ -58,9 +70,16 @@ export interface Config {
  * is held to 5 a second.
  */
 export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimit = { perMinute: 300, burst: 300 };
+/** The secrets every process of an installation shares: from the environment, or generated once per installation. */
+export interface InstallationSecrets {
+  cursorSecret: string;
+  webhookSecretKey: Buffer;
+}
+
+/** The configuration a running process works with: its secrets known (see installation-secrets.ts). */
+export type ServiceConfig = Config & InstallationSecrets;
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400];
-const DEVELOPMENT_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 7);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -119,15 +138,25 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read('LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
     validateResponses: read('VALIDATE_RESPONSES', env.NODE_ENV !== 'production', boolean, 'true or false'),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', 30_000, integer(0, 600_000), 'milliseconds from 0 to 600000'),
+    publicBaseUrl: read('PUBLIC_BASE_URL', null as string | null, (raw) => {
+      try {
+        const url = new URL(raw);
+        const plain = ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password && !url.search && !url.hash;
+        return plain ? `${url.origin}${url.pathname.replace(/\/+$/, '')}` : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'an http(s) URL without credentials, query or fragment, such as https://erp.example.com'),
     trustProxy: read('TRUST_PROXY', false as string | false, (raw) => raw, 'loopback, a number of hops, or comma-separated addresses/CIDRs'),
-    cursorSecret: read('CURSOR_SECRET', 'erp-cursor-development-key', (raw) => (raw.length >= 16 ? raw : undefined), 'at least 16 characters'),
+    // No default: a constant default is public, and anyone could sign cursors and photo URLs for any sandbox.
+    cursorSecret: read('CURSOR_SECRET', null as string | null, (raw) => (raw.length >= 16 ? raw : undefined), 'at least 16 characters'),
     sandboxBootstrap: read('SANDBOX_BOOTSTRAP', environment === 'sandbox', boolean, 'true or false'),
     webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', false, boolean, 'true or false'),
     webhookRetryScheduleSeconds: read('WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE, (raw) => {
       const seconds = raw.split(',').map((part) => Number(part.trim()));
       return seconds.length > 0 && seconds.every((n) => Number.isInteger(n) && n >= 0 && n <= 604_800) ? seconds : undefined;
     }, 'comma-separated whole seconds, each 0 to 604800'),
-    webhookSecretKey: read('WEBHOOK_SECRET_KEY', DEVELOPMENT_WEBHOOK_SECRET_KEY, (raw) => {
+    webhookSecretKey: read('WEBHOOK_SECRET_KEY', null as Buffer | null, (raw) => {
       const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
       return key.length === 32 ? key : undefined;
     }, '32 bytes as 64 hex digits or base64'),
@@ -149,6 +178,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
   }
   if (environment === 'production' && config.testClockOffsetDays !== 0) problems.push('TEST_CLOCK_OFFSET_DAYS cannot be set when ENVIRONMENT=production (it moves the business clock, for tests only)');
+  if (environment === 'production' && config.publicBaseUrl === null) {
+    problems.push('PUBLIC_BASE_URL is required when ENVIRONMENT=production (where clients reach the API, such as https://erp.example.com; photo URLs are built on it)');
+  }
   if (environment === 'production' && config.simulators) problems.push('SIMULATORS cannot be true when ENVIRONMENT=production (connect the real systems with `admin connector set`)');
   if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {

@@ -22,9 +22,19 @@ export class StartProblem extends Error {
 export const SPLIT_ROLES_NEED_DATABASE_URL = (role: Role) =>
   `--role ${role} needs DATABASE_URL: the split roles (npm run api, npm run worker) share one PostgreSQL server that none of them starts or stops; set DATABASE_URL to it, or run npm start (API and workers in one process, with the embedded PostgreSQL).`;
 
+/**
+ * The split roles may run on several machines that share no DATA_DIR, so they take the installation's secrets from the
+ * environment only: secrets generated in each one's DATA_DIR would differ, and a cursor or photo URL of one API process
+ * would fail on another, or a worker could not open what the CLI sealed (installation-secrets.ts).
+ */
+export const SPLIT_ROLES_NEED_SECRETS = (role: Role, missing: string[]) =>
+  `--role ${role} needs ${missing.join(' and ')}: the split roles may run on several machines, and every process must sign cursors and seal secrets alike; set ${missing.length > 1 ? 'them' : 'it'} to the same value${missing.length > 1 ? 's' : ''} for every process (npm start, in one process, generates them in DATA_DIR/secrets.json).`;
+
 /** Everything the start of `role` needs, checked in the order it is used; the first problem is thrown. */
 export async function checkStart(config: Config, role: Role): Promise<void> {
   if (role !== 'all' && config.databaseUrl === null) throw new StartProblem(SPLIT_ROLES_NEED_DATABASE_URL(role));
+  const missingSecrets = [config.cursorSecret === null ? 'CURSOR_SECRET' : null, config.webhookSecretKey === null ? 'WEBHOOK_SECRET_KEY' : null].filter((name) => name !== null);
+  if (role !== 'all' && missingSecrets.length > 0) throw new StartProblem(SPLIT_ROLES_NEED_SECRETS(role, missingSecrets));
   if (role === 'all' || role === 'api') await checkListenPort(config.host, config.port);
   await checkDatabase(config);
 }

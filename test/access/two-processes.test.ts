@@ -8,6 +8,7 @@ import { PREFETCH_DIVISOR, PREFETCH_MAX } from '../../server/platform/access/rat
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { TEST_SECRETS } from '../support/secrets.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -19,7 +20,7 @@ test.before(async () => {
   await Promise.all([0, 1].map(async () => {
     const port = await freePort();
     // Generous: each start compiles the server, and other test files may be starting processes of their own.
-    const child = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false' }, { args: ['--role', 'api'], startTimeoutMs: 110_000 });
+    const child = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', ...TEST_SECRETS }, { args: ['--role', 'api'], startTimeoutMs: 110_000 });
     servers.push({ process: child, url: `http://127.0.0.1:${port}/api/v1` }); // stopped by the after hook, started or not
     if (!child.output().includes('API listening')) throw new Error(`the server did not start within 110 s; it printed:\n${child.output()}`);
   }));

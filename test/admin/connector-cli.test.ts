@@ -46,7 +46,35 @@ test('connector set creates a connection with its token sealed, show never print
   t.regex(real.stderr, /not to the simulators/);
   const badUrl = await runCli(['connector', 'set', '--org', org, '--system', 'fiscal', '--base-url', 'ftp://x', '--account', '1000'], env());
   t.is(badUrl.code, 1);
-  t.regex(badUrl.stderr, /--base-url must be an http\(s\) URL or "simulator"/);
+  t.regex(badUrl.stderr, /--base-url ftp:\/\/x is refused: connector URLs must use https/);
+});
+
+test('connector set refuses a base URL the webhook destination rules refuse (inside addresses, plain http, loopback without WEBHOOK_ALLOW_LOOPBACK), and the simulators where they do not run, changing nothing', async (t) => {
+  const { organization } = await world.organization();
+  const org = organization.id;
+  await runCliJson(['connector', 'set', '--org', org, '--system', 'accounting', '--base-url', 'simulator', '--account', '9130352'], env());
+  const refusals: [string, RegExp, Record<string, string>?][] = [
+    ['https://10.0.0.5', /--base-url https:\/\/10\.0\.0\.5 is refused: 10\.0\.0\.5 resolves to 10\.0\.0\.5, a private address, which connectors may not reach/],
+    ['https://169.254.169.254/latest', /169\.254\.169\.254, a linkLocal address, which connectors may not reach/],
+    ['https://[::ffff:192.168.1.1]', /carries the IPv4 address 192\.168\.1\.1, a private address/],
+    ['http://quickbooks.example.com', /connector URLs must use https/],
+    ['https://user:pw@quickbooks.example.com', /connector URLs must not carry credentials/],
+    ['https://127.0.0.1:9/quickbooks', /127\.0\.0\.1, a loopback address, which connectors may not reach.*WEBHOOK_ALLOW_LOOPBACK=true/],
+    ['http://127.0.0.1:9/quickbooks', /connector URLs must use https.*WEBHOOK_ALLOW_LOOPBACK=true/, { WEBHOOK_ALLOW_LOOPBACK: 'false' }],
+    ['simulator', /names the simulators, which run only in the sandbox/, { SIMULATORS: 'false' }],
+  ];
+  for (const [url, reason, extra] of refusals) {
+    const run = await runCli(['connector', 'set', '--org', org, '--system', 'accounting', '--base-url', url], { ...env(), ...extra });
+    t.is(run.code, 1, `${url}: ${run.stderr}`);
+    t.regex(run.stderr, reason, url);
+  }
+  const fiscal = await runCli(['connector', 'set', '--org', org, '--system', 'fiscal', '--base-url', 'https://192.168.0.10/efrisws', '--account', '1000', '--device-no', 'D1'], env());
+  t.is(fiscal.code, 1);
+  t.regex(fiscal.stderr, /192\.168\.0\.10, a private address, which connectors may not reach/);
+  const shown = await runCliJson(['connector', 'show', '--org', org], env());
+  t.deepEqual(shown.connections.map((c: { system: string; baseUrl: string }) => [c.system, c.baseUrl]), [['accounting', 'simulator']], 'nothing was stored');
+  // Loopback over http is for tests and local trials, with WEBHOOK_ALLOW_LOOPBACK as for webhooks.
+  t.like(await runCliJson(['connector', 'set', '--org', org, '--system', 'accounting', '--base-url', 'http://127.0.0.1:9/quickbooks'], { ...env(), WEBHOOK_ALLOW_LOOPBACK: 'true' }), { baseUrl: 'http://127.0.0.1:9/quickbooks' });
 });
 
 test('postings lists an organisation\'s postings by status; retry queues a failed one again (block back to pending) and is exit 1 when nothing failed', async (t) => {

@@ -5,10 +5,10 @@ import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { open } from '../../server/platform/webhooks/secret-box.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
-import { loadConfig } from '../../server/platform/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { runCli as runCliProcess, runCliJson, type CliRun } from '../support/cli.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
+import { TEST_WEBHOOK_SECRET_KEY } from '../support/secrets.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -39,7 +39,7 @@ test('webhook add prints {"id", "secret"} once, stores the secret sealed, and li
   t.deepEqual(Object.keys(added), ['id', 'secret']);
   t.regex(added.secret, /^whsec_/);
   const row = (await pool.query('SELECT * FROM webhook_endpoints WHERE id = $1', [added.id])).rows[0];
-  t.is(open(row.secret_ciphertext, loadConfig({}).webhookSecretKey), added.secret);
+  t.is(open(row.secret_ciphertext, Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')), added.secret);
   const [listed, human] = await Promise.all([cliJson(['webhook', 'list', '--org', org]), runCli(['webhook', 'list', '--org', org])]);
   t.like(listed, [{ id: added.id, url: 'http://127.0.0.1:9/hook', events: ['customer.created', 'product.updated'], enabled: true }]);
   for (const out of [JSON.stringify(listed), human.stdout]) {

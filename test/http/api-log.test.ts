@@ -69,7 +69,7 @@ test('logged bodies are cut to 16 KB', async (t) => {
 });
 
 test('production keys never have bodies kept, and a graceful stop writes every buffered entry', async (t) => {
-  const production = await startTestService('api_log_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64) } });
+  const production = await startTestService('api_log_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com' } });
   const caller = await createCaller(production.service.database.pool, { environment: 'production' });
   for (let i = 0; i < 20; i += 1) {
     await production.request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `prod-${i}` }, json: { outletCode: `UG${String(300_000 + i).padStart(7, '0')}`, name: 'Live', channel: 'retail' } });

@@ -114,6 +114,7 @@ test('photoUrl only with customers:pii; the signed URL serves the bytes, and is 
   t.is(second!.photoUrl, null, 'null for an observation without a photo');
   const url = new URL(first!.photoUrl!);
   t.is(url.pathname, `/api/v1/photos/${withPhoto.photoId}`);
+  t.is(url.origin, api().baseUrl, 'without PUBLIC_BASE_URL, the sandbox builds URLs on its own listen address (the port PORT=0 bound)');
   const expires = Number(url.searchParams.get('expires'));
   t.true(expires > Date.now() / 1000 + 240 && expires <= Date.now() / 1000 + 300, 'valid for 5 minutes');
 
@@ -121,6 +122,7 @@ test('photoUrl only with customers:pii; the signed URL serves the bytes, and is 
   const served = await fetch(url);
   t.is(served.status, 200);
   t.is(served.headers.get('content-type'), 'image/png');
+  t.is(served.headers.get('x-content-type-options'), 'nosniff', 'a browser never sniffs another type');
   t.deepEqual(Buffer.from(await served.arrayBuffer()), png);
   t.truthy(without);
 

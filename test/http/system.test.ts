@@ -24,7 +24,7 @@ test('GET /health answers without a key with status, the spec version, the envir
 
 test('GET /health reports the configured environment', async (t) => {
   const { startTestService } = await import('../support/service.js');
-  const production = await startTestService('system_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'a-production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64) } });
+  const production = await startTestService('system_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'a-production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com' } });
   try {
     const res = await production.request('GET', '/health');
     t.is(res.body.environment, 'production');

@@ -12,6 +12,7 @@ import { bump, readVersions } from '../../scripts/release/versions.js';
 import { apiVersion } from '../../server/platform/spec.js';
 import { createTestDatabase } from '../support/database.js';
 import { startServerProcess } from '../support/server-process.js';
+import { TEST_SECRETS } from '../support/secrets.js';
 
 const root = process.cwd();
 const exec = promisify(execFile);
@@ -61,7 +62,7 @@ test('npm run release -- minor moves Unreleased into the next minor version ever
 
   const database = await createTestDatabase('release_health');
   const port = await freePort();
-  const server = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', DATA_DIR: join(scratch, '.data') }, { cwd: scratch, args: ['--role', 'api'] });
+  const server = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', DATA_DIR: join(scratch, '.data'), ...TEST_SECRETS }, { cwd: scratch, args: ['--role', 'api'] });
   try {
     t.true(server.output().includes('API listening'), server.output());
     const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json() as Promise<{ version: string }>);

@@ -19,11 +19,11 @@ test('every bad value is reported at once, each naming its variable and what it 
 test('production refuses to start without DATABASE_URL: the embedded PostgreSQL is for development and the sandbox', (t) => {
   const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production' }), { instanceOf: ConfigError });
   t.regex(error!.message, /DATABASE_URL is required when ENVIRONMENT=production/);
-  t.is(loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64) }).environment, 'production');
+  t.is(loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com' }).environment, 'production');
 });
 
 test('production refuses to start without its own CURSOR_SECRET and WEBHOOK_SECRET_KEY, or with the sandbox bootstrap on', (t) => {
-  const base = { ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp' };
+  const base = { ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', PUBLIC_BASE_URL: 'https://erp.example.com' };
   const secrets = { CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64) };
   t.regex(t.throws(() => loadConfig(base))!.message, /CURSOR_SECRET is required when ENVIRONMENT=production/);
   t.regex(t.throws(() => loadConfig(base))!.message, /WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production/);
@@ -36,4 +36,17 @@ test('response validation is on by default and off by default under NODE_ENV=pro
   t.true(loadConfig({}).validateResponses);
   t.false(loadConfig({ NODE_ENV: 'production' }).validateResponses);
   t.true(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: 'true' }).validateResponses);
+});
+
+test('PUBLIC_BASE_URL: required in production (refused naming it), an http(s) URL without credentials, query or fragment, kept without its trailing slash', (t) => {
+  const production = { ENVIRONMENT: 'production', DATABASE_URL: 'postgresql://db/erp', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64) };
+  const error = t.throws(() => loadConfig(production), { instanceOf: ConfigError }) as ConfigError;
+  t.deepEqual(error.problems.map((p) => p.split(' ')[0]), ['PUBLIC_BASE_URL']);
+  t.regex(error.message, /PUBLIC_BASE_URL is required when ENVIRONMENT=production/);
+  t.is(loadConfig({ ...production, PUBLIC_BASE_URL: 'https://erp.example.com/' }).publicBaseUrl, 'https://erp.example.com');
+  t.is(loadConfig({ PUBLIC_BASE_URL: 'https://erp.example.com/distributor/' }).publicBaseUrl, 'https://erp.example.com/distributor');
+  t.is(loadConfig({}).publicBaseUrl, null, 'the sandbox uses its listen address');
+  for (const bad of ['erp.example.com', 'ftp://erp.example.com', 'https://user:pw@erp.example.com', 'https://erp.example.com/?a=1', 'https://erp.example.com/#x']) {
+    t.regex(t.throws(() => loadConfig({ PUBLIC_BASE_URL: bad }))!.message, /PUBLIC_BASE_URL=".*" is invalid; expected an http\(s\) URL/, bad);
+  }
 });

@@ -17,6 +17,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 const WEBHOOK_SECRET_KEY = 'ab'.repeat(32);
+const CURSOR_SECRET = 'a-cursor-secret-of-this-layout';
 const dataDir = mkdtempSync(join(tmpdir(), 'erp-split-roles-'));
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -38,8 +39,8 @@ test.after.always(async () => {
 
 /** The README's settings per role (see "Running as several processes"); every process shares DATABASE_URL. */
 const shared = () => ({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-const apiSettings = (port: number) => ({ ...shared(), PORT: String(port), CURSOR_SECRET: 'a-cursor-secret-of-this-layout' });
-const workerSettings = () => ({ ...shared(), WEBHOOK_SECRET_KEY, WEBHOOK_ALLOW_LOOPBACK: 'true' });
+const apiSettings = (port: number) => ({ ...shared(), PORT: String(port), CURSOR_SECRET, WEBHOOK_SECRET_KEY });
+const workerSettings = () => ({ ...shared(), CURSOR_SECRET, WEBHOOK_SECRET_KEY, WEBHOOK_ALLOW_LOOPBACK: 'true' });
 
 async function start(env: Record<string, string>, role: 'api' | 'worker'): Promise<ServerProcess> {
   const child = await startServerProcess(env, { args: ['--role', role], startTimeoutMs: 110_000, ...(role === 'worker' ? { readyLine: 'Worker running' } : {}) });
@@ -64,6 +65,29 @@ test.serial('a split role without DATABASE_URL refuses to start with one line na
     t.regex(lines[0]!, new RegExp(`--role ${role} needs DATABASE_URL`));
   }
   t.throws(() => readFileSync(join(dataDir, 'postgres', 'PG_VERSION')), undefined, 'no embedded cluster was created');
+});
+
+test.serial('a split role without CURSOR_SECRET or WEBHOOK_SECRET_KEY refuses to start with one line naming what is missing, and generates no secrets', async (t) => {
+  // Generated secrets live in one DATA_DIR; split processes on other machines would generate their own, and a cursor of
+  // one API process, or a secret the CLI sealed, would not work on another.
+  const cases = [
+    { role: 'api' as const, env: { WEBHOOK_SECRET_KEY }, missing: /--role api needs CURSOR_SECRET: /, named: 'CURSOR_SECRET' },
+    { role: 'worker' as const, env: { CURSOR_SECRET }, missing: /--role worker needs WEBHOOK_SECRET_KEY: /, named: 'WEBHOOK_SECRET_KEY' },
+    { role: 'worker' as const, env: {}, missing: /--role worker needs CURSOR_SECRET and WEBHOOK_SECRET_KEY: /, named: 'both' },
+  ];
+  for (const { role, env, missing, named } of cases) {
+    const child = await startServerProcess({ ...shared(), PORT: String(await freePort()), CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '', ...env }, { args: ['--role', role], readyLine: role === 'api' ? 'API listening' : 'Worker running' });
+    if (child.child.exitCode === null) {
+      await child.stop();
+      t.fail(`--role ${role} started without ${named}:\n${child.output()}`);
+      continue;
+    }
+    t.is(await child.exited, 1, `--role ${role} exits 1`);
+    const lines = child.output().trim().split('\n');
+    t.is(lines.length, 1, child.output());
+    t.regex(lines[0]!, missing);
+  }
+  t.throws(() => readFileSync(join(dataDir, 'secrets.json')), undefined, 'no secrets were generated in DATA_DIR');
 });
 
 test.serial('two API processes and a worker started together on one DATABASE_URL; stopping any one leaves the others working', async (t) => {

@@ -2,6 +2,7 @@
 // run's bundle of scripts/admin/cli.ts, see entry.ts).
 import { spawn } from 'node:child_process';
 import { entryArguments } from './entry.js';
+import { TEST_SECRETS } from './secrets.js';
 
 export interface CliRun {
   code: number | null;
@@ -12,7 +13,7 @@ export interface CliRun {
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entryArguments('scripts/admin/cli.ts'), ...args], {
-      env: { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...TEST_SECRETS, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -3,6 +3,7 @@
 // embedded PostgreSQL, sandbox bootstrap, or a scratch copy of the repository.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { entryArguments } from './entry.js';
+import { TEST_SECRETS } from './secrets.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -48,7 +49,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
  * can kill what is left when it ends; a worker that did not start fails with its output.
  */
 export async function startWorker(databaseUrl: string, dataDir: string, started: ServerProcess[]): Promise<ServerProcess> {
-  const child = await startServerProcess({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn' },
+  const child = await startServerProcess({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn', ...TEST_SECRETS },
     { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 });
   started.push(child);
   if (child.child.exitCode !== null) throw new Error(`the worker did not start:\n${child.output()}`);

@@ -4,12 +4,13 @@ import type { ExecutionContext } from 'ava';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { responseContract, type ResponseContract } from '../../scripts/contract/response-contract.js';
-import { loadConfig, type Config } from '../../server/platform/config.js';
+import { loadConfig, type ServiceConfig } from '../../server/platform/config.js';
 import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
 import { startService, type RunningService, type ServiceOptions } from '../../server/composition/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { assertLedgersAgree } from './domain.js';
+import { TEST_SECRETS } from './secrets.js';
 
 export interface ApiResponse {
   status: number;
@@ -22,7 +23,8 @@ export interface ApiResponse {
 export interface TestService {
   service: RunningService;
   database: TestDatabase;
-  config: Config;
+  /** The configuration the service runs with (its secrets resolved). */
+  config: ServiceConfig;
   baseUrl: string;
   /** Lines the service logged, parsed. */
   logs: Record<string, unknown>[];
@@ -43,7 +45,7 @@ export async function startTestService(label: string, options: TestServiceOption
   const database = await createTestDatabase(label);
   // TEST_CLOCK_OFFSET_DAYS of the run (`TEST_CLOCK_OFFSET_DAYS=60 npm test`) reaches every service a test starts.
   const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...clock, ...options.env });
+  const loaded = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...TEST_SECRETS, ...clock, ...options.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -52,7 +54,8 @@ export async function startTestService(label: string, options: TestServiceOption
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const service = await startService(config, logger, options);
+  const service = await startService(loaded, logger, options);
+  const config = service.config;
   const baseUrl = service.url!;
   const check = options.contract ?? contract;
 

@@ -37,7 +37,7 @@ const endpointCount = async (organizationId: string) => (await pool.query('SELEC
 test('production refuses plain http, and refuses to start with WEBHOOK_ALLOW_LOOPBACK=true', async (t) => {
   const organizationId = await newOrganization();
   await t.throwsAsync(addEndpoint(kyselyOver(pool), production, { organizationId, url: 'http://example.com/hook', events: ['*'] }), { instanceOf: DestinationRefused, message: /https/ });
-  const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgres://x@h/db', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64), WEBHOOK_ALLOW_LOOPBACK: 'true' }), { instanceOf: ConfigError });
+  const error = t.throws(() => loadConfig({ ENVIRONMENT: 'production', DATABASE_URL: 'postgres://x@h/db', CURSOR_SECRET: 'x'.repeat(16), WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com', WEBHOOK_ALLOW_LOOPBACK: 'true' }), { instanceOf: ConfigError });
   t.regex(error!.message, /WEBHOOK_ALLOW_LOOPBACK cannot be true/);
   t.is(await endpointCount(organizationId), 0);
 });

@@ -15,6 +15,7 @@ import { createCaller } from '../support/callers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { eventually, sleep } from './receiver.js';
+import { TEST_SECRETS, TEST_WEBHOOK_SECRET_KEY } from '../support/secrets.js';
 
 /** The README's number: at most this many sends open to one endpoint across all workers. */
 const PER_ENDPOINT = 4;
@@ -39,7 +40,7 @@ test.after.always(async () => {
 
 async function startWorker(): Promise<ServerProcess> {
   const worker = await startServerProcess(
-    { DATABASE_URL: database.url, ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1', LOG_LEVEL: 'warn' },
+    { DATABASE_URL: database.url, ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1', LOG_LEVEL: 'warn', ...TEST_SECRETS },
     { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 },
   );
   processes.push(worker);
@@ -85,7 +86,7 @@ async function slowReceiver(delayMs: number): Promise<SlowReceiver> {
 async function eventsFor(url: string, count: number): Promise<string[]> {
   const caller = await createCaller(pool);
   const db = kyselyOver(pool);
-  await addEndpoint(db, { policy: { allowLoopback: true }, secretKey: Buffer.alloc(32, 7), eventTypes: webhookEventTypes }, { organizationId: caller.organizationId, url, events: ['customer.created'] });
+  await addEndpoint(db, { policy: { allowLoopback: true }, secretKey: Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex'), eventTypes: webhookEventTypes }, { organizationId: caller.organizationId, url, events: ['customer.created'] });
   const ids = Array.from({ length: count }, () => newId('evt'));
   await pool.query(
     `INSERT INTO events (organization_id, id, type, resource, record_id)

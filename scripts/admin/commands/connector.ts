@@ -3,7 +3,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
 import { inTransaction } from '../../../server/platform/database/transaction.js';
-import { readConnection, readConnections, setConnection, SIMULATOR_BASE_URL, type Connection, type ExternalSystem } from '../../../server/connectors/connections.js';
+import { checkBaseUrl, readConnection, readConnections, setConnection, SIMULATOR_BASE_URL, type Connection, type ExternalSystem } from '../../../server/connectors/connections.js';
 import { migrateSimulators } from '../../../server/connectors/simulators/database.js';
 import { clearFailures, injectFailure, listFailures } from '../../../server/connectors/simulators/failures.js';
 import { QUICKBOOKS_FAILURE_MODES } from '../../../server/connectors/simulators/quickbooks/router.js';
@@ -47,6 +47,9 @@ export function registerConnectorCommands(program: Command): void {
       if (options.enable && options.disable) throw new Error('Give --enable or --disable, not both.');
       const connection = await withDatabase(async (db, config) => {
         await getOrganization(db, options.org);
+        // The webhook destination rules, as at every call (guarded-fetch.ts): refused here with the reason, before
+        // anything is stored, rather than at the first posting.
+        if (options.baseUrl !== undefined) await checkBaseUrl(options.baseUrl, { simulators: config.simulators, allowLoopback: config.webhookAllowLoopback });
         return inTransaction(db, (tx) => setConnection(tx, options.org, options.system, {
           baseUrl: options.baseUrl, account: options.account, deviceNo: options.deviceNo, credentials: options.token,
           enabled: options.enable ? true : options.disable ? false : undefined,
@@ -74,7 +77,7 @@ export function registerConnectorCommands(program: Command): void {
     .description('make the simulator behind a connection fail: the next N requests (--for) or every request until `connector clear`')
     .requiredOption('--org <id>', 'organisation id')
     .requiredOption('--system <system>', 'accounting or fiscal', system)
-    .requiredOption('--mode <mode>', 'accounting: outage, rate_limit, slow, timeout, period_closed, duplicate, stale; fiscal: outage, slow, timeout, unknown_error, rejected')
+    .requiredOption('--mode <mode>', 'accounting: outage, rate_limit, slow, timeout, period_closed, duplicate, stale, redirect; fiscal: outage, slow, timeout, unknown_error, rejected, redirect')
     .option('--for <n>', 'this many requests (default: until cleared)', count)
     .option('--delay-ms <ms>', 'slow: how long each answer waits', (raw) => {
       if (!/^\d{1,6}$/.test(raw) || Number(raw) > 120_000) throw new InvalidArgumentError('Expected milliseconds from 0 to 120000.');

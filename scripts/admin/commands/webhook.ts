@@ -2,7 +2,7 @@
 // (deliveries pending and due now) and, in the same transaction, their webhooks.deliver jobs; a running worker sends them. A secret is printed once, by add and
 // rotate-secret; list never shows one.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Config } from '../../../server/platform/config.js';
+import type { ServiceConfig } from '../../../server/platform/config.js';
 import {
   addEndpoint, disableEndpoint, enableEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret, testEndpoint,
   ALL_EVENTS, type EndpointSettings, type EndpointSummary,
@@ -25,7 +25,7 @@ export function parseEventTypes(raw: string): string[] {
   return types;
 }
 
-function settingsOf(config: Config): EndpointSettings {
+function settingsOf(config: ServiceConfig): EndpointSettings {
   return { policy: { allowLoopback: config.webhookAllowLoopback }, secretKey: config.webhookSecretKey, eventTypes: webhookEventTypes };
 }
 

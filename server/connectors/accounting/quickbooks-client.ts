@@ -8,6 +8,8 @@
 // with QuickBooks' code and words. QuickBooks may answer HTTP 200 with a Fault: the body decides, not the status.
 import { Decimal } from 'decimal.js';
 import { assertOutsideTransaction } from '../../platform/database/transaction.js';
+import { DestinationRefused } from '../../platform/webhooks/destination.js';
+import { redirected, refusedDestination } from '../guarded-fetch.js';
 import {
   failed, succeeded,
   type AccountingBill, type AccountingConnector, type AccountingCreditMemo, type AccountingInvoice, type AccountingJournalEntry, type AccountingLine,
@@ -45,11 +47,14 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
         headers: { authorization: `Bearer ${options.accessToken}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual', // never followed, whichever fetch runs: the token would go wherever the Location says
       });
     } catch (error) {
+      if (error instanceof DestinationRefused) return { ok: false, failure: refusedDestination('QuickBooks', error) };
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       return { ok: false, failure: { kind: 'temporary', message: timedOut ? `QuickBooks did not answer within ${timeoutMs} ms` : `QuickBooks could not be reached: ${(error as Error).message}`, retryAfterSeconds: null } };
     }
+    if (response.status >= 300 && response.status < 400) return { ok: false, failure: redirected('QuickBooks', response) };
     const text = await response.text().catch(() => '');
     let parsed: Record<string, any> | null = null;
     try { parsed = JSON.parse(text) as Record<string, any>; } catch { parsed = null; }

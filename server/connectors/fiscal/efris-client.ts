@@ -10,6 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { assertOutsideTransaction } from '../../platform/database/transaction.js';
+import { DestinationRefused } from '../../platform/webhooks/destination.js';
+import { redirected, refusedDestination } from '../guarded-fetch.js';
 import {
   failed, succeeded,
   type ConnectorFailure, type ConnectorResult, type FiscalApplication, type FiscalConnector, type FiscalCreditNote, type FiscalInvoice, type FiscalLine,
@@ -50,11 +52,14 @@ export function createEfrisClient(options: EfrisClientOptions): FiscalConnector 
     };
     let response: globalThis.Response;
     try {
-      response = await doFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(envelope), signal: AbortSignal.timeout(timeoutMs) });
+      // redirect 'manual': never followed, whichever fetch runs (the documents would go wherever the Location says).
+      response = await doFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(envelope), signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     } catch (error) {
+      if (error instanceof DestinationRefused) return { ok: false, failure: refusedDestination('EFRIS', error) };
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       return { ok: false, failure: { kind: 'temporary', message: timedOut ? `EFRIS did not answer within ${timeoutMs} ms` : `EFRIS could not be reached: ${(error as Error).message}`, retryAfterSeconds: null } };
     }
+    if (response.status >= 300 && response.status < 400) return { ok: false, failure: redirected('EFRIS', response) };
     const text = await response.text().catch(() => '');
     if (response.status >= 500 || response.status === 429) return { ok: false, failure: { kind: 'temporary', message: `EFRIS answered HTTP ${response.status}`, retryAfterSeconds: null } };
     let parsed: { data?: { content?: string }; returnStateInfo?: { returnCode?: string; returnMessage?: string } };

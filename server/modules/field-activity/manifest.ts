@@ -6,5 +6,5 @@ import { fieldActivityRoutes } from './routes.js';
 
 export const fieldActivityModule: ModuleManifest = {
   name: 'field-activity',
-  routes: ({ db, config }) => fieldActivityRoutes(db, photoUrlSigner(config.cursorSecret)),
+  routes: ({ db, config, publicBaseUrl }) => fieldActivityRoutes(db, photoUrlSigner(config.cursorSecret), publicBaseUrl),
 };

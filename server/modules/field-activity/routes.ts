@@ -12,7 +12,8 @@ import { listCompetitorObservations, listOutletActivities, listVisits } from './
 
 const queryOf = (req: Request) => req.query as Record<string, string | undefined>;
 
-export function fieldActivityRoutes(db: Db, signer: PhotoUrlSigner): Router {
+/** `publicBaseUrl`: where clients reach the API (PUBLIC_BASE_URL, or the listen address in the sandbox). */
+export function fieldActivityRoutes(db: Db, signer: PhotoUrlSigner, publicBaseUrl: () => string): Router {
   const router = apiRouter();
 
   router.get('/visits', async (req, res) => {
@@ -24,8 +25,10 @@ export function fieldActivityRoutes(db: Db, signer: PhotoUrlSigner): Router {
   });
 
   router.get('/competitor-observations', async (req, res) => {
-    // The URL's origin is the one the caller reached (the protocol as `trust proxy` lets express read it).
-    const origin = `${req.protocol}://${req.get('host')}`;
+    // The configured public address, never the request's Host header: a caller (or a proxy passing Host through)
+    // could otherwise have the service sign URLs on a host of its choosing, where a client would send the photo's
+    // signed URL along.
+    const origin = publicBaseUrl();
     sendPage(res, await listCompetitorObservations(db, actorOf(res), listRequestOf(req), queryOf(req), (organizationId, photoId) => signer.url(origin, organizationId, photoId)));
   });
 
@@ -33,6 +36,8 @@ export function fieldActivityRoutes(db: Db, signer: PhotoUrlSigner): Router {
     const id = req.params.id as string;
     const query = req.query as Record<string, unknown>;
     const organizationId = String(query.organizationId);
+    // On every answer, before the checks: a browser must never guess a type other than the one sent.
+    res.set('X-Content-Type-Options', 'nosniff');
     signer.check(organizationId, id, Number(query.expires), String(query.signature));
     const photo = await findPhoto(db, organizationId, id);
     if (!photo) throw new ApiError('not_found', `There is no photo ${id}.`);

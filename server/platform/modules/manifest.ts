@@ -3,7 +3,7 @@
 // jobs) comes from its manifest, so adding a module is one line there and nothing else changes.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { ServiceConfig } from '../config.js';
 import type { Db } from '../database/transaction.js';
 import type { JobDefinition } from '../jobs/jobs.js';
 import type { WebhookObjectSource } from '../webhooks/objects.js';
@@ -13,11 +13,16 @@ import type { ConnectorSettings } from '../../connectors/connections.js';
 export interface ModuleContext {
   db: Db;
   logger: Logger;
-  config: Config;
+  config: ServiceConfig;
   /** How this process reaches the external systems (the sealing key of their credentials, its simulators' URL). */
   connectors: ConnectorSettings;
   /** This process's row in service_processes (jobs that claim work name it). */
   processId: string;
+  /**
+   * Where clients reach the API (PUBLIC_BASE_URL, or this process's own listen address when it is not set), without
+   * /api/v1: the origin of every URL the service gives out. Known once the HTTP server listens (PORT=0 picks the port).
+   */
+  publicBaseUrl(): string;
 }
 
 export interface ModuleManifest {

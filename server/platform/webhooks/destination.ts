@@ -1,12 +1,15 @@
 // Where a webhook may go. The name is resolved once, every address checked, and the caller then connects to
 // exactly the address checked (see `address` in the result), so DNS rebinding cannot turn a public name into an
 // inside address between the check and the connection. Checked when an endpoint is added and again at every send.
+// The connections to the accounting and fiscal systems follow the same rules (server/connectors/guarded-fetch.ts).
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
 export interface DestinationPolicy {
   /** Tests and local trials (WEBHOOK_ALLOW_LOOPBACK): loopback addresses and plain http are allowed. */
   allowLoopback: boolean;
+  /** What the URL is for, in refusals ("webhook URLs must use https"); `webhook` unless said. */
+  purpose?: 'webhook' | 'connector';
 }
 
 export interface Destination {
@@ -17,6 +20,8 @@ export interface Destination {
 }
 
 export class DestinationRefused extends Error {}
+/** The name does not resolve (now): refused for a send, but no judgement of where it would lead. */
+export class DestinationUnresolved extends DestinationRefused {}
 
 export async function resolveDestination(rawUrl: string, policy: DestinationPolicy): Promise<Destination> {
   let url: URL;
@@ -26,14 +31,14 @@ export async function resolveDestination(rawUrl: string, policy: DestinationPoli
     throw new DestinationRefused(`${rawUrl} is not a URL`);
   }
   if (url.protocol !== 'https:' && !(policy.allowLoopback && url.protocol === 'http:')) {
-    throw new DestinationRefused('webhook URLs must use https');
+    throw new DestinationRefused(`${policy.purpose ?? 'webhook'} URLs must use https`);
   }
-  if (url.username || url.password) throw new DestinationRefused('webhook URLs must not carry credentials');
+  if (url.username || url.password) throw new DestinationRefused(`${policy.purpose ?? 'webhook'} URLs must not carry credentials`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = ipaddr.isValid(host)
     ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
-    : await lookup(host, { all: true, verbatim: true }).catch(() => { throw new DestinationRefused(`${host} does not resolve`); });
-  if (addresses.length === 0) throw new DestinationRefused(`${host} does not resolve`);
+    : await lookup(host, { all: true, verbatim: true }).catch(() => { throw new DestinationUnresolved(`${host} does not resolve`); });
+  if (addresses.length === 0) throw new DestinationUnresolved(`${host} does not resolve`);
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
     if (refusal) throw new DestinationRefused(`${host} resolves to ${address}, ${refusal}`);
@@ -86,7 +91,7 @@ export function addressRefusal(address: string, policy: DestinationPolicy): stri
         const refusal = addressRefusal(carried.toString(), policy);
         return refusal && `which carries the IPv4 address ${carried.toString()}, ${refusal}`;
       }
-      if (range === 'unicast' && !v6.match(GLOBAL_UNICAST)) return 'an address outside the global unicast space 2000::/3, which webhooks may not reach';
+      if (range === 'unicast' && !v6.match(GLOBAL_UNICAST)) return `an address outside the global unicast space 2000::/3, which ${policy.purpose ?? 'webhook'}s may not reach`;
     }
     return rangeRefusal(range, policy);
   }
@@ -96,5 +101,5 @@ export function addressRefusal(address: string, policy: DestinationPolicy): stri
 function rangeRefusal(range: string, policy: DestinationPolicy): string | null {
   if (range === 'unicast') return null;
   if (range === 'loopback' && policy.allowLoopback) return null;
-  return `a ${range} address, which webhooks may not reach`;
+  return `a ${range} address, which ${policy.purpose ?? 'webhook'}s may not reach`;
 }

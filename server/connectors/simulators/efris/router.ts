@@ -20,8 +20,9 @@ import type { Generated, Kysely, Selectable, Transaction } from 'kysely';
 import type { Db } from '../../../platform/database/transaction.js';
 import { simulatorDb } from '../database.js';
 import { takeFailure } from '../failures.js';
+import { SIMULATED_REDIRECT_LOCATION } from '../quickbooks/router.js';
 
-export const EFRIS_FAILURE_MODES = ['outage', 'slow', 'timeout', 'unknown_error', 'rejected'] as const;
+export const EFRIS_FAILURE_MODES = ['outage', 'slow', 'timeout', 'unknown_error', 'rejected', 'redirect'] as const;
 
 export const EFRIS_TRIGGERS = [
   { value: '[sim:rejected]', effect: 'invoices and credit notes of this buyer are refused with 2122 (item code not configured)' },
@@ -71,6 +72,7 @@ export function createEfrisSimulator(db: Db): Router {
       if (injected?.mode === 'slow') await sleep(injected.delayMs);
       if (injected?.mode === 'timeout') await sleep(35_000);
       if (injected?.mode === 'outage') { res.status(503).send('Service Unavailable'); return; }
+      if (injected?.mode === 'redirect') { res.redirect(307, SIMULATED_REDIRECT_LOCATION); return; }
       if (injected?.mode === 'unknown_error') { reply('99', 'Unknown error'); return; }
       if (injected?.mode === 'rejected') { reply('2122', 'goodsDetails:itemCode is not configured with URA!'); return; }
       if (!tin) { reply('04', 'globalInfo:tin cannot be empty!'); return; }

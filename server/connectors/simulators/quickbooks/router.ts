@@ -23,7 +23,12 @@ import type { Db } from '../../../platform/database/transaction.js';
 import { simulatorDb } from '../database.js';
 import { takeFailure } from '../failures.js';
 
-export const QUICKBOOKS_FAILURE_MODES = ['outage', 'rate_limit', 'slow', 'timeout', 'period_closed', 'duplicate', 'stale'] as const;
+export const QUICKBOOKS_FAILURE_MODES = ['outage', 'rate_limit', 'slow', 'timeout', 'period_closed', 'duplicate', 'stale', 'redirect'] as const;
+/**
+ * Where the `redirect` mode points (both simulators): the cloud metadata service, what a hostile or hijacked endpoint
+ * would redirect to. A client that followed it would send the token there; ours never follows a redirect.
+ */
+export const SIMULATED_REDIRECT_LOCATION = 'http://169.254.169.254/latest/meta-data/iam/security-credentials/';
 
 /** Trigger values: a customer or vendor name containing one makes the simulator answer so (listed in the README). */
 export const QUICKBOOKS_TRIGGERS = [
@@ -127,6 +132,7 @@ function injectedAnswer(mode: string, delayMs: number): Answer | null {
     case 'period_closed': return periodClosed('the transaction date', 'a date set by the operator').answer();
     case 'duplicate': return new Fault('6140', 'Duplicate Document Number Error', 'Duplicate Document Number Error : You must specify a different number. This number has already been used.', 400, 'DocNumber').answer();
     case 'stale': return new Fault('5010', 'Stale Object Error', 'Stale Object Error : You and another user were working on the same thing.').answer();
+    case 'redirect': return { status: 307, headers: { Location: SIMULATED_REDIRECT_LOCATION }, body: { redirect: SIMULATED_REDIRECT_LOCATION } };
     default: return null; // slow and timeout answer normally after their wait
   }
 }

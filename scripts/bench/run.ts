@@ -10,10 +10,10 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, /openapi.json download, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings and DMS parts
+//   --skip-extras     skip the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings and DMS parts
 //                     (they run by default, even with --only, unless an --only text names one of them: --only stock
 //                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
-//                     sandbox, money, split, postings, dms, reconciliation)
+//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
@@ -35,6 +35,7 @@
 // A scenario with any non-2xx answer or connection error makes its ratios "invalid": a 401 or 429 is not a figure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { benchDocuments, printDocuments, type DocumentFigures } from './documents.js';
+import { benchHostile, printHostile, type HostileFigures } from './hostile.js';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -87,7 +88,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'documents', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation'] as const;
+const EXTRAS = ['webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -203,6 +204,7 @@ const results: Measured[] = [];
 let webhookFigures: WebhookFigures | undefined;
 let sdkFigures: SdkFigures | undefined;
 let documentFigures: DocumentFigures | undefined;
+let hostileFigures: HostileFigures | undefined;
 let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
 let postingsFigures: PostingsFigures | undefined;
@@ -217,7 +219,8 @@ try {
   for (const group of groups) {
     const runSdk = group.target === 'service' && group.processes === 1 && extras.has('sdk');
     const runDocuments = group.target === 'service' && group.processes === 1 && extras.has('documents');
-    if (group.scenarios.length === 0 && !runSdk && !runDocuments) continue;
+    const runHostile = group.target === 'service' && group.processes === 1 && extras.has('hostile');
+    if (group.scenarios.length === 0 && !runSdk && !runDocuments && !runHostile) continue;
     const ports: number[] = [];
     const children: ChildProcess[] = [];
     try {
@@ -236,6 +239,7 @@ try {
       }
       if (runSdk) sdkFigures = await benchSdk(ports[0]!, prepared.feedKey);
       if (runDocuments) documentFigures = await benchDocuments(ports[0]!);
+      if (runHostile) hostileFigures = await benchHostile(ports[0]!, prepared.key);
     } finally {
       await Promise.all(children.map(stopProcess));
     }
@@ -392,6 +396,7 @@ if (withKey && withoutKey) {
 }
 
 if (documentFigures) printDocuments(documentFigures);
+if (hostileFigures) printHostile(hostileFigures);
 
 async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string; keys: string[]; feedKey: string }> {
   const pool = new pg.Pool({ connectionString: url });

@@ -22,7 +22,7 @@ import { registerCodeSystem } from '../../server/platform/access/organizations.j
 import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { fuzzOperations, idFields, type FuzzOperation } from './operations.js';
-import { requestArbitrary, toWire, type Draft, type RequestContext } from './requests.js';
+import { FORGED_HOST, requestArbitrary, toWire, type Draft, type RequestContext } from './requests.js';
 import { judge, type Judge } from './requirements.js';
 import { asCurl, closeConnections, describe, send, type WireRequest, type WireResponse } from './wire.js';
 import { buildWorld, dataFingerprint, type World } from './world.js';
@@ -114,6 +114,16 @@ async function exchangeAndJudge(op: FuzzOperation, draft: Draft, sequence: strin
     if (typeof code !== 'string') problems.push('a problem document without `code`');
   }
   if (reasons.length > 0 && response.status < 400) problems.push(`answered ${response.status} where the description requires a refusal: ${reasons.join('; ')}`);
+  // The key before the body: without a valid key the answer is 401 (or the address's 429), whatever the body. Only
+  // a key in the query string (400 key_in_query) and a body on an operation that takes none (refused unread) come first.
+  if (reasons.includes('no valid API key (401)') && ![401, 429].includes(response.status)) {
+    const code = /"code":"([a-z_]+)"/.exec(response.bodyText)?.[1];
+    const bodyWithoutBodyOperation = wire.body !== undefined && !op.body && code === 'unknown_field';
+    if (code !== 'key_in_query' && !bodyWithoutBodyOperation) problems.push(`answered ${response.status} ${code ?? ''} to a request without a valid key: 401 comes before anything about the body`);
+  }
+  if (response.bodyText.includes(FORGED_HOST) || [...response.headers.values()].some((value) => value.includes(FORGED_HOST))) {
+    problems.push(`the answer names the request's Host ${FORGED_HOST}: URLs come from PUBLIC_BASE_URL`);
+  }
   if (response.status >= 200 && response.status < 300) {
     const carried = `${wire.target} ${wire.body?.toString('utf8') ?? ''}`;
     const leaked = [...world.foreignIds].filter((id) => response.bodyText.includes(id) && !carried.includes(id));

@@ -37,6 +37,11 @@ export interface RequestContext {
 
 const pickFrom = <T>(items: readonly T[], n: number): T => items[n % items.length]!;
 
+const isFileBody = (op: FuzzOperation) => op.body?.mediaTypes.some((type) => type === 'application/xml' || type === 'multipart/form-data') ?? false;
+
+/** The Host the "forged host" mutation sends; no answer may name it. */
+export const FORGED_HOST = 'evil.example';
+
 // ---------------------------------------------------------------------------------------------------------------
 // Valid-leaning drafts
 
@@ -458,6 +463,47 @@ const MUTATIONS: Mutation[] = [
       const [name, value] = pickFrom(OTHER_HEADERS, a);
       return withHeader(d, name, value, `${name}: ${value.slice(0, 40)}`);
     },
+  },
+  // Four classes found from outside (issue 34), kept so that the suite finds the next such defect itself.
+  {
+    // A multipart body whose part never reaches its closing boundary: busboy's "Unexpected end of form" once ended
+    // the process. With the caller's key or without one.
+    name: 'truncated multipart',
+    applies: (op) => !!op.body,
+    apply: (d, _op, _c, a) => {
+      const part = Buffer.from('--B\r\nContent-Disposition: form-data; name="file"; filename="a.xml"\r\n\r\n<dmsFile/>');
+      const typed = withHeader(d, 'Content-Type', 'multipart/form-data; boundary=B', 'Content-Type: multipart/form-data');
+      const keyed = a % 2 === 0 ? typed : withHeader(typed, 'Authorization', undefined, 'no Authorization');
+      return withBytes(keyed, part, 'multipart body without its closing boundary');
+    },
+  },
+  {
+    // Tens of thousands of unknown fields: each once got its hint, holding the event loop for seconds.
+    name: 'many unknown fields',
+    applies: (op) => !!op.body && !isFileBody(op),
+    apply: (d, _op, _c, a) => {
+      const count = pickFrom([1_000, 20_000, 45_000], a);
+      const base = jsonOf(d);
+      const fields: Record<string, unknown> = isObject(base) ? { ...base } : {};
+      for (let i = 0; i < count; i += 1) fields[`unknownField${i}`] = i;
+      return withJson(d, fields, `${count} unknown fields`);
+    },
+  },
+  {
+    // Without a key, a large body: refused 401 having read none of it, never 400, 413 or 415 first.
+    name: 'unauthenticated large body',
+    applies: (op) => !!op.body && op.scopes !== undefined,
+    apply: (d, op, _c, a) => {
+      const size = isFileBody(op) ? pickFrom([1_000_000, 6_000_000], a) : pickFrom([900_000, 1_100_000], a);
+      const bytes = isFileBody(op) ? Buffer.from(`<dmsFile>${'x'.repeat(size)}</dmsFile>`) : Buffer.from(JSON.stringify({ name: 'x'.repeat(size) }));
+      return withBytes(withHeader(d, 'Authorization', pickFrom([undefined, 'Bearer erp_0000000000_test_wrong'], a >> 1), 'no valid key'), bytes, `${bytes.length} bytes`);
+    },
+  },
+  {
+    // A forged Host: nothing the service answers (photo URLs above all) may be built on it.
+    name: 'forged host',
+    applies: () => true,
+    apply: (d, _op, _c, a) => withHeader(d, 'Host', pickFrom([FORGED_HOST, `${FORGED_HOST}:8443`], a), `Host: ${FORGED_HOST}`),
   },
   {
     name: 'undeclared method',

@@ -1,6 +1,7 @@
 // Idempotent writes on POST /customers (key required) and PATCH /customers/{id} (key optional): replay, reuse,
 // concurrency, retention, and the two failures a retry must survive (a crash before commit, a lost response).
 import test, { type ExecutionContext } from 'ava';
+import { TEST_SECRETS } from '../support/secrets.js';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import pg from 'pg';
@@ -123,7 +124,7 @@ test.serial('a crash inside the transaction (backend terminated) is 500 server_e
   const caller = await createCaller(pool());
   const body = customerBody();
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role', 'api'], {
-    env: { ...process.env, DATABASE_URL: api().database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SANDBOX_BOOTSTRAP: 'false', SHUTDOWN_TIMEOUT_MS: '2000' },
+    env: { ...process.env, ...TEST_SECRETS, DATABASE_URL: api().database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SANDBOX_BOOTSTRAP: 'false', SHUTDOWN_TIMEOUT_MS: '2000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

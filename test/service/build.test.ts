@@ -1,10 +1,10 @@
 // The compiled service (docs/decisions/0028-the-service-runs-compiled.md): `npm run build` (scripts/build.mjs) writes
 // one bundle per entry script into dist/; `npm start`, `npm run api`/`worker`, `npm run admin` and `npm run contract`
-// build first and run that, so a stale dist/ never runs. A stack trace names the .ts lines, the bundles hold no
+// build first and run that, so a stale dist/ never runs; builds at the same moment do not break each other. A stack trace names the .ts lines, the bundles hold no
 // absolute path of the checkout (it can be moved with its dist/), and they import only `dependencies`.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build, ENTRIES } from '../../scripts/build.mjs';
 import { freePort } from '../../scripts/lib/free-port.js';
@@ -47,6 +47,17 @@ test('the build writes one bundle and map per entry, with no absolute path of th
   const { code, output } = await run(process.execPath, ['--enable-source-maps', join(outDir, 'probe.mjs')]);
   t.is(code, 1);
   t.regex(output, /Error: probe\n\s+at .*server\/platform\/spec\.ts:16:\d+/, output);
+});
+
+test('two builds at once into one directory both succeed and leave whole files, no temporary ones', async (t) => {
+  const outDir = join(scratch, 'together');
+  const runs = await Promise.all([0, 1, 2].map(() => run(process.execPath, ['scripts/build.mjs', '--out', outDir])));
+  t.deepEqual(runs.map((r) => r.code), [0, 0, 0], runs.map((r) => r.output).join('\n'));
+  t.deepEqual(runs.map((r) => r.output), ['', '', ''], 'a build that succeeds prints nothing (npm run --silent admin stays parseable)');
+  t.deepEqual(readdirSync(outDir).sort(), Object.values(ENTRIES).flatMap((f) => [f, `${f}.map`]).sort());
+  const { code, output } = await run(process.execPath, ['--enable-source-maps', join(outDir, ENTRIES['scripts/admin/cli.ts']), '--help']);
+  t.is(code, 0, output);
+  t.true(output.includes('Operator CLI'), output);
 });
 
 test('npm run api builds dist/ before it starts (a stale one never runs) and the compiled API answers /health', async (t) => {

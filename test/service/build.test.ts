@@ -1,7 +1,8 @@
 // The compiled service (docs/decisions/0028-the-service-runs-compiled.md): `npm run build` (scripts/build.mjs) writes
 // one bundle per entry script into dist/; `npm start`, `npm run api`/`worker`, `npm run admin` and `npm run contract`
-// build first and run that, so a stale dist/ never runs; builds at the same moment do not break each other. A stack trace names the .ts lines, the bundles hold no
-// absolute path of the checkout (it can be moved with its dist/), and they import only `dependencies`.
+// build first and run that, so a stale dist/ never runs, and builds at the same moment do not break each other. A
+// stack trace names the .ts lines, the bundles hold no absolute path of the checkout (it can be moved with its
+// dist/), and they import only `dependencies`.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // `npm test`: one PostgreSQL for the whole run (embedded in a temp dir, or the server of DATABASE_URL), a
 // template database migrated once (schema plus pg-boss's), then ava; every test file clones the template. The entry
-// scripts that tests start as child processes are compiled once into bundles first (scripts/lib/test-bundles.ts).
+// scripts that tests start as child processes are compiled first, as `npm run build` compiles them (scripts/build.mjs),
+// into this run's own directory (docs/decisions/0017-test-child-processes-from-bundles.md, 0028).
 // Ends with one plain line `N passed, N failed` and exits non-zero on any failure or when no test ran.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,11 +13,12 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform
 import { applyMigrations } from '../server/platform/database/migrations.js';
 import { installJobsSchema } from '../server/platform/jobs/jobs.js';
 import { freePort } from './lib/free-port.js';
-import { buildTestBundles } from './lib/test-bundles.js';
+import { build } from './build.mjs';
 
 const templateName = `erp_test_template_${process.pid}`;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// Inside node_modules, so that the bundles' imports of packages resolve as the sources' do; one per run.
+// Inside node_modules, so that the bundles' imports of packages resolve as the sources' do; one per run, so that a
+// test never runs what another run or an `npm start` in the same checkout compiled.
 const bundleDir = join(root, 'node_modules', '.cache', `erp-test-bundles-${process.pid}`);
 let embedded: EmbeddedPostgres | null = null;
 let scratchDir: string | null = null;
@@ -34,7 +36,7 @@ const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname
 
 let exitCode = 1;
 try {
-  const bundled = buildTestBundles(root, bundleDir);
+  const bundled = build({ root, outDir: bundleDir });
   bundled.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
   await admin(`CREATE DATABASE "${templateName}"`);
   const pool = new pg.Pool({ connectionString: urlOf(templateName) });

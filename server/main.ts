@@ -1,4 +1,6 @@
-// Entry point: `node --import tsx server/main.ts [--role all|api|worker]` (npm start / npm run api / npm run worker).
+// Entry point: `server/main.ts [--role all|api|worker]`. npm start / npm run api / npm run worker compile it first
+// (scripts/build.mjs) and run `node --enable-source-maps dist/server-main.mjs`; `node --import tsx server/main.ts`
+// runs the sources (docs/decisions/0028-the-service-runs-compiled.md).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -7,6 +7,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { entryArguments } from '../support/entry.js';
 
 test('on a terminal, the first start of an empty DATA_DIR says what it is creating and how long it takes, before the wait', async (t) => {
   t.timeout(120_000);
@@ -16,7 +17,8 @@ test('on a terminal, the first start of an empty DATA_DIR says what it is creati
   const env = { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', EMBEDDED_POSTGRES_PORT: String(await freePort()) };
   // The server runs under a shell inside `script`, so that it can be stopped with SIGTERM (its graceful stop also
   // stops the embedded PostgreSQL) rather than by the terminal's hang-up.
-  const inner = `${process.execPath} --import tsx server/main.ts & echo $! > ${pidFile}; wait`;
+  const command = [process.execPath, ...entryArguments('server/main.ts')].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' '); // npm start's bundle under npm test
+  const inner = `${command} & echo $! > ${pidFile}; wait`;
   const child = spawn('script', ['-qefc', inner, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c: Buffer) => { output += c; });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { serverUrl } from '../support/database.js';
+import { entryArguments } from '../support/entry.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -22,7 +23,7 @@ test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
 function start(env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, entryArguments('server/main.ts'), { // npm start's compiled bundle under npm test
       env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', SANDBOX_BOOTSTRAP: 'false', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

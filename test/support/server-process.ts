@@ -1,5 +1,5 @@
-// `npm start` as its own process (node --import tsx server/main.ts, one PID to signal; under `npm test` the run's
-// bundle of server/main.ts unless `cwd` is another directory, see entry.ts), for tests that need the real start-up:
+// `npm start` as its own process (one PID to signal): under `npm test` the run's compiled bundle of server/main.ts,
+// as `npm start` runs dist/, unless `cwd` is another directory; `node --import tsx server/main.ts` otherwise (entry.ts), for tests that need the real start-up:
 // embedded PostgreSQL, sandbox bootstrap, or a scratch copy of the repository.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { entryArguments } from './entry.js';

@@ -3,7 +3,9 @@ import { ERROR_CATALOGUE } from '../../server/platform/errors/catalogue.js';
 import { apiDocument } from '../../server/platform/spec.js';
 
 type Json = Record<string, any>;
-const responses = (apiDocument as Json).components.responses as Json;
+// The error responses: every shared response with a problem document (304 Not Modified has no body and is no error).
+const responses = Object.fromEntries(Object.entries((apiDocument as Json).components.responses as Json)
+  .filter(([, response]) => (response as Json).content?.['application/problem+json'])) as Json;
 
 function codesDeclared(): Map<number, string[]> {
   const byStatus = new Map<number, string[]>();

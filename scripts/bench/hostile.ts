@@ -1,10 +1,15 @@
-// `npm run bench`: one hostile request against a running service (issue 34, item 3): a body of 45,000 unknown fields
-// (about 1 MB) sent to POST /customers, one at a time, while GET /health is asked every 10 ms beside it. Prints the
-// median time to the 400 and its size, and the median and worst /health time during those requests against the same
-// without them. The aim: the body answered in under 200 ms, /health unaffected. Measured, never asserted in a test.
+// `npm run bench`: hostile bodies against a running service (issue 34, item 3): 45,000 unknown fields (about 800 KB,
+// refused by the members limit before validation) and 990 (validated, errors[] capped at 50), each sent to
+// POST /customers one at a time while GET /health is asked every 10 ms beside it. Prints the median time to the 400
+// and its size, and the median and worst /health time during those requests against the same without them. The
+// aim: such a body answered in under 200 ms, /health unaffected. Measured, never asserted in a test.
 import { request } from 'node:http';
 
 export interface HostileFigures {
+  rows: HostileRow[];
+}
+
+interface HostileRow {
   fields: number;
   bodyBytes: number;
   answerBytes: number;
@@ -15,7 +20,8 @@ export interface HostileFigures {
 }
 
 const ROUNDS = 15;
-const FIELDS = 45_000;
+const FIELDS = 45_000; // refused by the members limit (json-body.ts) before validation
+const CAPPED_FIELDS = 990; // under it: validated, errors[] capped
 
 function send(port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; bytes: number; ms: number }> {
   return new Promise((resolve, reject) => {
@@ -46,8 +52,12 @@ async function probeHealth(port: number, until: Promise<unknown>): Promise<numbe
 }
 
 export async function benchHostile(port: number, key: string): Promise<HostileFigures> {
+  return { rows: [await hostileRow(port, key, FIELDS), await hostileRow(port, key, CAPPED_FIELDS)] };
+}
+
+async function hostileRow(port: number, key: string, count: number): Promise<HostileRow> {
   const fields: Record<string, unknown> = { outletCode: 'UG7999999', name: 'Shop', channel: 'retail' };
-  for (let i = 0; i < FIELDS; i += 1) fields[`unknownField${i}`] = i;
+  for (let i = 0; i < count; i += 1) fields[`field${i}`] = i;
   const body = Buffer.from(JSON.stringify(fields));
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
@@ -63,14 +73,16 @@ export async function benchHostile(port: number, key: string): Promise<HostileFi
     last = settled;
   }
   return {
-    fields: FIELDS, bodyBytes: body.length, answerBytes: last.bytes, status: last.status, medianMs: median(times),
+    fields: count, bodyBytes: body.length, answerBytes: last.bytes, status: last.status, medianMs: median(times),
     healthIdle: { medianMs: median(idle), maxMs: Math.max(...idle) },
     healthDuring: { medianMs: median(during), maxMs: Math.max(...during) },
   };
 }
 
 export function printHostile(figures: HostileFigures): void {
-  console.log(`\nA body of ${figures.fields} unknown fields (${(figures.bodyBytes / 1024).toFixed(0)} KB) to POST /customers, one at a time (median of ${ROUNDS})`);
-  console.log(`  answered ${figures.status} in ${figures.medianMs.toFixed(1)} ms, ${figures.answerBytes} bytes (aim: under 200 ms) ${figures.medianMs < 200 ? 'met' : 'NOT met'}`);
-  console.log(`  GET /health beside it: median ${figures.healthDuring.medianMs.toFixed(2)} ms, worst ${figures.healthDuring.maxMs.toFixed(1)} ms; alone: median ${figures.healthIdle.medianMs.toFixed(2)} ms, worst ${figures.healthIdle.maxMs.toFixed(1)} ms`);
+  for (const row of figures.rows) {
+    console.log(`\nA body of ${row.fields} unknown fields (${(row.bodyBytes / 1024).toFixed(0)} KB) to POST /customers, one at a time (median of ${ROUNDS})`);
+    console.log(`  answered ${row.status} (aim: 400) in ${row.medianMs.toFixed(1)} ms, ${row.answerBytes} bytes (aim: under 200 ms) ${row.medianMs < 200 ? 'met' : 'NOT met'}`);
+    console.log(`  GET /health beside it: median ${row.healthDuring.medianMs.toFixed(2)} ms, worst ${row.healthDuring.maxMs.toFixed(1)} ms; alone: median ${row.healthIdle.medianMs.toFixed(2)} ms, worst ${row.healthIdle.maxMs.toFixed(1)} ms`);
+  }
 }

@@ -9,6 +9,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { MAX_FIELD_ERRORS } from '../../server/platform/http/error-handler.js';
+import { JSON_MAX_OBJECT_MEMBERS } from '../../server/platform/http/json-body.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 
@@ -95,16 +96,28 @@ test('an upload that stops arriving is cut after REQUEST_TIMEOUT_MS, and the ser
   t.is(await health(), 200);
 });
 
-test(`a body of 45,000 unknown fields is 400 with errors[] capped at ${MAX_FIELD_ERRORS} and the total in the detail`, async (t) => {
+test(`a body of 990 unknown fields is 400 with errors[] capped at ${MAX_FIELD_ERRORS} and the total in the detail`, async (t) => {
   const caller = await createCaller(pool());
   const body: Record<string, unknown> = { outletCode: 'UG7000001', name: 'Shop', channel: 'retail' };
-  for (let i = 0; i < 45_000; i += 1) body[`field${i}`] = 1;
+  for (let i = 0; i < 990; i += 1) body[`field${i}`] = 1;
   const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `many-${keys++}` }, json: body });
   t.is(res.status, 400);
   t.is(res.body.code, 'unknown_field');
   t.is(res.body.errors.length, MAX_FIELD_ERRORS);
-  t.regex(res.body.detail, /45000 problems in all; errors\[\] lists the first 50\./);
+  t.regex(res.body.detail, /990 problems in all; errors\[\] lists the first 50\./);
   t.true(res.text.length < 20_000, `${res.text.length} bytes`);
+});
+
+test(`an object of more than ${JSON_MAX_OBJECT_MEMBERS} members (45,000 unknown fields) is 400 invalid_json before validation, and writes nothing`, async (t) => {
+  const caller = await createCaller(pool());
+  const body: Record<string, unknown> = { outletCode: 'UG7000002', name: 'Shop', channel: 'retail' };
+  for (let i = 0; i < 45_000; i += 1) body[`field${i}`] = 1;
+  const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `wide-${keys++}` }, json: body });
+  t.is(res.status, 400);
+  t.is(res.body.code, 'invalid_json');
+  t.regex(res.body.detail, /has 45003 members; no operation accepts an object of more than 1000/);
+  const list = await api().request('GET', '/customers?limit=1', { headers: caller.auth });
+  t.deepEqual(list.body.data, []);
 });
 
 test('the DMS push and upload require an Idempotency-Key, like every create', async (t) => {

@@ -140,21 +140,29 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
     return allowed;
   };
   const seen = new Set<string>();
-  const all = items.map(toFieldError).filter((e) => {
+  const all: FieldError[] = [];
+  for (const item of items) {
+    const e = toFieldError(item);
     const key = `${e.field}\u0000${e.code}\u0000${e.message}`;
-    return !seen.has(key) && Boolean(seen.add(key));
-  });
-  // Every field with a problem that is not a summary, and each of its parents: a summary at any of them repeats it.
-  const explained = new Set<string>();
-  for (const e of all) {
-    if (ALTERNATIVE_SUMMARY.test(e.message)) continue;
-    for (let field = e.field; ; field = field.slice(0, field.lastIndexOf('/'))) {
-      if (explained.has(field)) break;
-      explained.add(field);
-      if (field === '') break;
-    }
+    if (!seen.has(key)) { seen.add(key); all.push(e); }
   }
-  const errors = all.filter((e) => !ALTERNATIVE_SUMMARY.test(e.message) || !explained.has(e.field));
+  // Summaries of alternatives repeat a field's own problem, or one of a field below it: dropped when one is listed.
+  // Every field with a problem that is not a summary, and each of its parents, is "explained" (only when there are
+  // summaries at all: most requests have none).
+  const isSummary = all.map((e) => ALTERNATIVE_SUMMARY.test(e.message));
+  let errors = all;
+  if (isSummary.some(Boolean)) {
+    const explained = new Set<string>();
+    all.forEach((e, i) => {
+      if (isSummary[i]) return;
+      for (let field = e.field; ; field = field.slice(0, field.lastIndexOf('/'))) {
+        if (explained.has(field)) break;
+        explained.add(field);
+        if (field === '') break;
+      }
+    });
+    errors = all.filter((e, i) => !isSummary[i] || !explained.has(e.field));
+  }
   const code = FIELD_CODE_PRECEDENCE.find((c) => errors.some((f) => f.code === c)) ?? 'invalid_field';
   // The problems of the problem's own code first, so the capped list shows what the detail speaks of; only those
   // listed get their hint (the allowed fields, the near miss).
@@ -177,7 +185,7 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
 
 /** The plain problem of one validator error; an unknown field's hint is added later, only to those listed. */
 function toFieldError(item: ValidatorErrorItem): FieldError {
-  const unknownQuery = /^Unknown query parameter '(.+)'$/.exec(item.message);
+  const unknownQuery = item.message.startsWith('Unknown query parameter') ? /^Unknown query parameter '(.+)'$/.exec(item.message) : null;
   if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: 'is not a field here' };
   const field = toPointer(item.path);
   if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '')) return { field, code: 'unknown_field', message: 'is not a field here' };

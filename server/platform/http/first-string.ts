@@ -6,11 +6,19 @@
 export function firstStringMatching(value: unknown, pointer: string, pattern: RegExp): string | null {
   if (typeof value === 'string') return pattern.test(value) ? pointer : null;
   if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const child = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (pattern.test(key)) return child;
-    const found = firstStringMatching(item, child, pattern);
-    if (found !== null) return found;
+  // A member's pointer is made only when it is needed (a match, or an object to descend into): a body of tens of
+  // thousands of scalar members is walked without a string per member.
+  const childPointer = (key: string) => `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (pattern.test(key)) return childPointer(key);
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'string') {
+      if (pattern.test(item)) return childPointer(key);
+    } else if (item !== null && typeof item === 'object') {
+      const found = firstStringMatching(item, childPointer(key), pattern);
+      if (found !== null) return found;
+    }
   }
   return null;
 }

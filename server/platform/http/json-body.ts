@@ -16,6 +16,12 @@ export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
  * `[[[[...` would otherwise overflow the stack, a 500).
  */
 export const JSON_MAX_DEPTH = 32;
+/**
+ * No request schema gives an object more than a few dozen members (maps such as `externalCodes` have a
+ * `maxProperties`); an object with more than this is refused before the validator, which would report every unknown
+ * member: a body of 45,000 of them held the event loop for seconds, and still costs a validation pass per member.
+ */
+export const JSON_MAX_OBJECT_MEMBERS = 1_000;
 
 /** Set on the request by `verify` when the (decoded) body had no bytes at all. */
 const EMPTY_BODY = Symbol('emptyBody');
@@ -37,9 +43,15 @@ export function jsonBody(): RequestHandler[] {
       next();
       return;
     }
-    if (nestingDepth(req.body) > JSON_MAX_DEPTH) {
+    const shape = bodyShape(req.body);
+    if (shape.depth > JSON_MAX_DEPTH) {
       req.body = undefined; // nothing after this may walk it, the API log included (it runs once the key is known)
       next(new ApiError('invalid_json', `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`));
+      return;
+    }
+    if (shape.widest > JSON_MAX_OBJECT_MEMBERS) {
+      req.body = undefined; // as above: not walked or logged
+      next(new ApiError('invalid_json', `An object of the body has ${shape.widest} members; no operation accepts an object of more than ${JSON_MAX_OBJECT_MEMBERS} (send only the fields the operation documents).`));
       return;
     }
     const field = firstStringMatching(req.body, '', LONE_SURROGATE);
@@ -83,18 +95,32 @@ export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   return bytes.length;
 }
 
-/** How deeply arrays and objects nest in a parsed value (a scalar is 0), without recursion. */
-function nestingDepth(value: unknown): number {
+/**
+ * How deeply arrays and objects nest in a parsed value (a scalar is 0) and the most members of one object, without
+ * recursion. Only containers are stacked; the walk stops as soon as either limit is passed.
+ */
+function bodyShape(value: unknown): { depth: number; widest: number } {
+  if (value === null || typeof value !== 'object') return { depth: 0, widest: 0 };
   let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
+  let widest = 0;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
   while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth + 1 > deepest) deepest = depth + 1;
-    if (deepest > JSON_MAX_DEPTH) return deepest;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    const node = stack.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > JSON_MAX_DEPTH) break;
+    let members = 0;
+    for (const key in node) {
+      members += 1;
+      const child = node[key];
+      if (child !== null && typeof child === 'object') { stack.push(child); depths.push(depth + 1); }
+    }
+    // Arrays are bounded by their schemas' maxItems, checked by the validator; only objects count here.
+    if (!Array.isArray(node) && members > widest) widest = members;
+    if (widest > JSON_MAX_OBJECT_MEMBERS) break;
   }
-  return deepest;
+  return { depth: deepest, widest };
 }
 
 /** With the u flag a surrogate pair reads as one code point, so only a lone surrogate matches. */

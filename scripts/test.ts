@@ -2,7 +2,8 @@
 // template database migrated once (schema plus pg-boss's), then ava; every test file clones the template. The entry
 // scripts that tests start as child processes are compiled first, as `npm run build` compiles them (scripts/build.mjs),
 // into this run's own directory (docs/decisions/0017-test-child-processes-from-bundles.md, 0028).
-// Ends with one plain line `N passed, N failed` and exits non-zero on any failure or when no test ran.
+// Ends with the ten slowest test files and one plain line `N passed, N failed`, and exits non-zero on any failure or
+// when no test ran.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,7 @@ try {
     TEST_TEMPLATE_DATABASE: templateName,
     TEST_BUNDLE_DIR: bundleDir,
   });
+  printSlowestFiles(counts.seen, counts.startedAt);
   console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
   exitCode = counts.failed === 0 && counts.passed > 0 && counts.exitCode === 0 ? 0 : 1;
   if (counts.passed === 0) console.error('No test ran.');
@@ -71,7 +73,12 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-interface Counts { passed: number; failed: number; skipped: number; exitCode: number }
+interface Counts {
+  passed: number; failed: number; skipped: number; exitCode: number;
+  /** Per test file (ava's title prefix, `http › customers`): when its first and last TAP lines came. */
+  seen: Map<string, { first: number; last: number }>;
+  startedAt: number;
+}
 
 /** Runs ava with the TAP reporter, echoing its output, and counts results from the TAP stream. */
 function runAva(args: string[], env: Record<string, string>): Promise<Counts> {
@@ -80,7 +87,7 @@ function runAva(args: string[], env: Record<string, string>): Promise<Counts> {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const counts: Counts = { passed: 0, failed: 0, skipped: 0, exitCode: 1 };
+    const counts: Counts = { passed: 0, failed: 0, skipped: 0, exitCode: 1, seen: new Map(), startedAt: Date.now() };
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
       process.stdout.write(chunk);
@@ -99,8 +106,32 @@ function runAva(args: string[], env: Record<string, string>): Promise<Counts> {
 }
 
 function count(line: string, counts: Counts): void {
+  // `ok 3 - http › customers › title` or `# http › customers › before hook`: the file is all but the last part.
+  const titled = /^(?:(?:not )?ok \d+ - |# )(.+ › .+)$/.exec(line);
+  if (titled) {
+    const file = titled[1]!.split(' › ').slice(0, -1).join(' › ');
+    const now = Date.now();
+    const entry = counts.seen.get(file);
+    if (entry) entry.last = now; else counts.seen.set(file, { first: now, last: now });
+  }
   if (/^not ok \d+/.test(line)) counts.failed += 1;
   else if (/^ok \d+ .*# SKIP/i.test(line) || /^ok \d+ .*# TODO/i.test(line)) counts.skipped += 1;
   else if (/^ok \d+/.test(line)) counts.passed += 1;
 }
 
+
+/**
+ * The ten slowest test files, from when their TAP lines came: a file runs from when a worker became free (the last
+ * line of the file that finished most recently before its own first line) to its last line. An estimate, as ava
+ * reports no time per file; enough to see where the run's minutes go.
+ */
+function printSlowestFiles(seen: Map<string, { first: number; last: number }>, runStart: number): void {
+  if (seen.size < 2) return;
+  const spans = [...seen].map(([file, { first, last }]) => {
+    const freed = [...seen].filter(([other, s]) => other !== file && s.last <= first).map(([, s]) => s.last);
+    const start = freed.length > 0 ? Math.max(...freed) : runStart;
+    return { file, seconds: (last - start) / 1000 };
+  }).sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+  console.log('\nThe ten slowest test files (seconds, estimated from the TAP stream):');
+  for (const { file, seconds } of spans) console.log(`  ${seconds.toFixed(1).padStart(6)}  ${file}`);
+}

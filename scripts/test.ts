@@ -1,13 +1,15 @@
 // `npm test`: one PostgreSQL for the whole run (embedded in a temp dir, or the server of DATABASE_URL), a
-// template database migrated once (schema plus pg-boss's), then ava; every test file clones the template. The entry
+// template database migrated once (schema plus pg-boss's), the test files compiled once (scripts/lib/compile-tests.mjs,
+// docs/decisions/0031), then ava over the compiled files; every test file clones the template. Arguments are ava's:
+// test files (`test/http/customers.test.ts`, run compiled) and flags (`--match`). The entry
 // scripts that tests start as child processes are compiled first, as `npm run build` compiles them (scripts/build.mjs),
 // into this run's own directory (docs/decisions/0017-test-child-processes-from-bundles.md, 0028).
 // Ends with the ten slowest test files and one plain line `N passed, N failed`, and exits non-zero on any failure or
 // when no test ran.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform/database/embedded-postgres.js';
@@ -15,12 +17,16 @@ import { applyMigrations } from '../server/platform/database/migrations.js';
 import { installJobsSchema } from '../server/platform/jobs/jobs.js';
 import { freePort } from './lib/free-port.js';
 import { build } from './build.mjs';
+import { compileTests } from './lib/compile-tests.mjs';
 
 const templateName = `erp_test_template_${process.pid}`;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside node_modules, so that the bundles' imports of packages resolve as the sources' do; one per run, so that a
 // test never runs what another run or an `npm start` in the same checkout compiled.
 const bundleDir = join(root, 'node_modules', '.cache', `erp-test-bundles-${process.pid}`);
+// The compiled tests: inside the repository (packages resolve from its node_modules, ava's project is the
+// repository), one directory per run, removed after it.
+const compiledDir = join('.test-build', String(process.pid));
 let embedded: EmbeddedPostgres | null = null;
 let scratchDir: string | null = null;
 let serverUrl: URL;
@@ -38,6 +44,14 @@ const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname
 let exitCode = 1;
 try {
   const bundled = build({ root, outDir: bundleDir });
+  const args = process.argv.slice(2);
+  // Test files and folders named on the command line (`test/http/customers.test.ts`, `test/release/`); all by default.
+  const named = args.filter((arg) => /\.test\.ts$/.test(arg) || (existsSync(arg) && statSync(arg).isDirectory()));
+  const testFiles = named.length > 0
+    ? named.flatMap((arg) => (arg.endsWith('.ts') ? [arg] : listTestFiles(resolve(arg)).map((file) => relative(root, file))))
+    : listTestFiles(join(root, 'test')).map((file) => relative(root, file));
+  const compiled = compileTests({ root, outDir: join(root, compiledDir), files: testFiles });
+  compiled.catch(() => {}); // awaited below
   bundled.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
   await admin(`CREATE DATABASE "${templateName}"`);
   const pool = new pg.Pool({ connectionString: urlOf(templateName) });
@@ -45,8 +59,13 @@ try {
   await pool.end();
   await installJobsSchema(urlOf(templateName));
   await bundled;
+  const compiledFiles = await compiled;
 
-  const counts = await runAva(process.argv.slice(2), {
+  if (testFiles.length === 0) throw new Error(`no test file in ${named.join(', ')}`);
+  // The compiled files are named to ava one by one: its globbing skips a folder whose name starts with a dot.
+  const avaArgs = ['--config', 'ava.compiled.config.mjs', ...compiledFiles, ...args.filter((arg) => !named.includes(arg))];
+  const counts = await runAva(avaArgs, {
+    TEST_COMPILED_DIR: compiledDir,
     TEST_POSTGRES_URL: urlOf('postgres'),
     TEST_TEMPLATE_DATABASE: templateName,
     TEST_BUNDLE_DIR: bundleDir,
@@ -59,6 +78,7 @@ try {
   await admin(`DROP DATABASE IF EXISTS "${templateName}" WITH (FORCE)`).catch(() => {});
   await embedded?.stop();
   rmSync(bundleDir, { recursive: true, force: true });
+  rmSync(join(root, compiledDir), { recursive: true, force: true });
   if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
 }
 process.exit(exitCode);
@@ -134,4 +154,12 @@ function printSlowestFiles(seen: Map<string, { first: number; last: number }>, r
   }).sort((a, b) => b.seconds - a.seconds).slice(0, 10);
   console.log('\nThe ten slowest test files (seconds, estimated from the TAP stream):');
   for (const { file, seconds } of spans) console.log(`  ${seconds.toFixed(1).padStart(6)}  ${file}`);
+}
+
+/** Every `*.test.ts` below `dir`. */
+function listTestFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
 }

@@ -9,6 +9,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
 import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { setClockOffsetDays } from '../../server/platform/clock.js';
 
 export interface DomainWorld {
   db: Db;
@@ -38,6 +39,8 @@ export async function assertLedgersAgree(db: Db, organizations: string[]): Promi
 }
 
 export async function domainWorld(label: string): Promise<DomainWorld> {
+  // The run's business clock (`TEST_CLOCK_OFFSET_DAYS=60 npm test`), as a service started with it would set it.
+  setClockOffsetDays(Number(process.env.TEST_CLOCK_OFFSET_DAYS ?? 0));
   const database = await createTestDatabase(label);
   const pool = new pg.Pool({ connectionString: database.url, max: 5 });
   const db = kyselyOver(pool);

@@ -44,7 +44,8 @@ export interface TestServiceOptions extends ServiceOptions {
 export async function startTestService(label: string, options: TestServiceOptions = {}): Promise<TestService> {
   const database = await createTestDatabase(label);
   // TEST_CLOCK_OFFSET_DAYS of the run (`TEST_CLOCK_OFFSET_DAYS=60 npm test`) reaches every service a test starts.
-  const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
+  // Production refuses the setting, so a production service of a test keeps the real clock.
+  const clock = process.env.TEST_CLOCK_OFFSET_DAYS && options.env?.ENVIRONMENT !== 'production' ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
   const loaded = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...TEST_SECRETS, ...clock, ...options.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({

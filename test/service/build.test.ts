@@ -4,6 +4,7 @@
 // stack trace names the .ts lines, the bundles hold no absolute path of the checkout (it can be moved with its
 // dist/), and they import only `dependencies`.
 import test from 'ava';
+import { TEST_SECRETS } from '../support/secrets.js';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -71,7 +72,7 @@ test('npm run api builds dist/ before it starts (a stale one never runs) and the
   const port = await freePort();
   const child = spawn('npm', ['run', 'api'], {
     detached: true, // its own process group: npm, its shell and node stop together
-    env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', SIMULATORS: 'false', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...TEST_SECRETS, DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', SIMULATORS: 'false', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

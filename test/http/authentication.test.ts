@@ -14,7 +14,7 @@ test('GET /me answers any valid key, even one without scopes, with the key, its 
   const caller = await createCaller(pool(), { scopes: [] });
   const res = await api().request('GET', '/me', { headers: caller.auth });
   t.is(res.status, 200);
-  t.like(res.body, { name: 'test key', prefix: caller.prefix, environment: 'sandbox', organization: { id: caller.organizationId, name: 'Test Distributor' }, scopes: [] });
+  t.like(res.body, { name: 'test key', prefix: caller.prefix, environment: 'test', organization: { id: caller.organizationId, name: 'Test Distributor' }, scopes: [] });
   t.deepEqual(res.body.rateLimits, { read: { perMinute: 600, burst: 100 }, write: { perMinute: 120, burst: 30 }, ingest: { perMinute: 60, burst: 60 } });
 });
 
@@ -131,10 +131,10 @@ test('a rotated key keeps working for the overlap; with no overlap it stops at o
   t.is(me.body.prefix, second.prefix);
 });
 
-test('GET /me and GET /health name the environment in the same words (sandbox, production)', async (t) => {
+test('GET /me names a sandbox key `test`, as the released 1.13.0 contract and the product spec do, while GET /health names the deployment `sandbox`', async (t) => {
   const caller = await createCaller(pool(), { scopes: [] });
   const me = await api().request('GET', '/me', { headers: caller.auth });
   const health = await api().request('GET', '/health');
-  t.is(me.body.environment, 'sandbox');
-  t.is(me.body.environment, health.body.environment);
+  t.is(me.body.environment, 'test');
+  t.is(health.body.environment, 'sandbox');
 });

@@ -164,3 +164,16 @@ test('an invoice created with externalCodes is read back by code; an unknown sys
   t.deepEqual(fields(reused.body), ['/externalCodes/dms']);
   t.is(await count(), before, 'nothing posted');
 });
+
+test('Idempotency-Key is optional on POST /invoices/{id}/void, as on PUT and PATCH: without one the void is done once; sent, it is honoured (a retry replays the first answer)', async (t) => {
+  const s = await setup();
+  const plain = (await post(s.caller, '/invoices', sale(s, 1), 'opt-void-a')).body;
+  const voided = await post(s.caller, `/invoices/${plain.id}/void`, { reason: 'No key sent' });
+  t.is(voided.status, 200, voided.text);
+  t.like(voided.body, { id: plain.id, status: 'void', voidReason: 'No key sent' });
+  t.is(voided.headers.get('idempotent-replayed'), null);
+  const keyed = (await post(s.caller, '/invoices', sale(s, 1), 'opt-void-b')).body;
+  const first = await post(s.caller, `/invoices/${keyed.id}/void`, { reason: 'Keyed' }, 'opt-void-b-void');
+  const retry = await post(s.caller, `/invoices/${keyed.id}/void`, { reason: 'Keyed' }, 'opt-void-b-void');
+  t.deepEqual([first.status, retry.status, retry.headers.get('idempotent-replayed'), retry.text], [200, 200, 'true', first.text]);
+});

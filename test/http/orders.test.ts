@@ -156,3 +156,13 @@ test('an order created with externalCodes is read back by code (and after its ca
   const { rows } = await pool().query('SELECT count(*)::int AS n FROM sales_orders WHERE organization_id = $1', [s.caller.organizationId]);
   t.is(rows[0].n, 1, 'nothing taken');
 });
+
+test('Idempotency-Key is optional on POST /orders/{id}/cancel, as on PUT and PATCH: without one the order is cancelled once', async (t) => {
+  const s = await setup();
+  const order = (await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'opt-cancel-order')).body;
+  const cancelled = await api().request('POST', `/orders/${order.id}/cancel`, { headers: s.caller.auth, json: { reason: 'No key sent' } });
+  t.is(cancelled.status, 200, cancelled.text);
+  t.like(cancelled.body, { id: order.id, status: 'cancelled', cancelReason: 'No key sent' });
+  const twice = await api().request('POST', `/orders/${order.id}/cancel`, { headers: s.caller.auth, json: { reason: 'No key sent' } });
+  t.deepEqual([twice.status, twice.body.code], [409, 'invalid_state']);
+});

@@ -177,3 +177,17 @@ test('Idempotency-Key is optional on POST /invoices/{id}/void, as on PUT and PAT
   const retry = await post(s.caller, `/invoices/${keyed.id}/void`, { reason: 'Keyed' }, 'opt-void-b-void');
   t.deepEqual([first.status, retry.status, retry.headers.get('idempotent-replayed'), retry.text], [200, 200, 'true', first.text]);
 });
+
+test('GET /invoices?externalCode= lists the invoice carrying that code in any code system (trimmed, case-sensitive), combined with the other filters, and nothing of another organisation', async (t) => {
+  const s = await setup();
+  const coded = (await post(s.caller, '/invoices', { ...sale(s, 1), externalCodes: { dms: 'CS-LIST-1' } }, 'list-code-1')).body;
+  await post(s.caller, '/invoices', sale(s, 1), 'list-code-2');
+  const ids = async (query: string) => (await get(s.caller, `/invoices?${query}`)).body.data.map((i: { id: string }) => i.id);
+  t.deepEqual(await ids('externalCode=CS-LIST-1'), [coded.id]);
+  t.deepEqual(await ids('externalCode=%20CS-LIST-1%20'), [coded.id]);
+  t.deepEqual(await ids('externalCode=cs-list-1'), []);
+  t.deepEqual(await ids('externalCode=CS-LIST-1&status=void'), []);
+  t.deepEqual(await ids(`externalCode=CS-LIST-1&customerId=${s.customer}`), [coded.id]);
+  const other = await setup();
+  t.deepEqual((await get(other.caller, '/invoices?externalCode=CS-LIST-1')).body.data, []);
+});

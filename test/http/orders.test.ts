@@ -166,3 +166,13 @@ test('Idempotency-Key is optional on POST /orders/{id}/cancel, as on PUT and PAT
   const twice = await api().request('POST', `/orders/${order.id}/cancel`, { headers: s.caller.auth, json: { reason: 'No key sent' } });
   t.deepEqual([twice.status, twice.body.code], [409, 'invalid_state']);
 });
+
+test('GET /orders?externalCode= lists the order carrying that code in any code system, and nothing for a code no order of the organisation carries', async (t) => {
+  const s = await setup();
+  const coded = (await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', externalCodes: { dms: 'SO-LIST-1' }, lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'list-code-order-1')).body;
+  await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'list-code-order-2');
+  const ids = async (query: string) => (await get(s.caller, `/orders?${query}`)).body.data.map((o: { id: string }) => o.id);
+  t.deepEqual(await ids('externalCode=SO-LIST-1'), [coded.id]);
+  t.deepEqual(await ids('externalCode=SO-LIST-1&status=cancelled'), []);
+  t.deepEqual(await ids('externalCode=SO-NONE'), []);
+});

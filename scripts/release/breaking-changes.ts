@@ -3,8 +3,9 @@
 // - what the client SENDS (parameters, request bodies) may only get more permissive: a new required field,
 //   a removed field, a narrowed type, enum, length, range or pattern breaks a request that used to work;
 // - what the client RECEIVES (response bodies) may only get more specific: a removed or no-longer-required
-//   field, or a value of a new type (say, null) breaks a client that read it. New enum values in responses are
-//   allowed, as 1.13.0 did for empties movement types: clients must tolerate them.
+//   field, a value of a new type (say, null), a changed pattern or format, or an enum value that is gone (removed
+//   or renamed: a client that compares with it never matches again) breaks a client that read it. New enum values
+//   in responses are allowed, as 1.13.0 did for empties movement types: clients must tolerate them.
 // Operations, parameters, media types and documented statuses may be added, never removed.
 
 import { resolveRef } from '../../server/platform/openapi-ref.js';
@@ -155,12 +156,21 @@ interface Shape {
   required: Set<string>;
   items: Json | undefined;
   branches: Json[] | undefined;
+  /** The value's constraints, every allOf member's together (see mergeConstraints). */
   node: Json;
+  /**
+   * Every pattern a value must match: allOf members each keep theirs (a DMS document kind's `^VR[0-9]{6}$` beside
+   * the envelope's general `^[A-Za-z0-9_./-]+$`), so one pattern may not stand for the others.
+   */
+  patterns: Set<string>;
 }
 
 function shape(document: Json, raw: Json, depth = 0): Shape {
   const node = resolve(document, raw) as Json ?? {};
-  const result: Shape = { types: typesOf(node), properties: new Map(), required: new Set(node.required ?? []), items: node.items, branches: node.oneOf ?? node.anyOf, node };
+  const result: Shape = {
+    types: typesOf(node), properties: new Map(), required: new Set(node.required ?? []), items: node.items, branches: node.oneOf ?? node.anyOf, node,
+    patterns: new Set(typeof node.pattern === 'string' ? [node.pattern] : []),
+  };
   for (const [name, property] of Object.entries((node.properties ?? {}) as Json)) result.properties.set(name, property);
   for (const member of (node.allOf ?? []) as Json[]) {
     if (depth > 20) break;
@@ -170,9 +180,26 @@ function shape(document: Json, raw: Json, depth = 0): Shape {
     if (part.items) result.items = result.items ? { allOf: [result.items, part.items] } : part.items;
     result.branches ??= part.branches;
     if (part.types) result.types = result.types ? new Set([...result.types].filter((t) => part.types!.has(t))) : part.types;
-    result.node = { ...part.node, ...result.node };
+    for (const pattern of part.patterns) result.patterns.add(pattern);
+    result.node = mergeConstraints(result.node, part.node);
   }
   return result;
+}
+
+const LOWER_BOUNDS = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'] as const;
+const UPPER_BOUNDS = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'] as const;
+
+/**
+ * The constraints of a value that must satisfy both nodes (allOf): the tighter of two bounds and the values both
+ * enums allow, whichever member wrote them; for the rest the first member's word stands (patterns are kept apart,
+ * in Shape.patterns). Taking one member's bound over the other's would hide a narrowing written in the second.
+ */
+function mergeConstraints(first: Json, second: Json): Json {
+  const merged: Json = { ...second, ...first };
+  for (const key of LOWER_BOUNDS) if (typeof first[key] === 'number' && typeof second[key] === 'number') merged[key] = Math.max(first[key], second[key]);
+  for (const key of UPPER_BOUNDS) if (typeof first[key] === 'number' && typeof second[key] === 'number') merged[key] = Math.min(first[key], second[key]);
+  if (Array.isArray(first.enum) && Array.isArray(second.enum)) merged.enum = (first.enum as unknown[]).filter((value) => (second.enum as unknown[]).includes(value));
+  return merged;
 }
 
 function typesOf(node: Json): Set<string> | undefined {
@@ -205,8 +232,8 @@ function compareSchemas(where: string, docs: Documents, baseRaw: Json, currentRa
     report(where, `narrowed type: now only ${[...after.types].join(', ')}`);
   }
 
-  if (direction === 'request') compareRequestConstraints(where, before.node, after.node, report);
-  else compareResponseConstraints(where, before.node, after.node, report);
+  if (direction === 'request') compareRequestConstraints(where, before, after, report);
+  else compareResponseConstraints(where, before, after, report);
 
   for (const [name, property] of before.properties) {
     const now = after.properties.get(name);
@@ -257,13 +284,27 @@ function compareAlternatives(where: string, docs: Documents, base: { raw: Json; 
   }
 }
 
-/** What a response value may look like: a changed format or pattern can break a client that parses it. */
-function compareResponseConstraints(where: string, before: Json, after: Json, report: Report): void {
+/** The patterns of a shape as the reports name them. */
+const patternsNamed = (patterns: Set<string>) => (patterns.size === 0 ? 'none' : [...patterns].join(' and '));
+
+/**
+ * What a response value may look like: a changed format or pattern can break a client that parses it, and an enum
+ * value the service no longer sends (removed, or renamed, which is the same to a client comparing with the old
+ * word) breaks a client that acts on it. A new enum value is allowed (see the top of this file).
+ */
+function compareResponseConstraints(where: string, beforeShape: Shape, afterShape: Shape, report: Report): void {
+  const [before, after] = [beforeShape.node, afterShape.node];
   if (before.format !== undefined && after.format !== before.format) report(where, `changed format: ${before.format} -> ${after.format ?? 'none'}`);
-  if (before.pattern !== undefined && after.pattern !== before.pattern) report(where, `changed pattern: ${before.pattern} -> ${after.pattern ?? 'none'}`);
+  const samePatterns = beforeShape.patterns.size === afterShape.patterns.size && [...beforeShape.patterns].every((p) => afterShape.patterns.has(p));
+  if (beforeShape.patterns.size > 0 && !samePatterns) report(where, `changed pattern: ${patternsNamed(beforeShape.patterns)} -> ${patternsNamed(afterShape.patterns)}`);
+  if (Array.isArray(before.enum) && Array.isArray(after.enum)) {
+    const gone = (before.enum as unknown[]).filter((value) => !(after.enum as unknown[]).includes(value));
+    if (gone.length > 0) report(where, `enum value no longer returned: ${gone.join(', ')}`);
+  }
 }
 
-function compareRequestConstraints(where: string, before: Json, after: Json, report: Report): void {
+function compareRequestConstraints(where: string, beforeShape: Shape, afterShape: Shape, report: Report): void {
+  const [before, after] = [beforeShape.node, afterShape.node];
   if (Array.isArray(before.enum)) {
     const allowed = new Set((after.enum ?? before.enum) as unknown[]);
     const removed = (before.enum as unknown[]).filter((value) => !allowed.has(value));
@@ -271,15 +312,16 @@ function compareRequestConstraints(where: string, before: Json, after: Json, rep
   } else if (Array.isArray(after.enum)) {
     report(where, 'narrowed enum: now limited to listed values');
   }
-  const lower = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'] as const;
-  const upper = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'] as const;
-  for (const key of lower) {
+  for (const key of LOWER_BOUNDS) {
     if (after[key] !== undefined && (before[key] === undefined || after[key] > before[key]) && !alreadyHeld(before, key, after[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
   }
-  for (const key of upper) {
+  for (const key of UPPER_BOUNDS) {
     if (after[key] !== undefined && (before[key] === undefined || after[key] < before[key]) && !alreadyHeld(before, key, after[key])) report(where, `narrowed range: ${key} ${before[key] ?? 'none'} -> ${after[key]}`);
   }
-  if (after.pattern !== undefined && after.pattern !== before.pattern) report(where, `changed pattern: ${before.pattern ?? 'none'} -> ${after.pattern}`);
+  // Every pattern a value must now match that it did not have to before (in any allOf member) may refuse it.
+  for (const pattern of afterShape.patterns) {
+    if (!beforeShape.patterns.has(pattern)) report(where, `changed pattern: ${patternsNamed(beforeShape.patterns)} -> ${pattern}`);
+  }
   if (after.format !== undefined && after.format !== before.format && !integerFormatHeld(before, after.format)) report(where, `changed format: ${before.format ?? 'none'} -> ${after.format}`);
   if ('const' in after && (!('const' in before) || after.const !== before.const)) report(where, 'narrowed to a constant');
   if (before.additionalProperties !== false && after.additionalProperties === false && before.properties === undefined) report(where, 'no longer accepts other properties');

@@ -103,13 +103,13 @@ test('org update refuses what it cannot do: unknown organisation (1), bad value 
   t.like((await pool.query('SELECT * FROM organizations WHERE id = $1', [id])).rows[0], { api_access_enabled: true, delivery_module_enabled: false });
 });
 
-test('key create prints <prefix>_test_<random> once: its sha256 is stored and the secret itself is nowhere in the row', async (t) => {
+test('key create prints erp_test_<lookup id>_<random> once (the fixed beginning of the product spec, then the prefix\'s lookup id): its sha256 is stored and the secret itself is nowhere in the row', async (t) => {
   const org = await newOrganization();
   const issued = await cliJson(['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:write,customers:read',
     '--name', 'DMS bridge', '--ip', '203.0.113.0/24, 2001:db8::/32', '--expires', '2099-01-31T21:00:00+03:00', '--rate', 'read=300/50,ingest=10/5']);
   t.deepEqual(Object.keys(issued), ['id', 'prefix', 'secret']);
-  t.regex(issued.prefix, /^erp_[0-9a-z]{10}$/);
-  t.regex(issued.secret, new RegExp(`^${issued.prefix}_test_[0-9A-Za-z]{43}$`));
+  t.regex(issued.prefix, /^erp_test_[0-9a-z]{10}$/);
+  t.regex(issued.secret, new RegExp(`^${issued.prefix}_[0-9A-Za-z]{43}$`));
 
   const row = await keyRow(issued.id);
   t.is(row.secret_hash, sha256(issued.secret));
@@ -124,15 +124,16 @@ test('key create prints <prefix>_test_<random> once: its sha256 is stored and th
   t.deepEqual(row.rate_limits, { read: { perMinute: 300, burst: 50 }, write: DEFAULT_RATE_LIMITS.write, ingest: { perMinute: 10, burst: 5 } }, 'classes not given keep the defaults');
 });
 
-test('key create with --env production gives a _live_ secret, and without --json says the secret is shown once', async (t) => {
+test('key create with --env production gives an erp_live_ secret, and without --json says the secret is shown once', async (t) => {
   const org = await newOrganization();
   const live = await cliJson(['key', 'create', '--org', org, '--env', 'production', '--scopes', 'dms:ingest']);
-  t.regex(live.secret, new RegExp(`^${live.prefix}_live_[0-9A-Za-z]{43}$`));
+  t.regex(live.prefix, /^erp_live_[0-9a-z]{10}$/);
+  t.regex(live.secret, new RegExp(`^${live.prefix}_[0-9A-Za-z]{43}$`));
   t.like(await keyRow(live.id), { environment: 'production', secret_hash: sha256(live.secret) });
 
   const human = await runCli(['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read']);
   t.is(human.code, 0, human.stderr);
-  t.regex(human.stdout, /secret\s+erp_[0-9a-z]{10}_test_[0-9A-Za-z]{43}\n/);
+  t.regex(human.stdout, /secret\s+erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}\n/);
   t.regex(human.stdout, /shown only now/);
 });
 
@@ -200,7 +201,8 @@ test('key rotate issues a new key with the same settings, and the old one stops 
   const rotated = await cliJson(['key', 'rotate', old.id]);
   t.deepEqual(Object.keys(rotated), ['id', 'prefix', 'secret', 'oldKeyExpiresAt']);
   t.not(rotated.id, old.id);
-  t.regex(rotated.secret, new RegExp(`^${rotated.prefix}_test_[0-9A-Za-z]{43}$`));
+  t.regex(rotated.secret, new RegExp(`^erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}$`));
+  t.true(rotated.secret.startsWith(`${rotated.prefix}_`));
   const [oldRow, newRow] = [await keyRow(old.id), await keyRow(rotated.id)];
   t.is(newRow.secret_hash, sha256(rotated.secret));
   t.like(newRow, { organization_id: org, environment: 'sandbox', name: 'partner', rotated_from_id: old.id, revoked_at: null, expires_at: null });
@@ -304,9 +306,10 @@ test('log lists an organisation\'s calls newest first, filtered by --status and 
   t.regex(badLimit.stderr, /--limit.*from 1 to 1000/);
 });
 
-test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks anything shaped like a key', async (t) => {
+test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks anything shaped like a key of either form', async (t) => {
   const org = (await createOrganization(kyselyOver(pool), { name: 'Logged Distributor' })).id; // api_log rows belong to an organisation
-  const leaked = 'erp_abcdefghjk_live_' + 'A'.repeat(43);
+  // A key of each form: erp_live_<lookup id>_<random>, and erp_<lookup id>_live_<random> as keys were issued before.
+  const leaked = `erp_live_abcdefghjk_${'B'.repeat(43)},erp_abcdefghjk_live_${'A'.repeat(43)}`;
   await pool.query(
     `INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, request_body)
      SELECT $1, $2 || lpad(g::text, 4, '0'), now() - make_interval(secs => g), 'erp_abcdefghjk', 'GET', '/api/v1/customers?x=' || $3, 400, 1, 'r' || g, '{"k":"' || $3 || '"}'
@@ -316,8 +319,8 @@ test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks an
   const entries = await readApiLog(kyselyOver(pool), org);
   t.is(entries.length, 50);
   t.is(entries[0]!.requestId, 'r1');
-  t.is(entries[0]!.path, '/api/v1/customers?x=[redacted]');
-  t.is((await readApiLog(kyselyOver(pool), org, { limit: 1000, includeBodies: true }))[59]!.requestBody, '{"k":"[redacted]"}');
+  t.is(entries[0]!.path, '/api/v1/customers?x=[redacted],[redacted]');
+  t.is((await readApiLog(kyselyOver(pool), org, { limit: 1000, includeBodies: true }))[59]!.requestBody, '{"k":"[redacted],[redacted]"}');
   await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 1001 }), { instanceOf: RangeError });
   await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 0 }), { instanceOf: RangeError });
 });

@@ -14,7 +14,7 @@ test('GET /me answers any valid key, even one without scopes, with the key, its 
   const caller = await createCaller(pool(), { scopes: [] });
   const res = await api().request('GET', '/me', { headers: caller.auth });
   t.is(res.status, 200);
-  t.like(res.body, { name: 'test key', prefix: caller.prefix, environment: 'sandbox', organization: { id: caller.organizationId, name: 'Test Distributor' }, scopes: [] });
+  t.like(res.body, { name: 'test key', prefix: caller.prefix, environment: 'test', organization: { id: caller.organizationId, name: 'Test Distributor' }, scopes: [] });
   t.deepEqual(res.body.rateLimits, { read: { perMinute: 600, burst: 100 }, write: { perMinute: 120, burst: 30 }, ingest: { perMinute: 60, burst: 60 } });
 });
 
@@ -48,7 +48,7 @@ test('a missing, malformed, mistyped, revoked or expired key gets the very same 
 
 test('a production key on the sandbox is 401 wrong_environment', async (t) => {
   const live = await createCaller(pool(), { environment: 'production' });
-  t.regex(live.secret, /^erp_[0-9a-z]{10}_live_[0-9A-Za-z]{43}$/);
+  t.regex(live.secret, /^erp_live_[0-9a-z]{10}_[0-9A-Za-z]{43}$/);
   const res = await api().request('GET', '/me', { headers: live.auth });
   t.is(res.status, 401);
   t.is(res.body.code, 'wrong_environment');
@@ -131,10 +131,38 @@ test('a rotated key keeps working for the overlap; with no overlap it stops at o
   t.is(me.body.prefix, second.prefix);
 });
 
-test('GET /me and GET /health name the environment in the same words (sandbox, production)', async (t) => {
+test('GET /me names a sandbox key `test`, as the released 1.13.0 contract and the product spec do, while GET /health names the deployment `sandbox`', async (t) => {
   const caller = await createCaller(pool(), { scopes: [] });
   const me = await api().request('GET', '/me', { headers: caller.auth });
   const health = await api().request('GET', '/health');
-  t.is(me.body.environment, 'sandbox');
-  t.is(me.body.environment, health.body.environment);
+  t.is(me.body.environment, 'test');
+  t.is(health.body.environment, 'sandbox');
+});
+
+test('a key issued before the erp_test_/erp_live_ form (erp_<lookup id>_test_<random>) keeps working, its environment still checked, and in a query string it is still key_in_query', async (t) => {
+  const caller = await createCaller(pool(), { scopes: ['customers:read'] });
+  const lookupId = caller.prefix.slice('erp_test_'.length);
+  // The row as the earlier issuing code wrote it: prefix erp_<lookup id>, the hash of the earlier secret.
+  const earlier = `erp_${lookupId}_test_${caller.secret.slice(caller.prefix.length + 1)}`;
+  await pool().query('UPDATE api_keys SET prefix = $1, secret_hash = $2 WHERE id = $3', [`erp_${lookupId}`, hashSecret(earlier), caller.keyId]);
+  const me = await api().request('GET', '/me', { headers: bearer(earlier) });
+  t.is(me.status, 200, me.text);
+  t.like(me.body, { prefix: `erp_${lookupId}`, environment: 'test' });
+  t.is((await api().request('GET', '/customers', { headers: bearer(earlier) })).status, 200);
+  t.is((await api().request('GET', '/me', { headers: bearer(caller.secret) })).status, 401, 'the new-form secret was not this row\'s any more');
+  const live = await api().request('GET', '/me', { headers: bearer(earlier.replace('_test_', '_live_')) });
+  t.deepEqual([live.status, live.body.code], [401, 'wrong_environment']);
+  const inQuery = await api().request('GET', `/customers?token=${earlier}`, { headers: bearer(earlier) });
+  t.deepEqual([inQuery.status, inQuery.body.code], [400, 'key_in_query']);
+});
+
+test('a new key begins with the fixed erp_test_ (sandbox) or erp_live_ (production), then its lookup id, which is the public prefix', async (t) => {
+  const sandbox = await createCaller(pool());
+  t.regex(sandbox.prefix, /^erp_test_[0-9a-z]{10}$/);
+  t.regex(sandbox.secret, /^erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}$/);
+  t.true(sandbox.secret.startsWith(`${sandbox.prefix}_`));
+  const me = await api().request('GET', '/me', { headers: sandbox.auth });
+  t.like(me.body, { prefix: sandbox.prefix, environment: 'test' });
+  const inQuery = await api().request('GET', `/customers?api_key=${sandbox.secret}`, { headers: sandbox.auth });
+  t.deepEqual([inQuery.status, inQuery.body.code], [400, 'key_in_query']);
 });

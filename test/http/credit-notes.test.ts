@@ -182,3 +182,16 @@ test('a credit note of 501 lines answers its first 500 with linesTruncated', asy
   t.true(read.linesTruncated);
   t.is(read.lines.at(-1).lineNumber, 500);
 });
+
+test('Idempotency-Key is optional on POST /credit-notes/{id}/cancel, as on PUT and PATCH: without one the credit note is cancelled once; sent, a retry replays', async (t) => {
+  const s = await setup();
+  const inv = await invoice(s, 'inv-opt');
+  const note = (await post(s.caller, '/credit-notes', credit(s, inv.id, '10000'), 'cn-opt')).body;
+  const cancelled = await post(s.caller, `/credit-notes/${note.id}/cancel`, { reason: 'No key sent' });
+  t.is(cancelled.status, 200, cancelled.text);
+  t.like(cancelled.body, { status: 'cancelled', cancelReason: 'No key sent' });
+  const keyedNote = (await post(s.caller, '/credit-notes', credit(s, inv.id, '5000'), 'cn-opt-2')).body;
+  const first = await post(s.caller, `/credit-notes/${keyedNote.id}/cancel`, { reason: 'Keyed' }, 'cn-opt-2-cancel');
+  const retry = await post(s.caller, `/credit-notes/${keyedNote.id}/cancel`, { reason: 'Keyed' }, 'cn-opt-2-cancel');
+  t.deepEqual([first.status, retry.status, retry.headers.get('idempotent-replayed'), retry.text], [200, 200, 'true', first.text]);
+});

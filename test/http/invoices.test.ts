@@ -164,3 +164,30 @@ test('an invoice created with externalCodes is read back by code; an unknown sys
   t.deepEqual(fields(reused.body), ['/externalCodes/dms']);
   t.is(await count(), before, 'nothing posted');
 });
+
+test('Idempotency-Key is optional on POST /invoices/{id}/void, as on PUT and PATCH: without one the void is done once; sent, it is honoured (a retry replays the first answer)', async (t) => {
+  const s = await setup();
+  const plain = (await post(s.caller, '/invoices', sale(s, 1), 'opt-void-a')).body;
+  const voided = await post(s.caller, `/invoices/${plain.id}/void`, { reason: 'No key sent' });
+  t.is(voided.status, 200, voided.text);
+  t.like(voided.body, { id: plain.id, status: 'void', voidReason: 'No key sent' });
+  t.is(voided.headers.get('idempotent-replayed'), null);
+  const keyed = (await post(s.caller, '/invoices', sale(s, 1), 'opt-void-b')).body;
+  const first = await post(s.caller, `/invoices/${keyed.id}/void`, { reason: 'Keyed' }, 'opt-void-b-void');
+  const retry = await post(s.caller, `/invoices/${keyed.id}/void`, { reason: 'Keyed' }, 'opt-void-b-void');
+  t.deepEqual([first.status, retry.status, retry.headers.get('idempotent-replayed'), retry.text], [200, 200, 'true', first.text]);
+});
+
+test('GET /invoices?externalCode= lists the invoice carrying that code in any code system (trimmed, case-sensitive), combined with the other filters, and nothing of another organisation', async (t) => {
+  const s = await setup();
+  const coded = (await post(s.caller, '/invoices', { ...sale(s, 1), externalCodes: { dms: 'CS-LIST-1' } }, 'list-code-1')).body;
+  await post(s.caller, '/invoices', sale(s, 1), 'list-code-2');
+  const ids = async (query: string) => (await get(s.caller, `/invoices?${query}`)).body.data.map((i: { id: string }) => i.id);
+  t.deepEqual(await ids('externalCode=CS-LIST-1'), [coded.id]);
+  t.deepEqual(await ids('externalCode=%20CS-LIST-1%20'), [coded.id]);
+  t.deepEqual(await ids('externalCode=cs-list-1'), []);
+  t.deepEqual(await ids('externalCode=CS-LIST-1&status=void'), []);
+  t.deepEqual(await ids(`externalCode=CS-LIST-1&customerId=${s.customer}`), [coded.id]);
+  const other = await setup();
+  t.deepEqual((await get(other.caller, '/invoices?externalCode=CS-LIST-1')).body.data, []);
+});

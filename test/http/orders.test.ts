@@ -156,3 +156,23 @@ test('an order created with externalCodes is read back by code (and after its ca
   const { rows } = await pool().query('SELECT count(*)::int AS n FROM sales_orders WHERE organization_id = $1', [s.caller.organizationId]);
   t.is(rows[0].n, 1, 'nothing taken');
 });
+
+test('Idempotency-Key is optional on POST /orders/{id}/cancel, as on PUT and PATCH: without one the order is cancelled once', async (t) => {
+  const s = await setup();
+  const order = (await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'opt-cancel-order')).body;
+  const cancelled = await api().request('POST', `/orders/${order.id}/cancel`, { headers: s.caller.auth, json: { reason: 'No key sent' } });
+  t.is(cancelled.status, 200, cancelled.text);
+  t.like(cancelled.body, { id: order.id, status: 'cancelled', cancelReason: 'No key sent' });
+  const twice = await api().request('POST', `/orders/${order.id}/cancel`, { headers: s.caller.auth, json: { reason: 'No key sent' } });
+  t.deepEqual([twice.status, twice.body.code], [409, 'invalid_state']);
+});
+
+test('GET /orders?externalCode= lists the order carrying that code in any code system, and nothing for a code no order of the organisation carries', async (t) => {
+  const s = await setup();
+  const coded = (await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', externalCodes: { dms: 'SO-LIST-1' }, lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'list-code-order-1')).body;
+  await post(s.caller, '/orders', { customerId: s.customer, orderDate: '2026-11-24', lines: [{ productId: s.beer, unit: 'case', quantity: 1 }] }, 'list-code-order-2');
+  const ids = async (query: string) => (await get(s.caller, `/orders?${query}`)).body.data.map((o: { id: string }) => o.id);
+  t.deepEqual(await ids('externalCode=SO-LIST-1'), [coded.id]);
+  t.deepEqual(await ids('externalCode=SO-LIST-1&status=cancelled'), []);
+  t.deepEqual(await ids('externalCode=SO-NONE'), []);
+});

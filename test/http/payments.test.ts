@@ -176,3 +176,14 @@ test('POST /invoices with a payment block answers the invoice paid, and its rece
   const noReference = await post(s.caller, '/invoices', { ...sale, payment: { method: 'cheque' } }, 'cash-sale-2');
   t.deepEqual([noReference.status, noReference.body.code, fields(noReference.body)], [400, 'required_field', ['/payment/reference']]);
 });
+
+test('Idempotency-Key is optional on POST /payments/{id}/reverse, as on PUT and PATCH: without one the receipt is reversed once (a second call is 409, nothing replayed)', async (t) => {
+  const s = await setup();
+  const [paid] = (await post(s.caller, '/payments', { ...split(s), amount: ugx('59000'), allocations: [split(s).allocations[0]], unallocated: undefined }, 'opt-rev-1')).body.payments as { id: string }[];
+  const reversed = await post(s.caller, `/payments/${paid!.id}/reverse`, { reason: 'No key sent' });
+  t.is(reversed.status, 200, reversed.text);
+  t.like(reversed.body, { id: paid!.id, status: 'reversed', reversalReason: 'No key sent' });
+  t.is(reversed.headers.get('idempotent-replayed'), null);
+  const again = await post(s.caller, `/payments/${paid!.id}/reverse`, { reason: 'No key sent' });
+  t.deepEqual([again.status, again.body.code], [409, 'invalid_state']);
+});

@@ -22,12 +22,17 @@ test('GET /health answers without a key with status, the spec version, the envir
   t.true(Date.now() - Date.parse(res.body.workers.lastHeartbeatAt) < 5_000);
 });
 
-test('GET /health reports the configured environment', async (t) => {
+test('GET /health reports the configured environment, and GET /me there calls a production key `live` (the key\'s kind, not the deployment)', async (t) => {
   const { startTestService } = await import('../support/service.js');
+  const { createCaller } = await import('../support/callers.js');
   const production = await startTestService('system_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'a-production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com' } });
   try {
     const res = await production.request('GET', '/health');
     t.is(res.body.environment, 'production');
+    const live = await createCaller(production.service.database.pool, { environment: 'production', scopes: [] });
+    const me = await production.request('GET', '/me', { headers: live.auth });
+    t.is(me.status, 200);
+    t.is(me.body.environment, 'live');
   } finally {
     await production.stop();
   }

@@ -266,3 +266,45 @@ test('a query parameter renamed by case is a removed parameter; a header paramet
   t.true(changes.includes('GET /customers query parameter updatedSince: parameter removed'), changes.join('\n'));
   t.false(changes.some((c) => /header parameter X-Request-Id/i.test(c)), changes.join('\n'));
 });
+
+test('a response enum that loses or renames a value is breaking (GET /me said sandbox/production where 1.13.0 declared test/live); one that only gains a value is not', (t) => {
+  const renamed = scratch();
+  renamed.components.schemas.KeyIntrospection.properties.environment.enum = ['sandbox', 'production'];
+  t.true(whatChanged(renamed).includes('GET /me response 200 application/json: environment: enum value no longer returned: test, live'), whatChanged(renamed).join('\n'));
+
+  const lost = scratch();
+  lost.components.schemas.Customer.properties.status.enum = lost.components.schemas.Customer.properties.status.enum.filter((value: string) => value !== 'blocked');
+  t.true(whatChanged(lost).includes('GET /customers/{id} response 200 application/json: status: enum value no longer returned: blocked'), whatChanged(lost).join('\n'));
+
+  const gained = scratch();
+  gained.components.schemas.KeyIntrospection.properties.environment.enum.push('staging');
+  t.deepEqual(whatChanged(gained), []);
+});
+
+test('a tightened pattern in an allOf member is breaking even when another member has a pattern of its own (a DMS document kind\'s number from 6 to 8 digits beside the envelope\'s general form)', (t) => {
+  const current = apiDocument as unknown as Json;
+  const tightened = structuredClone(current);
+  const kind = tightened.components.schemas.DmsVanReplenishmentDocument.allOf[1].properties.documentNumber;
+  t.is(kind.pattern, '^VR[0-9]{6}$', 'the document kind this test changes');
+  kind.pattern = '^VR[0-9]{8}$';
+  const found = findBreakingChanges(current, tightened).map((c) => `${c.where}: ${c.what}`);
+  t.true(found.includes('POST /dms/{system}/documents request application/json: documents[].documentNumber: changed pattern: ^[A-Za-z0-9_./-]+$ and ^VR[0-9]{6}$ -> ^VR[0-9]{8}$'), found.join('\n'));
+
+  // The same in a response: a pattern clients parse by changed under a shared one.
+  const response = scratch();
+  response.components.schemas.Customer.properties.outletCode = { allOf: [{ type: 'string', maxLength: 64, pattern: '^[A-Z0-9]+$' }, response.components.schemas.Customer.properties.outletCode] };
+  const responseChanged = structuredClone(response);
+  responseChanged.components.schemas.Customer.properties.outletCode.allOf[1] = { ...responseChanged.components.schemas.Customer.properties.outletCode.allOf[1], pattern: '^UG[0-9]{9}$' };
+  const responseFound = findBreakingChanges(response, responseChanged).map((c) => `${c.where}: ${c.what}`);
+  t.true(responseFound.some((c) => c.startsWith('GET /customers/{id} response 200 application/json: outletCode: changed pattern:')), responseFound.join('\n'));
+});
+
+test('npm run check:breaking refuses a renamed response enum value and a tightened pattern against the last release', async (t) => {
+  const spec = structuredClone(apiDocument as Json);
+  spec.components.schemas.KeyIntrospection.properties.environment.enum = ['sandbox', 'production'];
+  spec.components.schemas.CustomerFields.properties.outletCode.pattern = '^UG[0-9]{8}$';
+  const refused = await checkBreaking(spec);
+  t.is(refused.code, 1, refused.output);
+  t.regex(refused.output, /GET \/me response 200 application\/json: environment: enum value no longer returned: test, live/);
+  t.regex(refused.output, /POST \/customers request application\/json: outletCode: changed pattern: \^UG\[0-9\]\{7\}\$ -> \^UG\[0-9\]\{8\}\$/);
+});

@@ -29,7 +29,7 @@ test('npm start on a fresh machine: embedded PostgreSQL, a bootstrapped sandbox 
     t.like(health, { status: 'ok', version: apiVersion, environment: 'sandbox' });
 
     const key = readFileSync(join(dataDir, 'sandbox-key.txt'), 'utf8').trim();
-    t.regex(key, /^erp_[0-9a-z]{10}_test_[0-9A-Za-z]{43}$/);
+    t.regex(key, /^erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}$/);
     t.true(first.output().includes(key), 'the key is printed once at the first start');
     const me = await fetch(`${base}/me`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()) as { organization: { name: string }; scopes: string[] };
     t.is(me.organization.name, 'Kampala Beverages Ltd (sandbox)');

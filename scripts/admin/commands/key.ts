@@ -32,7 +32,7 @@ export function registerKeyCommands(program: Command): void {
   key.command('create')
     .description('issue an API key; prints its secret once')
     .requiredOption('--org <org-id>', 'the organisation')
-    .addOption(new Option('--env <environment>', 'sandbox (secret has _test_) or production (_live_)').choices(['sandbox', 'production']).makeOptionMandatory())
+    .addOption(new Option('--env <environment>', 'sandbox (the key begins erp_test_) or production (erp_live_)').choices(['sandbox', 'production']).makeOptionMandatory())
     .requiredOption('--scopes <list>', 'comma-separated scopes (the scopes command lists them)', parseScopes)
     .option('--name <name>', 'a label for people', 'API key')
     .option('--ip <cidrs>', 'comma-separated CIDRs the key may call from (default: anywhere)', parseCidrs)

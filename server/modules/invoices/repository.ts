@@ -5,7 +5,7 @@ import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';
-import { equals } from '../../platform/resources/filters.js';
+import { equals, hasExternalCode } from '../../platform/resources/filters.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
 
@@ -45,6 +45,7 @@ export async function findInvoice(db: Db, organizationId: string, id: string): P
 export interface InvoiceFilters {
   customerId?: string;
   status?: string;
+  externalCode?: string;
 }
 
 /** 404 not_found naming the parameter when customerId names no customer of the organisation. */
@@ -59,6 +60,7 @@ export async function listInvoices(db: Db, actor: Actor, request: ListRequest, f
   return readPage('invoices', query as unknown as ListQuery<InvoiceRow>, organizationId, request, {
     customerId: equals('invoices', 'customer_id', filters.customerId),
     status: equals('invoices', 'status', filters.status),
+    externalCode: hasExternalCode('invoices', INVOICE_RESOURCE, filters.externalCode),
   });
 }
 

@@ -50,7 +50,7 @@ export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
 
   router.get('/invoices', async (req, res) => {
     const actor = actorOf(res);
-    const query = req.query as { customerId?: string; status?: string };
+    const query = req.query as { customerId?: string; status?: string; externalCode?: string };
     await requireInvoiceFilters(db, actor.organization.id, query);
     const page = await listInvoices(db, actor, listRequestOf(req), query);
     const ids = page.rows.map((row) => row.id);

@@ -45,8 +45,8 @@ export function orderRoutes(db: Db): Router {
   });
 
   router.get('/orders', async (req, res) => {
-    const query = req.query as { status?: string; customerId?: string };
-    sendPage(res, await listOrders(db, actorOf(res), listRequestOf(req), { status: query.status, customerId: query.customerId }));
+    const query = req.query as { status?: string; customerId?: string; externalCode?: string };
+    sendPage(res, await listOrders(db, actorOf(res), listRequestOf(req), { status: query.status, customerId: query.customerId, externalCode: query.externalCode }));
   });
 
   router.get('/orders/by-code/:system/:code', async (req, res) => {

@@ -6,12 +6,13 @@ import { codesOf } from '../../platform/external-codes/external-codes.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListRequest, type Page } from '../../platform/lists/page.js';
 import { findOrder, linesOf, ORDER_RESOURCE, orderQuery } from './repository.js';
-import { equals } from '../../platform/resources/filters.js';
+import { equals, hasExternalCode } from '../../platform/resources/filters.js';
 import { toOrder, type Order } from './representation.js';
 
 export interface OrderFilters {
   status?: string;
   customerId?: string;
+  externalCode?: string;
 }
 
 export async function listOrders(db: Db, actor: Actor, request: ListRequest, filters: OrderFilters): Promise<Page<Order>> {
@@ -20,6 +21,7 @@ export async function listOrders(db: Db, actor: Actor, request: ListRequest, fil
   const page = await readPage('orders', orderQuery(db, organizationId), organizationId, request, {
     status: equals('sales_orders', 'status', filters.status),
     customerId: equals('sales_orders', 'customer_id', filters.customerId),
+    externalCode: hasExternalCode('sales_orders', ORDER_RESOURCE, filters.externalCode),
   });
   const ids = page.rows.map((row) => row.id);
   const [lines, codes] = [await linesOf(db, organizationId, ids), await codesOf(db, organizationId, ORDER_RESOURCE, ids)];

@@ -2,6 +2,7 @@ import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, catalogueEntry, type ErrorCode
 import type { components } from '../../../generated/api-types.js';
 
 import type { CallerContext } from '../../platform/access/context.js';
+import { environmentMarker } from '../../platform/access/api-key-secret.js';
 
 type KeyIntrospection = components['schemas']['KeyIntrospection'];
 type ErrorCodeBody = components['schemas']['ErrorCode'];
@@ -23,7 +24,9 @@ export function keyIntrospection(caller: CallerContext): KeyIntrospection {
   return {
     name: caller.keyName,
     prefix: caller.keyPrefix,
-    environment: caller.environment, // the words of /health, the CLI and the SDK; the key's _test_/_live_ marker is its format
+    // The key's kind (`test`/`live`) as the 1.13.0 contract and the product spec name it, not the deployment's
+    // name that /health gives (`sandbox`/`production`).
+    environment: environmentMarker(caller.environment),
     organization: { id: caller.organizationId, name: caller.organizationName },
     scopes: [...caller.scopes].sort(),
     rateLimits: caller.rateLimits,

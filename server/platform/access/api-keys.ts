@@ -50,8 +50,8 @@ export async function createApiKey(db: Db, input: NewKey): Promise<IssuedKey> {
   const organization = await db.selectFrom('organizations').select('id').where('id', '=', input.organizationId).executeTakeFirst();
   if (!organization) throw new Error(`no organisation ${input.organizationId}`);
   const id = newId('key');
-  const prefix = newPrefix();
-  const secret = newSecret(prefix, input.environment);
+  const prefix = newPrefix(input.environment);
+  const secret = newSecret(prefix);
   await db.insertInto('api_keys').values((eb) => ({
     organization_id: input.organizationId, id, name: input.name ?? 'API key', prefix, environment: input.environment, secret_hash: hashSecret(secret),
     scopes: [...new Set(input.scopes)].sort(), rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rateLimits }, ip_allowlist: input.ipAllowlist ?? [],

@@ -16,7 +16,7 @@ export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, title: 'Invalid JSON', description: 'The body could not be read as JSON: it is not JSON, not UTF-8 (the detail gives the byte offset), holds an escaped lone surrogate such as "\\ud800" (the detail names the field), does not decompress under its Content-Encoding, or ends before its Content-Length. Fix the body and send it again.' },
   required_field: { status: 400, title: 'Required field', description: 'A required body property, parameter or header is missing. `errors[]` names each one.' },
   unauthorized: { status: 401, title: 'Unauthorized', description: 'The API key is missing, mistyped, revoked or expired. Send a valid key as "Authorization: Bearer <API_KEY>".' },
-  wrong_environment: { status: 401, title: 'Wrong environment', description: 'A sandbox key (containing _test_) was used on production, or a production key (containing _live_) on the sandbox. Use the key of this environment.' },
+  wrong_environment: { status: 401, title: 'Wrong environment', description: 'A sandbox key (erp_test_..., or _test_ in a key issued before that form) was used on production, or a production key (erp_live_..., or _live_) on the sandbox. Use the key of this environment.' },
   api_disabled: { status: 403, title: 'API access disabled', description: 'The organisation has not enabled API access. An administrator must switch it on.' },
   insufficient_scope: { status: 403, title: 'Insufficient scope', description: 'The key lacks a scope this operation needs; the detail names it. Create a key with that scope.' },
   ip_not_allowed: { status: 403, title: 'IP address not allowed', description: 'The caller\'s address is outside the key\'s IP allowlist.' },

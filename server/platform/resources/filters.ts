@@ -23,11 +23,14 @@ export function when(value: string | undefined, condition: Expression<SqlBool>):
   return value === undefined ? undefined : { condition, value };
 }
 
-/** Rows that carry this code in any of the caller's code systems (starting from the external_codes index). */
-export function hasExternalCode<TB extends ResourceTableName>(_table: TB, resource: string, code: string | undefined): Filter | undefined {
+/**
+ * Rows that carry this code in any of the caller's code systems (starting from the external_codes index): master
+ * data and the documents that carry codes (invoices, orders) alike, any table with `organization_id` and `id`.
+ */
+export function hasExternalCode<TB extends keyof DB>(_table: TB, resource: string, code: string | undefined): Filter | undefined {
   if (code === undefined) return undefined;
   const value = code.trim();
-  const eb = tableExpressions<TB>();
+  const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
   const holders = eb.selectFrom('external_codes as e').select('e.record_id')
     .whereRef('e.organization_id', '=', eb.ref('t.organization_id' as never))
     .where('e.resource', '=', resource).where('e.code', '=', value);

@@ -7,7 +7,8 @@
 //    counts and values are compared and received documents that did not post are still named;
 // 4. a document that arrives or changes after its day was checked makes the day due again, and the last three
 //    closed days are checked at every run;
-// 5. a changed result with differences is an in-app notification to the organisation's administrators;
+// 5. a changed result with differences is an in-app notification to the organisation's owner and the members who
+//    manage settings (each with its own read state);
 // 6. a changed result (the first one included) is a dms.reconciliation.completed event.
 // A result is compared by the SHA-256 of its canonical JSON: an unchanged day writes nothing but its checkedAt.
 import { createHash } from 'node:crypto';

@@ -25,6 +25,7 @@ export function keyIntrospection(caller: CallerContext): KeyIntrospection {
     prefix: caller.keyPrefix,
     environment: caller.environment, // the words of /health, the CLI and the SDK; the key's _test_/_live_ marker is its format
     organization: { id: caller.organizationId, name: caller.organizationName },
+    createdByMemberId: caller.createdByMemberId,
     scopes: [...caller.scopes].sort(),
     rateLimits: caller.rateLimits,
   };

@@ -6,6 +6,7 @@ import { registerCodeSystemCommands } from './commands/code-system.js';
 import { registerFieldCommands } from './commands/field.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerMemberCommands } from './commands/member.js';
+import { registerAccountsCommands } from './commands/accounts.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerOrgCommands } from './commands/org.js';
 import { registerScopesCommand } from './commands/scopes.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     .allowExcessArguments(false);
   registerOrgCommands(program);
   registerMemberCommands(program);
+  registerAccountsCommands(program);
   registerKeyCommands(program);
   registerCodeSystemCommands(program);
   registerLogCommand(program);

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { MODULES, type Module } from '../../server/platform/access/organizations.js';
 import type { RateClass, RateLimit, RateLimits } from '../../server/platform/access/rate-limit.js';
 import { scopeCatalogue } from '../../server/platform/access/scopes.js';
+import { isIanaTimeZone } from '../../server/platform/clock.js';
 
 const RATE_CLASSES: readonly RateClass[] = ['read', 'write', 'ingest'];
 export const MAX_RATE = 1_000_000;
@@ -101,4 +102,11 @@ export function parseHours(raw: string): number {
   const value = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value > 8760) throw new InvalidArgumentError('Expected a number of hours from 0 to 8760.');
   return value;
+}
+
+/** An IANA time zone name this runtime knows (`Africa/Kampala`); offsets and abbreviations are refused. */
+export function parseTimeZone(raw: string): string {
+  const name = raw.trim();
+  if (!isIanaTimeZone(name)) throw new InvalidArgumentError(`${raw} is not an IANA time zone; give a name such as Africa/Kampala, Africa/Nairobi, Europe/London or UTC (not an offset such as +03:00 or an abbreviation such as EAT).`);
+  return name;
 }

@@ -5,6 +5,8 @@ import { registerEmptiesCommands } from './commands/empties.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
 import { registerFieldCommands } from './commands/field.js';
 import { registerKeyCommands } from './commands/key.js';
+import { registerMemberCommands } from './commands/member.js';
+import { registerAccountsCommands } from './commands/accounts.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerOrgCommands } from './commands/org.js';
 import { registerScopesCommand } from './commands/scopes.js';
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);
   registerOrgCommands(program);
+  registerMemberCommands(program);
+  registerAccountsCommands(program);
   registerKeyCommands(program);
   registerCodeSystemCommands(program);
   registerLogCommand(program);

@@ -18,6 +18,7 @@ import { ordersModule } from '../modules/orders/manifest.js';
 import { creditNotesModule } from '../modules/credit-notes/manifest.js';
 import { returnsModule } from '../modules/returns/manifest.js';
 import { settlementsModule } from '../modules/settlements/manifest.js';
+import { notificationsModule } from '../modules/notifications/manifest.js';
 import { paymentsModule } from '../modules/payments/manifest.js';
 import { postingsModule } from '../modules/postings/manifest.js';
 import { dmsModule } from '../modules/dms/manifest.js';
@@ -42,6 +43,7 @@ export const MODULES: readonly ModuleManifest[] = [
   paymentsModule,
   postingsModule,
   dmsModule,
+  notificationsModule,
 ];
 
 /** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */

@@ -64,6 +64,8 @@ export interface AccountingInvoice {
   lines: AccountingLine[];
   taxTotal: Amount;
   total: Amount;
+  /** The organisation's default sales (income) account (`admin accounts set --sales`); null: the item's own. */
+  incomeAccount?: string | null;
 }
 
 export type AccountingPaymentMethod = 'cash' | 'mobile_money' | 'cheque' | 'bank_transfer' | 'card';
@@ -77,6 +79,8 @@ export interface AccountingPayment {
   total: Amount;
   /** The invoices it pays, by their accounting refs (QuickBooks Line[].LinkedTxn); the rest is unapplied. */
   links: { invoice: AccountingRef; amount: Amount }[];
+  /** Where the money goes (QuickBooks DepositToAccountRef): the organisation's cash account for a cash receipt; null: QuickBooks' default. */
+  depositAccount?: string | null;
 }
 
 export interface AccountingCreditMemo {
@@ -89,6 +93,8 @@ export interface AccountingCreditMemo {
   total: Amount;
   /** The invoice it credits, when that invoice is posted (shown in the memo's PrivateNote). */
   invoice: AccountingRef | null;
+  /** As the invoice's: the sales account the credit reverses; null: the item's own. */
+  incomeAccount?: string | null;
 }
 
 export interface AccountingRefund {

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createQuickBooksClient } from '../../server/connectors/accounting/quickbooks-client.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
-import { closeQuickBooksBooks, holdQuickBooksEntity, quickBooksPostingCount, releaseQuickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
+import { closeQuickBooksBooks, holdQuickBooksEntity, quickBooksEntity, quickBooksPostingCount, releaseQuickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
 import type { AccountingInvoice, AccountingConnector } from '../../server/connectors/types.js';
 import { useSimulators } from '../support/simulators.js';
 
@@ -141,4 +141,16 @@ test('a request without a bearer token is refused (3200); more than 10 at once t
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client.postInvoice(`c${i}`, invoice(`INV-C${i}`))));
   const throttled = results.filter((r) => !r.ok && r.failure.kind === 'temporary' && r.failure.retryAfterSeconds === 60);
   t.true(throttled.length >= 1, `${throttled.length} of 12 throttled`);
+});
+
+test('the organisation\'s mapped accounts reach QuickBooks by name: an invoice\'s sales account on each line (ItemAccountRef), a cash receipt\'s cash account (DepositToAccountRef)', async (t) => {
+  const { realm, client } = company();
+  const inv = await client.postInvoice('req-mapped', invoice('INV-000090', { incomeAccount: 'Sales - Beverages' }));
+  if (!inv.ok) return t.fail(JSON.stringify(inv.failure));
+  const pay = await client.postPayment('pay-mapped', { docNumber: 'RCT-000090', txnDate: '2026-11-25', currency: 'UGX', customer: { id: 'cus_1', name: 'Mama Shop' }, method: 'cash', total: '59000', links: [{ invoice: inv.value, amount: '59000' }], depositAccount: 'Cash at Kampala depot' });
+  t.true(pay.ok);
+  const held = await quickBooksEntity(sim().db, realm, 'Invoice', 'INV-000090');
+  t.deepEqual((held?.Line as { SalesItemLineDetail: { ItemAccountRef?: { value: string } } }[]).map((line) => line.SalesItemLineDetail.ItemAccountRef?.value), ['Sales - Beverages']);
+  const receipt = await quickBooksEntity(sim().db, realm, 'Payment', 'RCT-000090');
+  t.is((receipt?.DepositToAccountRef as { value: string } | undefined)?.value, 'Cash at Kampala depot');
 });

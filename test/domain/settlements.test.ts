@@ -29,6 +29,7 @@ import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/conne
 import { startSimulatorServer } from '../../server/connectors/simulators/server.js';
 import { quickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';
 import { runPosting } from '../../server/modules/postings/run.js';
+import { setAccounts } from '../../server/platform/access/accounts.js';
 import type { SendMany } from '../../server/platform/jobs/jobs.js';
 
 let world: DomainWorld;
@@ -215,7 +216,9 @@ test('the sheet counts what names the trip, posted through the payments, credit-
   t.deepEqual(sheet.collections, open.collections);
   t.deepEqual(sheet.posting, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
 
-  // The posting job's attempt, against the QuickBooks simulator: one balanced journal entry on the business date.
+  // The posting job's attempt, against the QuickBooks simulator: one balanced journal entry on the business date, its
+  // cash line on the cash account the organisation mapped (`admin accounts set --cash`), not the fixed `Cash on hand`.
+  await setAccounts(world.db, f.organizationId, { cashAccount: 'Cash at Kampala depot' });
   const simulators = await startSimulatorServer(world.db);
   try {
     const row = await world.db.selectFrom('external_postings').select(['id']).where('document_id', '=', sheet.id!).executeTakeFirstOrThrow();
@@ -227,7 +230,7 @@ test('the sheet counts what names the trip, posted through the payments, credit-
     const entry = await quickBooksEntity(world.db, `realm-${f.organizationId}`, 'JournalEntry', 'STL-TRP-000001');
     t.is(entry?.TxnDate, '2026-11-23');
     t.deepEqual((entry?.Line as { Amount: number; JournalEntryLineDetail: { PostingType: string; AccountRef: { value: string } } }[]).map((line) => [line.JournalEntryLineDetail.AccountRef.value, line.JournalEntryLineDetail.PostingType, line.Amount]), [
-      ['Trip expenses', 'Debit', 23000], ['Cash shortages', 'Debit', 474], ['Cash on hand', 'Credit', 23474],
+      ['Trip expenses', 'Debit', 23000], ['Cash shortages', 'Debit', 474], ['Cash at Kampala depot', 'Credit', 23474],
     ]);
   } finally {
     await simulators.stop();

@@ -37,14 +37,15 @@ export function registerKeyCommands(program: Command): void {
     .option('--name <name>', 'a label for people', 'API key')
     .option('--ip <cidrs>', 'comma-separated CIDRs the key may call from (default: anywhere)', parseCidrs)
     .option('--expires <timestamp>', 'ISO 8601 time the key stops working (default: never)', (raw: string) => parseFutureTimestamp(raw))
+    .option('--member <member-id>', 'the organisation member who asked for the key (kept on the key; GET /me shows it)')
     .option('--rate <limits>', 'perMinute/burst per class, e.g. read=600/100,write=120/30,ingest=60/60 (classes left out keep these defaults)', parseRateLimits)
     .option('--json', 'print {"id", "prefix", "secret"} only')
-    .action(async (options: { org: string; env: Environment; scopes: string[]; name: string; ip?: string[]; expires?: Date; rate?: Partial<RateLimits>; json?: boolean }) => {
+    .action(async (options: { org: string; env: Environment; scopes: string[]; name: string; member?: string; ip?: string[]; expires?: Date; rate?: Partial<RateLimits>; json?: boolean }) => {
       const issued = await withDatabase(async (db, config) => {
         warnIfOtherEnvironment(config, options.env);
         return createApiKey(db, {
           organizationId: options.org, environment: options.env, scopes: options.scopes, name: options.name,
-          ipAllowlist: options.ip ?? [], expiresAt: options.expires ?? null, rateLimits: options.rate ?? {},
+          ipAllowlist: options.ip ?? [], expiresAt: options.expires ?? null, rateLimits: options.rate ?? {}, createdByMemberId: options.member ?? null,
         });
       });
       if (options.json) return printJson({ id: issued.id, prefix: issued.prefix, secret: issued.secret });
@@ -52,6 +53,7 @@ export function registerKeyCommands(program: Command): void {
         ['prefix', issued.prefix],
         ['environment', options.env],
         ['scopes', options.scopes.join(', ')],
+        ...(options.member ? [['member', options.member] as [string, string]] : []),
         ['secret', issued.secret],
       ]), '', ONCE);
     });

@@ -1,24 +1,33 @@
-// notifications --org ORG_ID: the in-app notifications to an organisation's administrators, newest first.
+// notifications --org ORG_ID [--member MEMBER_ID]: the in-app notifications, newest first. With --member, those that
+// went to that member (the owner and the members who manage settings receive them) with its own read state, and
+// --read ID marks one read for it.
 import type { Command } from 'commander';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { listNotifications } from '../../../server/platform/webhooks/notifications.js';
+import { listMemberNotifications, listNotifications, markNotificationRead } from '../../../server/platform/webhooks/notifications.js';
 import { withDatabase } from '../database.js';
+import { UsageError } from '../errors.js';
 import { integerIn } from '../options.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerNotificationsCommand(program: Command): void {
   program.command('notifications')
-    .description('an organisation\'s notifications (for example a webhook endpoint turned off), newest first')
+    .description('an organisation\'s notifications (for example a webhook endpoint turned off), newest first; per member with --member')
     .requiredOption('--org <org-id>', 'the organisation')
+    .option('--member <member-id>', 'only the notifications that went to this member, with its read state')
+    .option('--unread', 'with --member: only those it has not read')
+    .option('--read <notification-id>', 'with --member: mark this notification read for the member first')
     .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 100)
     .option('--json', 'print a JSON array')
-    .action(async (options: { org: string; limit: number; json?: boolean }) => {
+    .action(async (options: { org: string; member?: string; unread?: boolean; read?: string; limit: number; json?: boolean }) => {
+      if (!options.member && (options.unread || options.read)) throw new UsageError('--unread and --read need --member (the read state is per member)');
       const notifications = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
-        return listNotifications(db, options.org, options.limit);
+        if (!options.member) return listNotifications(db, options.org, options.limit);
+        if (options.read) await markNotificationRead(db, options.org, options.member, options.read);
+        return listMemberNotifications(db, options.org, options.member, { limit: options.limit, unread: options.unread });
       });
       if (options.json) return printJson(notifications);
-      if (notifications.length === 0) return printText(`No notifications for ${options.org}.`);
-      printText(...table(['CREATED', 'KIND', 'MESSAGE'], notifications.map((n) => [n.createdAt, n.kind, n.message])));
+      if (notifications.length === 0) return printText(`No notifications for ${options.member ?? options.org}.`);
+      printText(...table(['ID', 'CREATED', 'READ', 'KIND', 'MESSAGE'], notifications.map((n) => [n.id, n.createdAt, n.readAt ?? 'unread', n.kind, n.message])));
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { createOrganization, getOrganization, listOrganizations, updateOrganization, type Module, type OrganizationRecord } from '../../../server/platform/access/organizations.js';
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
-import { parseModules, parseOnOff } from '../options.js';
+import { parseModules, parseOnOff, parseTimeZone } from '../options.js';
 import { fields, printJson, printText, table } from '../output.js';
 
 function modulesOf(organization: OrganizationRecord): string {
@@ -19,6 +19,7 @@ function describe(organization: OrganizationRecord): string[] {
       ['currency', organization.baseCurrency],
       ['API access', organization.apiAccessEnabled ? 'on' : 'off'],
       ['modules', modulesOf(organization)],
+      ['time zone', organization.timeZone],
     ]),
   ];
 }
@@ -39,14 +40,15 @@ export function registerOrgCommands(program: Command): void {
     });
 
   org.command('update')
-    .description('switch API access and modules of an organisation')
+    .description('switch API access and modules of an organisation, set its time zone')
     .argument('<org-id>', 'the organisation')
     .option('--api-access <on|off>', 'allow calls with the organisation\'s keys', parseOnOff)
     .option('--modules <list>', 'the modules that are on afterwards: delivery,field-sales ("" switches both off)', parseModules)
+    .option('--time-zone <iana-name>', 'the distributor\'s IANA time zone (Africa/Kampala, Europe/London, UTC): business dates and DMS cut-offs are its local time', parseTimeZone)
     .option('--json', 'print the organisation as JSON')
-    .action(async (id: string, options: { apiAccess?: boolean; modules?: Module[]; json?: boolean }) => {
-      if (options.apiAccess === undefined && options.modules === undefined) throw new UsageError('nothing to change: give --api-access on|off and/or --modules');
-      const updated = await withDatabase((db) => updateOrganization(db, id, { apiAccessEnabled: options.apiAccess, modules: options.modules }));
+    .action(async (id: string, options: { apiAccess?: boolean; modules?: Module[]; timeZone?: string; json?: boolean }) => {
+      if (options.apiAccess === undefined && options.modules === undefined && options.timeZone === undefined) throw new UsageError('nothing to change: give --api-access on|off, --modules and/or --time-zone');
+      const updated = await withDatabase((db) => updateOrganization(db, id, { apiAccessEnabled: options.apiAccess, modules: options.modules, timeZone: options.timeZone }));
       if (options.json) printJson(updated);
       else printText(...describe(updated));
     });

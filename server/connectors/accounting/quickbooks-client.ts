@@ -101,6 +101,7 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
         CustomerRef: { value: payment.customer.id, name: payment.customer.name }, TotalAmt: num(payment.total),
         PrivateNote: `Receipt ${payment.docNumber} (${payment.method.replace('_', ' ')})`,
         Line: payment.links.map((link) => ({ Amount: num(link.amount), LinkedTxn: [{ TxnId: link.invoice.id, TxnType: 'Invoice' }] })),
+        ...(payment.depositAccount ? { DepositToAccountRef: { value: payment.depositAccount, name: payment.depositAccount } } : {}),
       };
       return create('Payment', requestId, body, sameParty(body, payment.total));
     },
@@ -168,13 +169,17 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
   };
 }
 
-function salesDocument(document: { docNumber: string; txnDate: string; currency: string; customer: { id: string; name: string }; lines: AccountingLine[] }): Record<string, any> {
+function salesDocument(document: { docNumber: string; txnDate: string; currency: string; customer: { id: string; name: string }; lines: AccountingLine[]; incomeAccount?: string | null }): Record<string, any> {
   return {
     DocNumber: document.docNumber, TxnDate: document.txnDate, CurrencyRef: { value: document.currency },
     CustomerRef: { value: document.customer.id, name: document.customer.name },
     Line: document.lines.map((line) => ({
       Amount: num(line.amount), Description: line.description, DetailType: 'SalesItemLineDetail',
-      SalesItemLineDetail: { ItemRef: { value: line.itemId, name: line.description }, Qty: num(line.quantity), UnitPrice: num(line.unitPrice), TaxCodeRef: { value: num(line.taxAmount) > 0 ? 'TAX' : 'NON' } },
+      SalesItemLineDetail: {
+        ItemRef: { value: line.itemId, name: line.description }, Qty: num(line.quantity), UnitPrice: num(line.unitPrice), TaxCodeRef: { value: num(line.taxAmount) > 0 ? 'TAX' : 'NON' },
+        // The organisation's sales account by name, so the income lands there whatever account the item defaults to.
+        ...(document.incomeAccount ? { ItemAccountRef: { value: document.incomeAccount, name: document.incomeAccount } } : {}),
+      },
     })),
   };
 }

@@ -21,7 +21,7 @@ import { assignCodes, findRecordIdByCode, isCodeSystem, normaliseCode } from '..
 import { newId } from '../../platform/ids.js';
 import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType } from '../invoices/account.js';
 import { creditNoteLifecycle, type CreditNoteStatus } from './lifecycle.js';
-import { businessToday } from '../../platform/clock.js';
+import { organizationToday } from '../../platform/access/organizations.js';
 
 /** The resource name of credit notes in events, external codes and account entries (their document_type). */
 export const CREDIT_NOTE = 'credit_note';
@@ -76,9 +76,9 @@ export interface PostedCreditNote {
   number: string;
 }
 
-/** Today's calendar date in UTC (the business clock), the default date of a document. */
-export function todayUtc(): string {
-  return businessToday();
+/** Today's calendar date in the organisation's time zone (the business clock), the default date of a document. */
+export function todayOf(tx: Tx, organizationId: string): Promise<string> {
+  return organizationToday(tx, organizationId);
 }
 
 /**
@@ -91,7 +91,7 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   const currency = actor.organization.baseCurrency;
   const type = command.type ?? 'adjustment';
   if ((type === 'return') !== (command.returnId != null)) throw new Error('issueCreditNote: a credit note of type return, and only one, names its return');
-  const issueDate = command.issueDate ?? todayUtc();
+  const issueDate = command.issueDate ?? await todayOf(tx, organizationId);
 
   // The shape first (400): one way to name each record, what each line type needs, a storable date.
   const shape: FieldError[] = [];

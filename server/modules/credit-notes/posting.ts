@@ -3,6 +3,7 @@
 // application is approved later: the job asks again until it is. A credit note of an invoice still waiting for its
 // fiscal number waits for it; one of an invoice that was never fiscalised cannot be fiscalised. Writes
 // `credit_note.updated`.
+import { getAccounts } from '../../platform/access/accounts.js';
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -44,6 +45,7 @@ export const creditNotePosting: PostingSubject = {
       })),
       taxTotal: String(note.tax), total: String(note.total),
       invoice: note.invoice_posting === 'posted' && note.invoice_ref !== null ? { type: 'Invoice', id: note.invoice_ref } : null,
+      incomeAccount: (await getAccounts(tx, organizationId)).salesAccount,
     };
     const refund = note.cash_refund_amount === null ? null : new Decimal(note.cash_refund_amount);
     return {

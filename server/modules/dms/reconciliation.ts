@@ -1,5 +1,5 @@
 // The daily reconciliation of a salesman's DMS day (the spec's six rules; README, "DMS daily reconciliation"):
-// 1. after the connection's cut-off (HH:MM, UTC), per salesman code and business date, the day's documents are counted
+// 1. after the connection's cut-off (HH:MM on the organisation's clock, its IANA time zone), per salesman code and business date, the day's documents are counted
 //    and totalled per type as received, posted, rejected and pending, and compared with the day's daily totals and
 //    route settlement;
 // 2. the result is kept per salesman and day with each difference (DmsReconciliationDifference's kinds);
@@ -7,7 +7,8 @@
 //    counts and values are compared and received documents that did not post are still named;
 // 4. a document that arrives or changes after its day was checked makes the day due again, and the last three
 //    closed days are checked at every run;
-// 5. a changed result with differences is an in-app notification to the organisation's administrators;
+// 5. a changed result with differences is an in-app notification to the organisation's owner and the members who
+//    manage settings (each with its own read state);
 // 6. a changed result (the first one included) is a dms.reconciliation.completed event.
 // A result is compared by the SHA-256 of its canonical JSON: an unchanged day writes nothing but its checkedAt.
 import { createHash } from 'node:crypto';
@@ -21,7 +22,8 @@ import { notify } from '../../platform/webhooks/notifications.js';
 import { MASTER_DATA_TYPES } from './canonical.js';
 import type { DmsConnectionRow } from './connections.js';
 import type { DayCloseResult } from './handlers/day-close.js';
-import { businessNow } from '../../platform/clock.js';
+import { businessNow, localTimeIn } from '../../platform/clock.js';
+import { timeZoneOf } from '../../platform/access/organizations.js';
 
 export type DmsReconciliation = components['schemas']['DmsReconciliation'];
 type Difference = components['schemas']['DmsReconciliationDifference'];
@@ -53,12 +55,14 @@ export function valueOf(content: unknown): Decimal {
   return typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? new Decimal(value) : new Decimal(0);
 }
 
-/** The last business date whose cut-off has passed at `now` (dates and cut-off in UTC). */
-export function lastClosedDate(now: Date, cutOffTime: string): string {
-  const today = now.toISOString().slice(0, 10);
+/**
+ * The last business date whose cut-off has passed at `now`: the date and the cut-off are the distributor's local
+ * time in `timeZone` (a 20:00 cut-off in Kampala is 17:00 UTC), so a day closes when its evening ends there.
+ */
+export function lastClosedDate(now: Date, cutOffTime: string, timeZone: string): string {
+  const local = localTimeIn(now, timeZone);
   const [h, m] = cutOffTime.split(':').map(Number) as [number, number];
-  const cutOff = Date.parse(`${today}T00:00:00.000Z`) + (h * 60 + m) * 60_000;
-  return now.getTime() >= cutOff ? today : addDays(today, -1);
+  return local.minutes >= h * 60 + m ? local.date : addDays(local.date, -1);
 }
 
 function addDays(date: string, days: number): string {
@@ -240,7 +244,7 @@ async function save(tx: Tx, connection: DmsConnectionRow, salesmanCode: string, 
  * closed day with a document that arrived or changed since the day was last checked (or never checked).
  */
 export async function dueDays(db: Db, connection: DmsConnectionRow, now: Date): Promise<{ salesmanCode: string; businessDate: string }[]> {
-  const closed = lastClosedDate(now, connection.cut_off_time);
+  const closed = lastClosedDate(now, connection.cut_off_time, await timeZoneOf(db, connection.organization_id));
   const recent = addDays(closed, -(DAYS_CHECKED_AGAIN - 1));
   const rows = await db.selectFrom('dms_documents as d').select(['d.salesman_code', 'd.document_date']).distinct()
     .where('d.organization_id', '=', connection.organization_id).where('d.connection_id', '=', connection.id)

@@ -20,7 +20,7 @@ import {
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { equals } from '../../platform/resources/filters.js';
 import { toCompetitorObservation, toOutletActivity, toVisit, type CompetitorObservation, type OutletActivity, type Visit } from './representation.js';
-import { businessToday } from '../../platform/clock.js';
+import { organizationToday } from '../../platform/access/organizations.js';
 
 export const VISIT_OUTCOMES = ['sale', 'no_sale', 'closed_outlet'] as const;
 export const ACTIVITY_KINDS = ['merchandising', 'cooler_check', 'promotion', 'survey', 'other'] as const;
@@ -192,7 +192,7 @@ async function writeActivities(tx: Tx, actor: Actor, commands: readonly RecordAc
   await requireCustomers(tx, organizationId, commands.map((c) => c.customerId), at);
   await requireOwn(tx, organizationId, 'salespeople', commands.map((c) => c.salespersonId), at, '/salespersonId');
   const visitDays = await requireVisitsAt(tx, organizationId, commands, at);
-  const today = businessToday();
+  const today = await organizationToday(tx, organizationId);
   const rows = commands.map((command, i) => ({
     organization_id: organizationId, id: newId('act'), customer_id: command.customerId, visit_id: command.visitId ?? null, salesperson_id: command.salespersonId,
     kind: command.kind, description: checked[i]!.description,

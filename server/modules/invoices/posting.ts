@@ -1,6 +1,7 @@
 // An invoice as the external systems take it (its posting subject): a QuickBooks Invoice, and an EFRIS invoice
 // (T109) paid as it was at issue (a payment recorded with it) or on credit. Free lines go to the accounting system
 // at zero; the fiscal system gets only lines with a value. Its block writers send `invoice.updated`.
+import { getAccounts } from '../../platform/access/accounts.js';
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -40,6 +41,7 @@ export const invoicePosting: PostingSubject = {
         amount: String(line.amount), taxAmount: String(line.tax),
       })),
       taxTotal: String(invoice.tax), total: String(invoice.total),
+      incomeAccount: (await getAccounts(tx, organizationId)).salesAccount,
     };
     return { kind: 'call', call: (connector, requestId) => connector.postInvoice(requestId, document) };
   },

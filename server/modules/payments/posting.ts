@@ -2,6 +2,7 @@
 // Invoice (LinkedTxn), or unapplied for the rest on the account. A receipt of an invoice whose own posting is still
 // pending waits for it: QuickBooks cannot link a payment to an invoice it does not hold. An invoice that was not posted
 // (failed, no connection at the time) leaves the receipt unapplied there, said in the memo. Writes `payment.updated`.
+import { getAccounts } from '../../platform/access/accounts.js';
 import { sql } from 'kysely';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { AccountingPayment, AccountingPaymentMethod, AccountingType } from '../../connectors/types.js';
@@ -27,6 +28,8 @@ export const paymentPosting: PostingSubject = {
       customer: { id: payment.customer_id, name: payment.customer_name }, method: payment.method as AccountingPaymentMethod,
       total: String(payment.amount),
       links: linked ? [{ invoice: { type: 'Invoice' satisfies AccountingType, id: payment.invoice_ref! }, amount: String(payment.amount) }] : [],
+      // Cash goes to the organisation's cash account; other methods to QuickBooks' default (Undeposited Funds).
+      depositAccount: payment.method === 'cash' ? (await getAccounts(tx, organizationId)).cashAccount : null,
     };
     return { kind: 'call', call: (connector, requestId) => connector.postPayment(requestId, document) };
   },

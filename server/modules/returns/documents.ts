@@ -17,7 +17,7 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { dateProblem } from '../../platform/dates.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
-import { issueCreditNote, todayUtc } from '../credit-notes/documents.js';
+import { issueCreditNote, todayOf } from '../credit-notes/documents.js';
 import { lockCustomerBalance, lockInvoices } from '../invoices/account.js';
 import { postDocument, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
@@ -80,7 +80,7 @@ const perUnit = (product: ProductFacts, unit: string) => (unit === 'case' ? prod
 export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturnCommand): Promise<ProcessedReturn> {
   const organizationId = actor.organization.id;
   const currency = actor.organization.baseCurrency;
-  const returnDate = command.returnDate ?? todayUtc();
+  const returnDate = command.returnDate ?? await todayOf(tx, organizationId);
 
   // The shape first (400).
   const shape: FieldError[] = [];

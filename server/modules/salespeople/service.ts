@@ -1,5 +1,5 @@
 // The rules of salespeople: the phone is personal (customers:pii to read and to write), the salesman code is
-// unique (repository.ts), a route reference must be a route of the organisation, and every change writes its
+// unique (repository.ts), a route reference must be a route of the organisation and a member one of its members, and every change writes its
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
@@ -10,7 +10,7 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { columnsOf } from '../routes/master-data.js';
-import { ROUTES, requireReference } from '../../platform/resources/references.js';
+import { MEMBERS, ROUTES, requireReference } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { toSalesperson, type Salesperson } from './representation.js';
 import { SALESPERSON_FIELDS, salespersonTable } from './repository.js';
@@ -23,7 +23,7 @@ export const salespeople = resourceService({
   table: salespersonTable,
   idPrefix: 'slp',
   events: { created: 'salesperson.created', updated: 'salesperson.updated' },
-  defaults: { phone: null, user_id: null, route_id: null, active: true },
+  defaults: { phone: null, user_id: null, member_id: null, route_id: null, active: true },
   requiredOnCreate: ['salesmanCode', 'name'],
   toColumns,
   represent: (row, codes, actor) => toSalesperson(row, codes, actor.scopes.has(PII_SCOPE)),
@@ -39,5 +39,6 @@ async function toColumns(tx: Tx, actor: Actor, fields: SalespersonUpsert): Promi
       personal.map((field) => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })));
   }
   await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
+  await requireReference(tx, actor.organization.id, MEMBERS, fields.memberId, '/memberId');
   return columnsOf<SalespersonColumns, typeof SALESPERSON_FIELDS>(fields, SALESPERSON_FIELDS);
 }

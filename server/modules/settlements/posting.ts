@@ -1,8 +1,10 @@
 // A closed settlement as the accounting system takes it (its posting subject): one journal entry of the trip's cash,
 // dated the trip's business date: its cash expenses (allowances, receipted purchases) and its difference. The cash
 // the crew collected was booked by the receipts' own postings; what they spent and what they were short comes out of
-// cash on hand here (an overage goes in). Nothing to book (no expense, no difference) is not_applicable. Accounts by
-// these names, until an organisation can map its own chart of accounts. Writes `settlement.updated`.
+// cash on hand here (an overage goes in). Nothing to book (no expense, no difference) is not_applicable. The cash
+// line goes to the organisation's cash account (`admin accounts set --cash`), else to `Cash on hand`; the other
+// accounts keep these names. Writes `settlement.updated`.
+import { getAccounts } from '../../platform/access/accounts.js';
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import { recordEvent } from '../../platform/events/outbox.js';
@@ -31,7 +33,8 @@ export const settlementPosting: PostingSubject = {
     if (variance.greaterThan(0)) lines.push({ account: JOURNAL_ACCOUNTS.overages, side: 'credit', amount: variance.toFixed(), description: `${what}: cash over` });
     // Cash on hand moves by what left it (expenses, a shortage) less what came in over (an overage).
     const cash = expenses.minus(variance);
-    if (!cash.isZero()) lines.push({ account: JOURNAL_ACCOUNTS.cash, side: cash.greaterThan(0) ? 'credit' : 'debit', amount: cash.abs().toFixed(), description: `${what}: cash on hand` });
+    const cashAccount = (await getAccounts(tx, organizationId)).cashAccount ?? JOURNAL_ACCOUNTS.cash;
+    if (!cash.isZero()) lines.push({ account: cashAccount, side: cash.greaterThan(0) ? 'credit' : 'debit', amount: cash.abs().toFixed(), description: `${what}: cash on hand` });
     const entry: AccountingJournalEntry = { docNumber: `STL-${row.trip_number}`, txnDate: row.business_day, currency: row.currency, description: what, lines };
     return { kind: 'call', call: (connector, requestId) => connector.postJournalEntry(requestId, entry) };
   },

@@ -28,6 +28,7 @@ export function keyIntrospection(caller: CallerContext): KeyIntrospection {
     // name that /health gives (`sandbox`/`production`).
     environment: environmentMarker(caller.environment),
     organization: { id: caller.organizationId, name: caller.organizationName },
+    createdByMemberId: caller.createdByMemberId,
     scopes: [...caller.scopes].sort(),
     rateLimits: caller.rateLimits,
   };

@@ -17,6 +17,8 @@ export interface NewKey {
   ipAllowlist?: string[];
   expiresAt?: Date | null;
   rateLimits?: Partial<RateLimits>;
+  /** The organisation member who had the key made (`admin key create --member`); it must be one of its members. */
+  createdByMemberId?: string | null;
 }
 
 export interface IssuedKey {
@@ -37,6 +39,7 @@ export interface KeySummary {
   expiresAt: string | null;
   revokedAt: string | null;
   rotatedFromId: string | null;
+  createdByMemberId: string | null;
   createdAt: string;
 }
 
@@ -49,13 +52,17 @@ export async function createApiKey(db: Db, input: NewKey): Promise<IssuedKey> {
   }
   const organization = await db.selectFrom('organizations').select('id').where('id', '=', input.organizationId).executeTakeFirst();
   if (!organization) throw new Error(`no organisation ${input.organizationId}`);
+  if (input.createdByMemberId) {
+    const member = await db.selectFrom('members').select('id').where('organization_id', '=', input.organizationId).where('id', '=', input.createdByMemberId).executeTakeFirst();
+    if (!member) throw new Error(`no member ${input.createdByMemberId} in ${input.organizationId} (member list --org shows them)`);
+  }
   const id = newId('key');
   const prefix = newPrefix(input.environment);
   const secret = newSecret(prefix);
   await db.insertInto('api_keys').values((eb) => ({
     organization_id: input.organizationId, id, name: input.name ?? 'API key', prefix, environment: input.environment, secret_hash: hashSecret(secret),
     scopes: [...new Set(input.scopes)].sort(), rate_limits: { ...DEFAULT_RATE_LIMITS, ...input.rateLimits }, ip_allowlist: input.ipAllowlist ?? [],
-    expires_at: input.expiresAt ?? null, updated_at: eb.fn('now'),
+    expires_at: input.expiresAt ?? null, created_by_member_id: input.createdByMemberId ?? null, updated_at: eb.fn('now'),
   })).execute();
   return { id, prefix, secret };
 }
@@ -76,7 +83,7 @@ export async function rotateApiKey(db: Db, keyId: string, overlapHours: number):
     if (!old) throw new Error(`no active key ${keyId} (unknown, revoked or expired)`);
     const issued = await createApiKey(tx, {
       organizationId: old.organization_id, environment: old.environment as Environment, scopes: old.scopes, name: old.name,
-      ipAllowlist: old.ip_allowlist, expiresAt: old.expires_at, rateLimits: old.rate_limits,
+      ipAllowlist: old.ip_allowlist, expiresAt: old.expires_at, rateLimits: old.rate_limits, createdByMemberId: old.created_by_member_id,
     });
     await tx.updateTable('api_keys').set({ rotated_from_id: old.id }).where('organization_id', '=', old.organization_id).where('id', '=', issued.id).execute();
     const expired = await tx.updateTable('api_keys')
@@ -116,6 +123,7 @@ export async function listApiKeys(db: Db, organizationId: string): Promise<KeySu
     expiresAt: row.expires_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
     rotatedFromId: row.rotated_from_id,
+    createdByMemberId: row.created_by_member_id,
     createdAt: row.created_at.toISOString(),
   }));
 }

@@ -94,7 +94,7 @@ export function keyQuery(db: Db, prefix: string, secretHash: string, environment
   return db.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
     .select([
       'k.organization_id', 'k.id', 'k.name', 'k.prefix', 'k.environment', 'k.secret_hash', 'k.scopes', 'k.rate_limits', 'k.ip_allowlist',
-      'k.revoked_at', 'k.expires_at',
+      'k.revoked_at', 'k.expires_at', 'k.created_by_member_id',
       'o.name as organization_name', 'o.api_access_enabled', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
     ])
     .where('k.prefix', '=', prefix).where('k.secret_hash', '=', secretHash).where('k.environment', '=', environment)
@@ -140,6 +140,7 @@ function toCaller(key: KeyRow): CallerContext {
     apiKeyId: key.id,
     keyName: key.name,
     keyPrefix: key.prefix,
+    createdByMemberId: key.created_by_member_id,
     environment: key.environment as Environment,
     scopes,
     rateLimits: key.rate_limits,

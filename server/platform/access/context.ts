@@ -15,6 +15,8 @@ export interface CallerContext {
   apiKeyId: string;
   keyName: string;
   keyPrefix: string;
+  /** The member who had the key made, when recorded (GET /me shows it). */
+  createdByMemberId: string | null;
   environment: Environment;
   scopes: ReadonlySet<string>;
   rateLimits: RateLimits;

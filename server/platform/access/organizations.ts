@@ -6,6 +6,7 @@ import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
 import { accessChanged } from './key-cache.js';
+import { businessTodayIn, DEFAULT_TIME_ZONE, isIanaTimeZone } from '../clock.js';
 
 export interface OrganizationRecord {
   id: string;
@@ -14,6 +15,8 @@ export interface OrganizationRecord {
   baseCurrency: string;
   deliveryModuleEnabled: boolean;
   fieldSalesModuleEnabled: boolean;
+  /** IANA zone of the distributor's clock: business dates and DMS cut-offs are its local time. */
+  timeZone: string;
 }
 
 export const MODULES = ['delivery', 'field-sales'] as const;
@@ -31,11 +34,13 @@ export async function createOrganization(db: Db, input: { name: string; baseCurr
   return toRecord(row);
 }
 
-export async function updateOrganization(db: Db, id: string, change: { apiAccessEnabled?: boolean; modules?: Module[] }): Promise<OrganizationRecord> {
+export async function updateOrganization(db: Db, id: string, change: { apiAccessEnabled?: boolean; modules?: Module[]; timeZone?: string }): Promise<OrganizationRecord> {
+  if (change.timeZone !== undefined && !isIanaTimeZone(change.timeZone)) throw new Error(`--time-zone must be an IANA time zone such as Africa/Kampala or Europe/London, not ${change.timeZone}`);
   const row = await db.updateTable('organizations')
     .set((eb) => ({
       ...(change.apiAccessEnabled === undefined ? {} : { api_access_enabled: change.apiAccessEnabled }),
       ...(change.modules === undefined ? {} : { delivery_module_enabled: change.modules.includes('delivery'), field_sales_module_enabled: change.modules.includes('field-sales') }),
+      ...(change.timeZone === undefined ? {} : { time_zone: change.timeZone }),
       updated_at: eb.fn('now'),
     }))
     .where('id', '=', id)
@@ -83,7 +88,19 @@ function toRecord(row: Selectable<Organization>): OrganizationRecord {
     baseCurrency: row.base_currency,
     deliveryModuleEnabled: row.delivery_module_enabled,
     fieldSalesModuleEnabled: row.field_sales_module_enabled,
+    timeZone: row.time_zone,
   };
+}
+
+/** The organisation's time zone (its default when the row has none to read, as for an unknown id). */
+export async function timeZoneOf(db: Db, organizationId: string): Promise<string> {
+  const row = await db.selectFrom('organizations').select('time_zone').where('id', '=', organizationId).executeTakeFirst();
+  return row?.time_zone ?? DEFAULT_TIME_ZONE;
+}
+
+/** Today in the organisation's zone by the business clock: the default date of its documents and activities. */
+export async function organizationToday(db: Db, organizationId: string): Promise<string> {
+  return businessTodayIn(await timeZoneOf(db, organizationId));
 }
 
 /** The organisation as an actor acts for it. */

@@ -7,7 +7,7 @@ import { ApiError } from '../errors/api-error.js';
 
 export interface ReferencedTable {
   /** The table (`routes`). */
-  table: 'routes' | 'salespeople' | 'locations';
+  table: 'routes' | 'salespeople' | 'locations' | 'members';
   /** The resource's name in problems (`route`). */
   resource: string;
 }
@@ -15,6 +15,7 @@ export interface ReferencedTable {
 export const ROUTES: ReferencedTable = { table: 'routes', resource: 'route' };
 export const SALESPEOPLE: ReferencedTable = { table: 'salespeople', resource: 'salesperson' };
 export const LOCATIONS: ReferencedTable = { table: 'locations', resource: 'location' };
+export const MEMBERS: ReferencedTable = { table: 'members', resource: 'member' };
 
 /** A 422 business_rule naming `field` (a JSON pointer into the body). */
 export function referenceProblem(field: string, detail: string): ApiError {

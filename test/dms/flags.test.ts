@@ -219,6 +219,21 @@ test('R06: a document dated in a period closed in the service is rejected, and t
   t.regex(flag!.reasonText!, /^In the service: /);
 });
 
+test('R06: a stock adjustment (IJ) and a company invoice dated in a period closed in the service move no stock and are rejected, as invoices are', async (t) => {
+  const shop = await readyShop();
+  await shop.push(doc('reason_code', 'OG01', { kind: 'stock', description: 'Found at the count' }, { status: 'active' }));
+  const movements = async () => Number((await world.db.selectFrom('stock_movements').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', shop.organizationId).executeTakeFirstOrThrow()).n);
+  const before = await movements();
+  await world.post((tx) => closePeriod(tx, shop.organizationId, DAY));
+  const flags = await shop.push(
+    doc('stock_adjustment', 'IJ000001', { locationCode: 'M01', reasonCode: 'OG01', lines: [{ productCode: '100201', unit: 'case', quantity: 2, unitCost: '18000' }] }),
+    doc('company_invoice', '9550800000003', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: 5, receivedQuantity: 5, unitCost: '18000' }] }),
+  );
+  t.deepEqual(flags.map((flag) => [flag.state, flag.reasonCode]), [['rejected', 'R06'], ['rejected', 'R06']]);
+  for (const flag of flags) t.regex(flag.reasonText!, /^In the service: The books are closed through 2026-11-25; 2026-11-25 is in a closed period/);
+  t.is(await movements(), before, 'no stock moved');
+});
+
 test('R07: a document for another distributor code is rejected on arrival', async (t) => {
   const shop = await dmsShop(world);
   const [flag] = await shop.send({ ...masterData.soda, distributorCode: 'DIST002' });

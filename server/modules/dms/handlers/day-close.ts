@@ -22,7 +22,11 @@ export interface DayCloseResult {
   settlementId: string;
   currency: string;
   cash: { expected: string; handedIn: string; difference: string };
-  /** `stated` is the document's credit (null when it gives none); `posted` the credit sales on the trip. */
+  /**
+   * `stated` is the document's credit (null when it gives none): what the day's sales still owe at the close; `posted`
+   * the same figure in the service, the balance left on the trip's invoices (the sheet's sales.credit), not the gross
+   * credit sales.
+   */
   credit: { stated: string | null; posted: string };
   /** Per product on the van or in the closing stock: the books before the count, the count, count - books. */
   stock: { productCode: string; book: number; counted: number; difference: number }[];

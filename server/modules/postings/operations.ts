@@ -2,7 +2,7 @@
 // each system, and a retry of what failed.
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { PostedDocumentType } from '../../domain/postings.js';
-import { SUBJECTS } from './run.js';
+import { SUBJECTS } from './subjects.js';
 
 export interface PostingView {
   postingId: string;

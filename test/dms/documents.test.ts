@@ -63,6 +63,32 @@ test('a salesman document sets the route, its salesman and the outlets of its pl
   t.deepEqual(outlets.map((o) => o.outlet_code), ['UG0000001', 'UG0000002', 'UG0000003']);
 });
 
+test('a salesman document with visits sets the route\'s journey plan through the journey-plans module (each weekday in the order listed); a new version replaces it; a biweekly visit without its parity is R09', async (t) => {
+  const shop = await readyShop();
+  const plan = (visits: unknown[]) => doc('salesman', 'R01', { salesmanCode: 'SM01', salesmanName: 'Okello James', routeName: 'Kisenyi', outlets: ['UG0000001', 'UG0000002'], visits }, { status: 'active' });
+  const [set] = await shop.push(plan([
+    { outletCode: 'UG0000002', weekday: 1 }, { outletCode: 'UG0000001', weekday: 1 }, { outletCode: 'UG0000001', weekday: 4, frequency: 'biweekly', weekParity: 1 },
+  ]));
+  t.is(set!.state, 'posted');
+  const visits = async () => (await world.db.selectFrom('journey_plan_visits as v')
+    .innerJoin('journey_plans as p', (j) => j.onRef('p.organization_id', '=', 'v.organization_id').onRef('p.id', '=', 'v.journey_plan_id'))
+    .innerJoin('routes as r', (j) => j.onRef('r.organization_id', '=', 'p.organization_id').onRef('r.id', '=', 'p.route_id'))
+    .innerJoin('customers as c', (j) => j.onRef('c.organization_id', '=', 'v.organization_id').onRef('c.id', '=', 'v.customer_id'))
+    .select(['c.outlet_code', 'v.weekday', 'v.sequence', 'v.frequency', 'v.week_parity']).where('v.organization_id', '=', shop.organizationId).where('r.route_code', '=', 'R01')
+    .orderBy('v.weekday').orderBy('v.sequence').execute()).map((v) => [v.outlet_code, v.weekday, v.sequence, v.frequency, v.week_parity]);
+  t.deepEqual(await visits(), [['UG0000002', 1, 1, 'weekly', null], ['UG0000001', 1, 2, 'weekly', null], ['UG0000001', 4, 1, 'biweekly', 1]]);
+  const events = await world.db.selectFrom('events').select('id').where('organization_id', '=', shop.organizationId).where('type', '=', 'journey_plan.updated').execute();
+  t.is(events.length, 1, 'the module\'s own event');
+
+  const [changed] = await shop.push(plan([{ outletCode: 'UG0000001', weekday: 2 }]));
+  t.is(changed!.state, 'posted');
+  t.deepEqual(await visits(), [['UG0000001', 2, 1, 'weekly', null]], 'replaced whole');
+  const [refused] = await shop.push(plan([{ outletCode: 'UG0000001', weekday: 3, frequency: 'biweekly' }]));
+  t.like(refused, { state: 'rejected', reasonCode: 'R09' });
+  t.regex(refused!.reasonText!, /biweekly without weekParity/);
+  t.deepEqual(await visits(), [['UG0000001', 2, 1, 'weekly', null]], 'nothing changed');
+});
+
 test('van replenishment and van stock out move stock between the warehouse, the van and the damages store', async (t) => {
   const shop = await readyShop();
   t.deepEqual([await level(shop, 'M01', '100201'), await level(shop, 'V_R01-G', '100201')], [20 * 24, 20 * 24], 'the company invoice received 40 cases, the replenishment moved 20 to the van');

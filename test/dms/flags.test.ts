@@ -7,7 +7,7 @@ import { closePeriod } from '../../server/domain/periods.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { reprocessDocuments, whyNotReprocessable } from '../../server/modules/dms/operations.js';
-import { PREVIOUS_POSTING_NOTE } from '../../server/modules/dms/reasons.js';
+import { ACCOUNTING_NOTE, PREVIOUS_POSTING_NOTE } from '../../server/modules/dms/reasons.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 import { DAY, doc, dmsShop, masterData, saleInvoice, stockDay, type DmsShop } from '../support/dms.js';
 
@@ -108,7 +108,7 @@ test('received, previous version awaiting its accounting posting: the new versio
   // Connected to an accounting system whose postings never run in this file: the invoice's posting stays pending.
   await world.post((tx) => setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: '1' }, null));
   const [first] = await shop.push(saleInvoice('CSR01000004', 'UG0000001', 1));
-  t.is(first!.state, 'posted');
+  t.like(first, { state: 'received', note: ACCOUNTING_NOTE }, 'applied, held for its accounting posting');
   const [cancel] = await shop.push(saleInvoice('CSR01000004', 'UG0000001', 1, { status: 'cancelled' }));
   t.like(cancel, { state: 'received', note: PREVIOUS_POSTING_NOTE });
   await endWindow(shop, cancel!.documentId);
@@ -119,7 +119,8 @@ test('received, previous version awaiting its accounting posting: the new versio
   t.deepEqual(await reprocessDocuments(world.db, shop.organizationId, { documentId: cancel!.documentId }), [cancel!.documentId]);
   await shop.drain();
   t.like((await shop.flags([cancel!.documentId]))[0], { state: 'received', note: PREVIOUS_POSTING_NOTE }, 're-processing checked the posting again: still pending');
-  t.is((await shop.flags([first!.documentId]))[0]!.state, 'posted', 'the earlier version is not superseded while its posting is pending');
+  t.is((await shop.flags([first!.documentId]))[0]!.state, 'received', 'the earlier version is not superseded while its posting is pending');
+  t.is(await count('invoices', shop.organizationId), 1, 'neither version applied the invoice twice');
 });
 
 test('any current flag -> superseded: the same key with different content and a different status supersedes the earlier version, whose posting is reversed', async (t) => {
@@ -216,6 +217,21 @@ test('R06: a document dated in a period closed in the service is rejected, and t
   const [flag] = await shop.push(saleInvoice('CSR01000012', 'UG0000001', 1));
   t.like(flag, { state: 'rejected', reasonCode: 'R06' });
   t.regex(flag!.reasonText!, /^In the service: /);
+});
+
+test('R06: a stock adjustment (IJ) and a company invoice dated in a period closed in the service move no stock and are rejected, as invoices are', async (t) => {
+  const shop = await readyShop();
+  await shop.push(doc('reason_code', 'OG01', { kind: 'stock', description: 'Found at the count' }, { status: 'active' }));
+  const movements = async () => Number((await world.db.selectFrom('stock_movements').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', shop.organizationId).executeTakeFirstOrThrow()).n);
+  const before = await movements();
+  await world.post((tx) => closePeriod(tx, shop.organizationId, DAY));
+  const flags = await shop.push(
+    doc('stock_adjustment', 'IJ000001', { locationCode: 'M01', reasonCode: 'OG01', lines: [{ productCode: '100201', unit: 'case', quantity: 2, unitCost: '18000' }] }),
+    doc('company_invoice', '9550800000003', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: 5, receivedQuantity: 5, unitCost: '18000' }] }),
+  );
+  t.deepEqual(flags.map((flag) => [flag.state, flag.reasonCode]), [['rejected', 'R06'], ['rejected', 'R06']]);
+  for (const flag of flags) t.regex(flag.reasonText!, /^In the service: The books are closed through 2026-11-25; 2026-11-25 is in a closed period/);
+  t.is(await movements(), before, 'no stock moved');
 });
 
 test('R07: a document for another distributor code is rejected on arrival', async (t) => {

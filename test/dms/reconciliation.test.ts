@@ -4,6 +4,7 @@
 // only from a list (rule 3), is refreshed by a late document (rule 4), notifies the administrators (rule 5) and sends
 // dms.reconciliation.completed when a result changes (rule 6). The ledger checker runs when the file closes.
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { listNotifications } from '../../server/platform/webhooks/notifications.js';
 import { reconcileDue, type DmsReconciliation } from '../../server/modules/dms/reconciliation.js';
 import { listReconciliations } from '../../server/modules/dms/reconciliation-reads.js';
@@ -190,4 +191,34 @@ test('rule 4: a day older than the last three is checked again only when one of 
   const late = await reconciled(shop, weekLater);
   t.not(late.checkedAt, first.checkedAt);
   t.deepEqual(kinds(late), []);
+});
+
+/** The spec's example of a documentType on POST /dms/{system}/documents (generated/openapi.json). */
+function specExample(name: string): Record<string, unknown> {
+  const spec = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
+  return structuredClone(spec.paths['/dms/{system}/documents'].post.requestBody.content['application/json'].examples[name].value);
+}
+
+test('route settlement credit is what the day\'s sales still owe (not the gross credit sale): the spec\'s example day balances, and the gross figure is a credit difference', async (t) => {
+  const day = ['sale_invoice', 'customer_collection', 'daily_totals'].map(specExample);
+  const settlement = specExample('route_settlement') as { body: { credit: string } };
+  // The example's invoice of 55 460 on credit, 30 000 collected on it: 25 460 still owed.
+  t.is(settlement.body.credit, '25460');
+
+  const shop = await readyShop();
+  await shop.push(masterData.customer('UG0000123'));
+  const flags = await shop.push(...day, settlement);
+  t.deepEqual(flags.map((flag) => flag.state), ['posted', 'posted', 'posted', 'posted']);
+  const result = await world.db.selectFrom('dms_documents').select('result').where('organization_id', '=', shop.organizationId).where('id', '=', flags[3]!.documentId).executeTakeFirstOrThrow();
+  t.like(result.result, { credit: { stated: '25460', posted: '25460' } });
+  const balanced = await reconciled(shop);
+  t.deepEqual(balanced.differences, [], 'the example day agrees with what posted');
+  t.is(balanced.status, 'balanced');
+
+  const gross = await readyShop();
+  await gross.push(masterData.customer('UG0000123'));
+  await gross.push(...day, { ...settlement, body: { ...settlement.body, credit: '55460' } });
+  const differs = await reconciled(gross);
+  t.deepEqual(kinds(differs), ['credit']);
+  t.like(differs.differences[0], { expected: '55460', actual: '25460', difference: '30000' });
 });

@@ -8,6 +8,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
+import { closePeriod } from '../../server/domain/periods.js';
 import { receiveEmptiesFromSupplier, returnEmptiesToSupplier, adjustCustomerEmpties } from '../../server/modules/stock/empties.js';
 
 const api = useTestService(test, 'stock');
@@ -213,4 +214,20 @@ test('stock.movement.created is deliverable: its webhook object is the posted do
   const { unitCost: _cost, ...movementWithoutCost } = posted.movements[0];
   t.deepEqual(object, { ...posted, movements: [movementWithoutCost] });
   t.is(await webhookObjects['stock.movement.created']!.read(db, actor, 'sdc_01JD4R7Q8S6T9V3X5Z7B9D1F3Z'), null);
+});
+
+test('closed periods: an adjustment or a transfer is dated the day it is posted, so while the books are closed through that day it is 422 period_closed and nothing moves', async (t) => {
+  const s = await setup();
+  await receive(s, 5);
+  // Closed through a day after any "today" the run's business clock can give.
+  await inTransaction(kyselyOver(pool()), (tx) => closePeriod(tx, s.caller.organizationId, '2099-12-31'));
+  const adjustment = await post(s.caller, '/stock-adjustments', { reasonCode: 'OG01', lines: [{ productId: s.soda, locationId: s.warehouse, unit: 'case', quantity: -1 }] }, 'closed-adj');
+  t.is(adjustment.status, 422);
+  t.is(adjustment.body.code, 'period_closed');
+  t.deepEqual(adjustment.body.errors.map((e: { field: string }) => e.field), ['']);
+  const transfer = await post(s.caller, '/stock-transfers', { fromLocationId: s.warehouse, toLocationId: s.van, lines: [{ productId: s.soda, unit: 'case', quantity: 1 }] }, 'closed-trf');
+  t.is(transfer.status, 422);
+  t.is(transfer.body.code, 'period_closed');
+  const levels = await get(s.caller, `/stock-levels?productId=${s.soda}`);
+  t.deepEqual(levels.body.data.map((l: { locationId: string; quantity: number }) => [l.locationId, l.quantity]), [[s.warehouse, 120]], 'nothing moved');
 });

@@ -162,7 +162,7 @@ test('with an accounting connection a posted flag gets its quickbooksRef once Qu
   t.is(invoice.posting.accountingType, 'Invoice');
 });
 
-test('posted -> rejected (R06): when the accounting system\'s books are closed the flag is rejected, naming the accounting system, and the invoice stays posted in the service', async (t) => {
+test('received -> rejected (R06): when the accounting system\'s books are closed the flag, held while QuickBooks was pending, is rejected, naming the accounting system, and the invoice stays posted in the service', async (t) => {
   const s = await shop({ accounting: true });
   await setUp(s);
   await injectFailure(db(), 'accounting', s.realm, 'period_closed', 1);

@@ -67,6 +67,11 @@ export interface PostedFlag {
   mikonoId: string;
   quickbooksRef: string | null;
   accounting: { type: string; id: string } | null;
+  /**
+   * Applied, but its accounting posting is pending: the flag stays `received` with this note and waits for that
+   * posting (accounting.ts settles it), never tried again by the dispatcher (no next attempt).
+   */
+  held?: { note: string; waitingFor: string } | null;
 }
 
 /**
@@ -76,15 +81,17 @@ export interface PostedFlag {
 export async function setPostedFlags(tx: Tx, organizationId: string, posted: readonly PostedFlag[]): Promise<void> {
   if (posted.length === 0) return;
   const rows = posted.map((flag) => ({ id: flag.id, mikono_table: flag.mikonoTable, mikono_id: flag.mikonoId, quickbooks_ref: flag.quickbooksRef,
-    accounting_type: flag.accounting?.type ?? null, accounting_id: flag.accounting?.id ?? null }));
+    accounting_type: flag.accounting?.type ?? null, accounting_id: flag.accounting?.id ?? null, note: flag.held?.note ?? null, waiting_for: flag.held?.waitingFor ?? null }));
   const now = new Date();
-  // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); every value is bound.
+  // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); every value is bound. A held row
+  // (a note) stays `received` with the record it applied, in the same statement.
   await sql`
-    UPDATE dms_documents AS d SET state = 'posted', updated_at = ${now}, posted_at = ${now}, waiting_for = NULL, next_attempt_at = NULL,
-           note = NULL, reason_code = NULL, reason_text = NULL, mikono_table = x.mikono_table, mikono_id = x.mikono_id,
+    UPDATE dms_documents AS d SET state = CASE WHEN x.note IS NULL THEN 'posted' ELSE 'received' END, updated_at = ${now},
+           posted_at = CASE WHEN x.note IS NULL THEN ${now}::timestamptz END, waiting_for = x.waiting_for, next_attempt_at = NULL,
+           note = x.note, reason_code = NULL, reason_text = NULL, mikono_table = x.mikono_table, mikono_id = x.mikono_id,
            quickbooks_ref = x.quickbooks_ref, accounting_type = x.accounting_type, accounting_id = x.accounting_id
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        AS x(id text, mikono_table text, mikono_id text, quickbooks_ref text, accounting_type text, accounting_id text)
+        AS x(id text, mikono_table text, mikono_id text, quickbooks_ref text, accounting_type text, accounting_id text, note text, waiting_for text)
      WHERE d.organization_id = ${organizationId} AND d.id = x.id`.execute(tx);
   await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, posted.map((flag) => flag.id));
 }

@@ -82,8 +82,9 @@ export async function changeConnection(tx: Tx, organizationId: string, system: s
   let cancelled = 0;
   if (before?.fiscalise && settings.fiscalise === false) {
     const documents = await tx.selectFrom('dms_documents').select(['accounting_type', 'accounting_id'])
-      .where('organization_id', '=', organizationId).where('connection_id', '=', connection.id).where('state', '=', 'posted')
-      .where('accounting_type', 'in', ['invoice', 'credit_note']).execute();
+      .where('organization_id', '=', organizationId).where('connection_id', '=', connection.id).where('state', '<>', 'superseded')
+      // Applied ones: posted, or held for their accounting posting.
+      .where('mikono_id', 'is not', null).where('accounting_type', 'in', ['invoice', 'credit_note']).execute();
     cancelled = await cancelUnsentFiscal(tx, organizationId, documents.map((d) => ({ type: d.accounting_type as PostedDocumentType, id: d.accounting_id! })),
       `The DMS connection's fiscalise switch was turned off before it was submitted.`);
   }

@@ -20,17 +20,18 @@ import { fileBatchesOf, noteFlagFiles } from './actions.js';
 import { setFlags, setPostedFlags, type FlagChange } from './flags.js';
 import { HANDLERS } from './handlers/index.js';
 import { forgetVanDays } from './handlers/van-day.js';
+import { requeueFailedPostings } from '../postings/operations.js';
 import type { Applied, DmsContext, DmsRunner, LoadedDocument, PreviousVersion } from './handlers/types.js';
 
 export type { DmsRunner };
-import { DmsRejection, DmsWait, noMapperNote, PREVIOUS_POSTING_NOTE, RETRY_WINDOW_HOURS, retryDelaySeconds, waitKeys } from './reasons.js';
+import { ACCOUNTING_NOTE, DmsRejection, DmsWait, noMapperNote, PREVIOUS_POSTING_NOTE, RETRY_WINDOW_HOURS, retryDelaySeconds, waitKeys } from './reasons.js';
 
 
 /** What a DMS status that cancels a document is called. */
 const CANCELLING = new Set(['cancelled']);
 
 const DOCUMENT_COLUMNS = ['organization_id', 'id', 'connection_id', 'natural_key', 'version', 'document_type', 'document_number', 'document_date', 'dms_status',
-  'content', 'state', 'received_at', 'retry_until', 'attempts', 'note', 'waiting_for'] as const;
+  'content', 'state', 'received_at', 'retry_until', 'attempts', 'note', 'waiting_for', 'mikono_table', 'mikono_id', 'accounting_type', 'accounting_id'] as const;
 
 /** The context a connection's documents are posted in: its actor, and whether fiscalisation applies to them. */
 export async function contextOf(db: Db | Tx, connection: DmsConnectionRow): Promise<DmsContext> {
@@ -66,7 +67,7 @@ async function loadMany(db: Db | Tx, organizationId: string, ids: readonly strin
       const found = await earlier.executeTakeFirst();
       if (found) {
         previous = {
-          id: found.id, state: found.state as PreviousVersion['state'], dmsStatus: found.dms_status ?? '', mikonoTable: found.mikono_table, mikonoId: found.mikono_id,
+          id: found.id, state: found.state as PreviousVersion['state'], applied: found.mikono_id !== null, dmsStatus: found.dms_status ?? '', mikonoTable: found.mikono_table, mikonoId: found.mikono_id,
           accounting: found.accounting_type && found.accounting_id ? { type: found.accounting_type, id: found.accounting_id } : null,
           document: found.content as unknown as DmsDocumentJson,
         };
@@ -76,6 +77,9 @@ async function loadMany(db: Db | Tx, organizationId: string, ids: readonly strin
       id: row.id, organizationId: row.organization_id, connectionId: row.connection_id, type: row.document_type, number: row.document_number,
       date: row.document_date ?? '', status: row.dms_status ?? '', document: row.content as unknown as DmsDocumentJson, receivedAt: row.received_at,
       retryUntil: row.retry_until, attempts: row.attempts, previous, state: row.state, note: row.note, waitingFor: row.waiting_for,
+      applied: row.mikono_table !== null && row.mikono_id !== null
+        ? { table: row.mikono_table, id: row.mikono_id, accounting: row.accounting_type && row.accounting_id ? { type: row.accounting_type, id: row.accounting_id } : null }
+        : null,
     });
   }
   return loaded;
@@ -84,8 +88,8 @@ async function loadMany(db: Db | Tx, organizationId: string, ids: readonly strin
 /** Whether posting the document asks the accounting system something first (a reversal of a posting it may hold). */
 function needsPreparation(document: LoadedDocument): boolean {
   const handler = HANDLERS.get(document.type);
-  if (!handler?.prepare) return false;
-  return document.previous?.state === 'posted' || handler.preparesFresh === true;
+  if (!handler?.prepare || document.applied) return false;
+  return document.previous?.applied === true || handler.preparesFresh === true;
 }
 
 /** How many documents share one transaction (each under its own savepoint): one commit for many documents. */
@@ -100,7 +104,7 @@ export const DOCUMENTS_PER_TRANSACTION = 50;
  * fails alone stays received and is tried again later.
  */
 export async function processDocuments(runner: DmsRunner, organizationId: string, ids: readonly string[]): Promise<number> {
-  const rows = ids.length === 0 ? [] : await runner.db.selectFrom('dms_documents').select(['id', 'state', 'document_type', 'version', 'connection_id'])
+  const rows = ids.length === 0 ? [] : await runner.db.selectFrom('dms_documents').select(['id', 'state', 'document_type', 'version', 'connection_id', 'mikono_id'])
     .where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   const due = ids.map((id) => byId.get(id)).filter((row) => row?.state === 'received') as typeof rows;
@@ -134,7 +138,8 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
     const context = await contextFor(row.connection_id);
     if (!context) continue;
     const handler = HANDLERS.get(row.document_type);
-    const mayPrepare = handler?.prepare !== undefined && (handler.preparesFresh === true || (row.version ?? 1) > 1);
+    // A document applied before (held for its accounting posting, re-processed) asks nothing: it is not applied again.
+    const mayPrepare = handler?.prepare !== undefined && row.mikono_id === null && (handler.preparesFresh === true || (row.version ?? 1) > 1);
     if (!mayPrepare) {
       group.push(row.id);
       if (group.length >= DOCUMENTS_PER_TRANSACTION) await flush();
@@ -197,16 +202,18 @@ export async function postInTransaction(tx: Tx, context: DmsContext, document: L
     return 'received';
   }
   if (refusal) return reject(tx, document, refusal);
+  // Applied before: never again (its record and external code are there); only its flag follows the accounting posting.
+  if (document.applied) return settleApplied(tx, document, document.applied);
 
   const previous = document.previous;
-  // An earlier version that never posted and a cancel of it: nothing to reverse; the earlier one will never post.
-  if (previous && previous.state !== 'posted' && CANCELLING.has(document.status) && !MASTER_DATA_TYPES.has(document.type)) {
+  // An earlier version that never applied and a cancel of it: nothing to reverse; the earlier one will never post.
+  if (previous && !previous.applied && CANCELLING.has(document.status) && !MASTER_DATA_TYPES.has(document.type)) {
     await setFlags(tx, org, [previous.id], { state: 'superseded' });
     await setFlags(tx, org, [document.id], { state: 'posted', mikonoTable: 'dms_documents', mikonoId: previous.id, quickbooksRef: null, accounting: null });
     return 'posted';
   }
-  // A new version of a posted document waits while the earlier posting's accounting posting is pending.
-  if (previous?.state === 'posted' && previous.accounting && !MASTER_DATA_TYPES.has(document.type)
+  // A new version of an applied document waits while the earlier posting's accounting posting is pending.
+  if (previous?.applied && previous.accounting && !MASTER_DATA_TYPES.has(document.type)
     && (await accountingPosting(tx, org, previous.accounting))?.status === 'pending') {
     return wait(tx, document, new DmsWait(PREVIOUS_POSTING_NOTE, waitKeys.posting(previous.accounting.type, previous.accounting.id), 'previous'));
   }
@@ -215,7 +222,7 @@ export async function postInTransaction(tx: Tx, context: DmsContext, document: L
   await sql`savepoint dms_document`.execute(tx);
   let applied: Applied;
   try {
-    applied = await handler.apply(tx, context, { ...document, previous: previous?.state === 'posted' ? previous : null });
+    applied = await handler.apply(tx, context, { ...document, previous: previous?.applied ? previous : null });
     // Savepoints have no builder form (here and below).
     await sql`release savepoint dms_document`.execute(tx);
   } catch (error) {
@@ -309,7 +316,13 @@ async function refuse(tx: Tx, document: LoadedDocument, error: unknown): Promise
   throw error;
 }
 
-/** Documents posted: their flags (with the accounting system's reference when it has one), the earlier versions superseded, those waiting for them woken. */
+/**
+ * Documents the service applied: their flags, the earlier versions superseded, those waiting for them woken. A
+ * document whose accounting posting is pending is held `received` with ACCOUNTING_NOTE (the spec's "posted,
+ * including the accounting posting"): accounting.ts makes it `posted` with its quickbooksRef, or `rejected`, when that
+ * posting settles. What waits for it in the service (a collection for its invoice, a route settlement for its
+ * documents) is woken now: it was applied here.
+ */
 async function markPosted(tx: Tx, context: DmsContext, posted: readonly { document: LoadedDocument; applied: Applied }[]): Promise<void> {
   if (posted.length === 0) return;
   const org = context.actor.organization.id;
@@ -319,9 +332,31 @@ async function markPosted(tx: Tx, context: DmsContext, posted: readonly { docume
   const postings = await accountingPostings(tx, org, accounting);
   await setPostedFlags(tx, org, posted.map(({ document, applied }) => {
     const posting = applied.accounting && context.accountingConnected ? postings.get(`${applied.accounting.type}|${applied.accounting.id}`) : undefined;
-    return { id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null, accounting: applied.accounting ?? null };
+    return {
+      id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null, accounting: applied.accounting ?? null,
+      held: posting?.status === 'pending' ? { note: ACCOUNTING_NOTE, waitingFor: waitKeys.posting(applied.accounting!.type, applied.accounting!.id) } : null,
+    };
   }));
   await wake(tx, org, posted.flatMap(({ document, applied }) => [...(applied.provides ?? []), waitKeys.document(document.number)]));
+}
+
+/**
+ * A document applied before and posted again (re-processed): nothing is applied twice; its flag follows its
+ * accounting posting as it stands. Posted there: `posted` with the ref. Pending: held. Failed: re-processing is the
+ * operator asking for it again, so the failed posting is queued again (as `admin postings retry` does) and the flag
+ * held until it settles. No accounting posting: `posted`.
+ */
+async function settleApplied(tx: Tx, document: LoadedDocument, applied: NonNullable<LoadedDocument['applied']>): Promise<'received' | 'posted'> {
+  const org = document.organizationId;
+  const posting = applied.accounting ? await accountingPosting(tx, org, applied.accounting) : undefined;
+  if (applied.accounting && (posting?.status === 'pending' || posting?.status === 'failed')) {
+    if (posting.status === 'failed') await requeueFailedPostings(tx, org, applied.accounting.id, 'accounting');
+    await setPostedFlags(tx, org, [{ id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: null, accounting: applied.accounting,
+      held: { note: ACCOUNTING_NOTE, waitingFor: waitKeys.posting(applied.accounting.type, applied.accounting.id) } }]);
+    return 'received';
+  }
+  await setPostedFlags(tx, org, [{ id: document.id, mikonoTable: applied.table, mikonoId: applied.id, quickbooksRef: posting?.status === 'posted' ? posting.external_ref : null, accounting: applied.accounting, held: null }]);
+  return 'posted';
 }
 
 /** The accounting postings (`post` rows) of the documents given, by `type|id`. */

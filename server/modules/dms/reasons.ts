@@ -40,6 +40,12 @@ export class DmsWait extends Error {
 /** The note of a new version held for its previous version's accounting posting (the spec's exact words). */
 export const PREVIOUS_POSTING_NOTE = "Waiting for the previous version's QuickBooks posting";
 
+/**
+ * The note of a document the service applied whose accounting posting is pending: it stays `received` until that
+ * posting settles (`posted` with its quickbooksRef, or `rejected`), since `posted` includes the accounting posting.
+ */
+export const ACCOUNTING_NOTE = 'Applied in the service; waiting for its posting in the accounting system (QuickBooks).';
+
 /** The note of a document type without a mapping (the spec's exact words). */
 export const noMapperNote = (type: string) => `No mapper for ${type} yet`;
 

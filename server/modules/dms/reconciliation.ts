@@ -177,7 +177,7 @@ export function computeResult(documents: readonly DayDocument[], listedElsewhere
       if (closed.credit.stated !== null && !new Decimal(closed.credit.stated).eq(closed.credit.posted)) {
         const gap = new Decimal(closed.credit.stated).minus(closed.credit.posted).toFixed();
         differences.push({ kind: 'credit', expected: closed.credit.stated, actual: closed.credit.posted, difference: gap,
-          message: `The route settlement gives credit ${closed.credit.stated}; the credit sales posted make ${closed.credit.posted} (difference ${gap}).` });
+          message: `The route settlement gives credit ${closed.credit.stated} still owed; the day's posted invoices still owe ${closed.credit.posted} (difference ${gap}).` });
       }
       for (const line of closed.stock) {
         if (line.difference === 0) continue;

@@ -2,7 +2,7 @@
 // each system, and a retry of what failed.
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { PostedDocumentType } from '../../domain/postings.js';
-import { SUBJECTS } from './run.js';
+import { SUBJECTS } from './subjects.js';
 
 export interface PostingView {
   postingId: string;
@@ -39,21 +39,30 @@ export async function listPostings(db: Db, organizationId: string, filters: { st
  * reach the system after all is not booked twice. Returns the postings re-queued (none: nothing had failed).
  */
 export async function retryPostings(db: Db, organizationId: string, id: string): Promise<PostingView[]> {
-  const retried = await inTransaction(db, async (tx) => {
-    const rows = await tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id', 'system', 'operation'])
-      .where('organization_id', '=', organizationId).where((eb) => eb.or([eb('id', '=', id), eb('document_id', '=', id)]))
-      .where('status', '=', 'failed').orderBy('id').forUpdate().execute();
-    for (const row of rows) {
-      await tx.updateTable('external_postings')
-        .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn<Date>('now'), queued_at: null, claimed_by: null, reason: null, updated_at: eb.fn<Date>('now') }))
-        .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
-      const subject = SUBJECTS[row.document_type as PostedDocumentType];
-      if (row.system === 'fiscal') await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
-      else if (row.operation === 'post') await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
-    }
-    return rows.map((row) => row.id);
-  });
+  const retried = await inTransaction(db, (tx) => requeueFailedPostings(tx, organizationId, id));
   return (await listPostings(db, organizationId, {})).filter((view) => retried.includes(view.postingId));
+}
+
+/**
+ * retryPostings in the caller's transaction (a DMS re-process of a document whose accounting posting failed calls it
+ * too, so both ways are one): the failed postings of a document or one posting, optionally of one system, queued
+ * again. Returns their ids.
+ */
+export async function requeueFailedPostings(tx: Tx, organizationId: string, id: string, system?: 'accounting' | 'fiscal'): Promise<string[]> {
+  let query = tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id', 'system', 'operation'])
+    .where('organization_id', '=', organizationId).where((eb) => eb.or([eb('id', '=', id), eb('document_id', '=', id)]))
+    .where('status', '=', 'failed');
+  if (system) query = query.where('system', '=', system);
+  const rows = await query.orderBy('id').forUpdate().execute();
+  for (const row of rows) {
+    await tx.updateTable('external_postings')
+      .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn<Date>('now'), queued_at: null, claimed_by: null, reason: null, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
+    const subject = SUBJECTS[row.document_type as PostedDocumentType];
+    if (row.system === 'fiscal') await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
+    else if (row.operation === 'post') await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
+  }
+  return rows.map((row) => row.id);
 }
 
 /**

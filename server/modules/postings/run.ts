@@ -16,10 +16,7 @@ import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { accountingConnectorOf, fiscalConnectorOf, readConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../connectors/connections.js';
 import type { AccountingRef, AccountingType, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
-import { creditNotePosting } from '../credit-notes/posting.js';
-import { invoicePosting } from '../invoices/posting.js';
-import { paymentPosting } from '../payments/posting.js';
-import { settlementPosting } from '../settlements/posting.js';
+import { SUBJECTS } from './subjects.js';
 import type { FiscalAnswer, PostedRefs, PostingSubject } from './subject.js';
 
 export const POSTING_QUEUE = 'postings.run';
@@ -31,7 +28,7 @@ export const WAIT_SECONDS = 5;
 export const APPLICATION_POLL_SECONDS = 2;
 const WAIT_LIMIT_HOURS = 48;
 
-export const SUBJECTS: Record<PostedDocumentType, PostingSubject> = { invoice: invoicePosting, payment: paymentPosting, credit_note: creditNotePosting, settlement: settlementPosting };
+export { SUBJECTS };
 
 export interface PostingJob {
   organizationId: string;

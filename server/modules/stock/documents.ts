@@ -8,6 +8,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
+import { refuseClosedPeriod } from '../../domain/periods.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
@@ -27,8 +28,21 @@ export interface AdjustmentLine {
   unitCost?: string;
 }
 
+/**
+ * The business day a stock document moves stock on (`YYYY-MM-DD`) and the field that gives it: refused with 422
+ * period_closed while the books are closed through it (server/domain/periods.ts), as every document that moves stock
+ * or money is. REST documents are dated the day they are posted (the whole document, field ''), a DMS document by its
+ * documentDate. Without it (a trip's own load, count and return, which the trip's settlement dates; the sandbox's
+ * history) no period is checked here.
+ */
+export interface StockDocumentDate {
+  day: string;
+  field: string;
+}
+
 export interface AdjustmentCommand {
   reasonCode: string;
+  date?: StockDocumentDate;
   note?: string | null;
   /** The trip the adjustment belongs to (a van's count at its return); the trips module checks it. */
   tripId?: string | null;
@@ -36,6 +50,7 @@ export interface AdjustmentCommand {
 }
 
 export interface TransferCommand {
+  date?: StockDocumentDate;
   fromLocationId: string;
   toLocationId: string;
   note?: string | null;
@@ -65,6 +80,7 @@ export const STOCK_MOVEMENT_CREATED = 'stock.movement.created';
 /** Posts an adjustment: its movements add to or remove from each line's location (counted lines: the difference). */
 export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, command: AdjustmentCommand): Promise<StockDocument> {
   const organizationId = actor.organization.id;
+  if (command.date) await refuseClosedPeriod(tx, organizationId, command.date.day, command.date.field);
   const { products } = await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [line.locationId] })));
   const problems: FieldError[] = [];
   command.lines.forEach((line, i) => {
@@ -103,6 +119,7 @@ export async function postStockTransfer(tx: Transaction<DB>, actor: Actor, comma
   if (command.fromLocationId === command.toLocationId) {
     throw new ApiError('business_rule', 'A transfer moves stock between two different locations.', [{ field: '/toLocationId', code: 'business_rule', message: 'the same location as fromLocationId' }]);
   }
+  if (command.date) await refuseClosedPeriod(tx, organizationId, command.date.day, command.date.field);
   const { products } = await resolveLines(tx, organizationId, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.fromLocationId, command.toLocationId] })), ['/fromLocationId', '/toLocationId']);
   throwIfAny(command.lines.flatMap((line, i) => (Number.isSafeInteger(line.quantity) && line.quantity > 0
     ? []

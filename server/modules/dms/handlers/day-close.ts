@@ -22,20 +22,28 @@ export interface DayCloseResult {
   settlementId: string;
   currency: string;
   cash: { expected: string; handedIn: string; difference: string };
-  /** `stated` is the document's credit (null when it gives none); `posted` the credit sales on the trip. */
+  /**
+   * `stated` is the document's credit (null when it gives none): what the day's sales still owe at the close; `posted`
+   * the same figure in the service, the balance left on the trip's invoices (the sheet's sales.credit), not the gross
+   * credit sales.
+   */
   credit: { stated: string | null; posted: string };
   /** Per product on the van or in the closing stock: the books before the count, the count, count - books. */
   stock: { productCode: string; book: number; counted: number; difference: number }[];
 }
 
-/** The first listed number with no posted current version (a document never received, waiting, or rejected). */
+/**
+ * The first listed number with no applied current version (a document never received, waiting, or rejected before it
+ * applied). Applied is what the day close needs: a document held for its accounting posting (or rejected when that
+ * failed) is on the day's trip already, and the settlement counts it; QuickBooks' pace never holds the day.
+ */
 async function firstUnposted(tx: Tx, organizationId: string, connectionId: string, numbers: readonly string[]): Promise<{ number: string; state: string | null } | null> {
   const unique = [...new Set(numbers)];
   if (unique.length === 0) return null;
-  const rows = await tx.selectFrom('dms_documents').select(['document_number', 'state'])
+  const rows = await tx.selectFrom('dms_documents').select(['document_number', 'state', 'mikono_id'])
     .where('organization_id', '=', organizationId).where('connection_id', '=', connectionId)
     .where('document_number', 'in', unique).where('state', '<>', 'superseded').execute();
-  const posted = new Set(rows.filter((row) => row.state === 'posted').map((row) => row.document_number));
+  const posted = new Set(rows.filter((row) => row.state === 'posted' || row.mikono_id !== null).map((row) => row.document_number));
   const stateOf = new Map(rows.map((row) => [row.document_number, row.state]));
   const number = unique.find((n) => !posted.has(n));
   return number === undefined ? null : { number, state: stateOf.get(number) ?? null };

@@ -123,10 +123,14 @@ export async function salespersonByCode(tx: Tx, organizationId: string, code: st
   return row?.id ?? null;
 }
 
-/** The receipts a posted collection (PY) made: its posted version's receipt group (a read: in a transaction or before one). */
+/**
+ * The receipts a posted collection (PY) made: its applied version's receipt group (a read: in a transaction or before
+ * one). Applied is enough (a flag held for its accounting posting, or rejected when that failed): the receipts are in
+ * the service; a bounce waits for a pending posting by its own rule (waitForPostings).
+ */
 export async function collectionReceipts(tx: Db, organizationId: string, distributorCode: string, number: string): Promise<{ ids: string[]; documentId: string }> {
   const posted = await tx.selectFrom('dms_documents').select(['id', 'mikono_id']).where('organization_id', '=', organizationId)
-    .where('natural_key', '=', `${distributorCode}|customer_collection|${number}`).where('state', '=', 'posted').where('mikono_table', '=', 'payments')
+    .where('natural_key', '=', `${distributorCode}|customer_collection|${number}`).where('state', 'in', ['posted', 'received', 'rejected']).where('mikono_table', '=', 'payments')
     .orderBy('version', 'desc').executeTakeFirst();
   if (!posted) throw new DmsWait(`Collection ${number} has not been posted.`, waitKeys.collection(number));
   const first = await tx.selectFrom('payments').select('receipt_group_id').where('organization_id', '=', organizationId).where('id', '=', posted.mikono_id!).executeTakeFirstOrThrow();

@@ -8,6 +8,7 @@ import { customers } from '../../customers/service.js';
 import { setPrices } from '../../prices/service.js';
 import { priceGroupsWithPrices } from '../../prices/repository.js';
 import { products } from '../../products/service.js';
+import { replaceJourneyPlan } from '../../journey-plans/service.js';
 import { replaceRouteOutlets } from '../../routes/outlets.js';
 import { routes } from '../../routes/service.js';
 import { salespeople } from '../../salespeople/service.js';
@@ -90,12 +91,35 @@ export const price: DocumentHandler = {
   },
 };
 
+type DmsVisit = NonNullable<BodyOf<'DmsSalesmanDocument'>['visits']>[number];
+
+/**
+ * The journey plan's visits of a salesman document, as the journey-plans module takes them (PUT /journey-plans, one
+ * posting path): customers by outlet code (not received yet: a wait), each weekday's sequence in the order listed.
+ * What the module would refuse by its field names (a biweekly visit without its parity) is refused here naming the
+ * DMS visit.
+ */
+async function journeyPlanVisits(tx: Tx, organizationId: string, visits: readonly DmsVisit[]) {
+  const next = new Map<number, number>();
+  const planned = [];
+  for (const [i, visit] of visits.entries()) {
+    const frequency = visit.frequency ?? 'weekly';
+    if (frequency === 'biweekly' && visit.weekParity === undefined) throw new DmsRejection('R09', `Visit ${i + 1} (${visit.outletCode}) is biweekly without weekParity (0: even ISO weeks, 1: odd ones).`);
+    const sequence = (next.get(visit.weekday) ?? 0) + 1;
+    next.set(visit.weekday, sequence);
+    planned.push({ customerId: (await customerByCode(tx, organizationId, visit.outletCode)).id, weekday: visit.weekday, sequence, frequency,
+      weekParity: frequency === 'biweekly' ? visit.weekParity! : null });
+  }
+  return planned;
+}
+
 export const salesman: DocumentHandler = {
   async apply(tx, context, document) {
     const org = context.actor.organization.id;
     const body = document.document.body as BodyOf<'DmsSalesmanDocument'>;
     const outletIds: string[] = [];
     for (const code of body.outlets ?? []) outletIds.push((await customerByCode(tx, org, code)).id);
+    const visits = body.visits === undefined ? undefined : await journeyPlanVisits(tx, org, body.visits);
     const active = activeOf(document.status);
     const salespersonFields = { salesmanCode: body.salesmanCode, name: body.salesmanName, active, ...(body.phone !== undefined ? { phone: body.phone } : {}) };
     const existingPerson = await idByCode(tx, org, 'salespeople', 'salesman_code', body.salesmanCode);
@@ -110,6 +134,7 @@ export const salesman: DocumentHandler = {
       : await routes.create(tx, context.actor, routeFields, { dms: document.number });
     const routeId = (route as { id: string }).id;
     if (body.outlets !== undefined) await replaceRouteOutlets(tx, context.actor, routeId, outletIds);
+    if (visits !== undefined) await replaceJourneyPlan(tx, context.actor, { routeId, visits });
     return { table: 'routes', id: routeId, provides: [waitKeys.route(document.number)] };
   },
 };

@@ -15,6 +15,9 @@ function refuseNewVersion(document: LoadedDocument, what: string): void {
   if (document.previous) throw new DmsRejection('R09', `${what} ${document.number} is posted; stock documents cannot be cancelled or changed from the DMS. Post a counter-document (a stock adjustment or a transfer back).`);
 }
 
+/** A stock document moves stock on its documentDate: refused (R06, In the service) while the books are closed through it. */
+const documentDate = (document: LoadedDocument) => (document.date ? { day: document.date, field: '/documentDate' } : undefined);
+
 export const vanReplenishment: DocumentHandler = {
   async apply(tx, context, document) {
     refuseNewVersion(document, 'Van replenishment');
@@ -25,7 +28,7 @@ export const vanReplenishment: DocumentHandler = {
     const warehouse = await mainWarehouse(tx, org, body.fromLocationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
     const moved = await postStockTransfer(tx, context.actor, {
-      fromLocationId: warehouse.id, toLocationId: van.id, note: `DMS van replenishment ${document.number}`,
+      date: documentDate(document), fromLocationId: warehouse.id, toLocationId: van.id, note: `DMS van replenishment ${document.number}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
     }).catch((error: unknown) => stockWait(error, warehouse.code));
     return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(van.code)] };
@@ -44,7 +47,7 @@ export const vanStockOut: DocumentHandler = {
     const to = body.destination === 'damages' ? await damagesLocation(tx, org, body.locationCode) : await mainWarehouse(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
     const moved = await postStockTransfer(tx, context.actor, {
-      fromLocationId: from.id, toLocationId: to.id, note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
+      date: documentDate(document), fromLocationId: from.id, toLocationId: to.id, note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
     }).catch((error: unknown) => stockWait(error, from.code));
     return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(to.code)] };
@@ -60,7 +63,7 @@ export const stockAdjustment: DocumentHandler = {
     const location = await locationByCode(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
     const posted = await postStockAdjustment(tx, context.actor, {
-      reasonCode: reason.code, note: `DMS stock adjustment ${document.number}: ${reason.description}`,
+      date: documentDate(document), reasonCode: reason.code, note: `DMS stock adjustment ${document.number}: ${reason.description}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.quantity, ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}) })),
     }).catch((error: unknown) => stockWait(error, location.code));
     return { table: 'stock_documents', id: posted.id, provides: body.lines.some((line) => line.quantity > 0) ? [waitKeys.stock(location.code)] : [] };
@@ -82,7 +85,7 @@ export const companyInvoice: DocumentHandler = {
     const location = await locationByCode(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
     const received = await postStockAdjustment(tx, context.actor, {
-      reasonCode: 'SUPPLIER_RECEIPT', note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
+      date: documentDate(document), reasonCode: 'SUPPLIER_RECEIPT', note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.receivedQuantity, unitCost: line.unitCost })),
     });
     return { table: 'stock_documents', id: received.id, provides: [waitKeys.stock(location.code)] };

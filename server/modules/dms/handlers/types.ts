@@ -28,6 +28,11 @@ export interface DmsContext {
 export interface PreviousVersion {
   id: string;
   state: 'received' | 'posted' | 'rejected';
+  /**
+   * Whether the service applied it (it names the record it posted to). An applied version may still be `received`
+   * (its accounting posting pending) or `rejected` (that posting failed): it is reversed all the same.
+   */
+  applied: boolean;
   dmsStatus: string;
   mikonoTable: string | null;
   mikonoId: string | null;
@@ -55,6 +60,11 @@ export interface LoadedDocument {
   waitingFor: string | null;
   /** The earlier version this one replaces, when that one was posted (null for a first version). */
   previous: PreviousVersion | null;
+  /**
+   * What an earlier posting of this very document applied in the service (a document held for its accounting posting,
+   * or rejected when that posting failed, then re-processed): never applied twice, only its flag follows the posting.
+   */
+  applied: { table: string; id: string; accounting: { type: string; id: string } | null } | null;
 }
 
 export interface Applied {

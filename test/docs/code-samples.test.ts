@@ -18,6 +18,7 @@ import { useTestService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { operatorActor } from '../../server/domain/actor.js';
+import { recordPayment } from '../../server/modules/payments/documents.js';
 
 type Json = Record<string, any>;
 const run = promisify(execFile);
@@ -155,8 +156,12 @@ function signedUrl(request: { query: [string, unknown][] }): boolean {
   return request.query.some(([parameter]) => parameter === 'signature');
 }
 
-/** Two organizations, made once the service runs: one without records, one with a small sandbox distributor. */
-let organizations: Promise<{ empty: TestCaller; seeded: TestCaller }> | undefined;
+/**
+ * Two organizations, made once the service runs: one without records, one with a small sandbox distributor and a
+ * collection carrying a dms code (a payment's code names a collection, not a receipt, decision 0030: the receipts
+ * carry no code, so the read by code takes this collection's).
+ */
+let organizations: Promise<{ empty: TestCaller; seeded: TestCaller; collection: { code: string; ids: string[] } }> | undefined;
 function callers() {
   organizations ??= (async () => {
     const pool = api().service.database.pool;
@@ -165,9 +170,15 @@ function callers() {
     const seeded = await createCaller(pool, { modules: ['delivery', 'field-sales'] });
     const organization = actingOrganization(await getOrganization(kyselyOver(pool), seeded.organizationId));
     await inTransaction(kyselyOver(pool), (tx) => writeDistributor(tx, operatorActor(organization, 'docs test'), sandboxDistributor(30)));
+    const code = 'PYDOCS000001';
+    const collection = await inTransaction(kyselyOver(pool), async (tx) => {
+      const customer = await tx.selectFrom('customers').select('id').where('organization_id', '=', seeded.organizationId).orderBy('id').limit(1).executeTakeFirstOrThrow();
+      const amount = { amount: '1000', currency: organization.baseCurrency };
+      return recordPayment(tx, operatorActor(organization, 'docs test'), { customerId: customer.id, method: 'cash', amount, paymentDate: new Date().toISOString().slice(0, 10), unallocated: amount, externalCodes: { dms: code } });
+    });
     // Each with a DMS connection, as the sandbox has one (an operator adds connections; the DMS reads need it).
     for (const caller of [empty, seeded]) await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
-    return { empty, seeded };
+    return { empty, seeded, collection: { code, ids: collection.ids } };
   })();
   return organizations;
 }
@@ -190,7 +201,7 @@ test('every read\'s curl sample, run as written, answers 200, or 404 not_found f
 });
 
 test('every read\'s curl sample, with the example ids and codes of a live record in their place, answers 200 with that record', async (t) => {
-  const { seeded } = await callers();
+  const { seeded, collection } = await callers();
   const firstOf = new Map<string, Json>();
   const liveRecord = async (list: string): Promise<Json> => {
     if (!firstOf.has(list)) {
@@ -216,6 +227,14 @@ test('every read\'s curl sample, with the example ids and codes of a live record
     t.true(answer.text.startsWith('\uFFFDPNG'), `${name}: a PNG`);
   }
   for (const { name, template, curl, request } of records) {
+    if (template === '/payments/by-code/{system}/{code}') {
+      t.is(request.path.system, 'dms', name);
+      t.true(curl.includes(`/${encodeURIComponent(request.path.code!)}`), `${name}: the sample names ${request.path.code}`);
+      const answer = await runCurl(curl.replace(`/${encodeURIComponent(request.path.code!)}`, `/${encodeURIComponent(collection.code)}`), seeded.secret);
+      t.is(answer.status, 200, `${name}: ${answer.text.slice(0, 300)}`);
+      t.deepEqual(answer.body.payments?.map((p: Json) => p.id), collection.ids, `${name}: the collection's receipts`);
+      continue;
+    }
     const record = await liveRecord(`/${template.split('/')[1]}`);
     let source = curl;
     const replace = (example: string, live: string) => {

@@ -1,6 +1,7 @@
 // Payments over HTTP: POST /payments records once per Idempotency-Key and answers { payments: [...] } (each receipt
 // as GET /payments/{id} answers it), replayed as is; the list pages and filters; GET by id; the reversal and its 409;
-// a void refused while a payment is allocated; the errors name their fields; the scopes. The rules themselves are
+// a void refused while a payment is allocated; the errors name their fields; the scopes; a collection's external
+// code (decision 0030: it names the collection, read back whole by code and listed by the externalCode filter). The rules themselves are
 // proved in test/domain/payments.test.ts; the ledger checkers run over every organisation when the file ends.
 import test from 'ava';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
@@ -186,4 +187,88 @@ test('Idempotency-Key is optional on POST /payments/{id}/reverse, as on PUT and 
   t.is(reversed.headers.get('idempotent-replayed'), null);
   const again = await post(s.caller, `/payments/${paid!.id}/reverse`, { reason: 'No key sent' });
   t.deepEqual([again.status, again.body.code], [409, 'invalid_state']);
+});
+
+test('a collection created with externalCodes is read back by code as POST /payments answered it, stored once for the receipt group (resource payment_collection), with a reversed receipt in its status; an unknown system or code, a code of another case, or another organisation\'s code is 404', async (t) => {
+  const s = await setup();
+  const created = await post(s.caller, '/payments', { ...split(s), externalCodes: { dms: ' PYR01000045 ' } }, 'code-1');
+  t.is(created.status, 201, created.text);
+  const receipts = created.body.payments as { id: string; receiptGroupId: string }[];
+  const stored = await pool().query('SELECT resource, code_system, code, record_id FROM external_codes WHERE organization_id = $1 AND resource = $2', [s.caller.organizationId, 'payment_collection']);
+  t.deepEqual(stored.rows, [{ resource: 'payment_collection', code_system: 'dms', code: 'PYR01000045', record_id: receipts[0]!.receiptGroupId }], 'one code, trimmed, naming the group');
+
+  const byCode = await get(s.caller, '/payments/by-code/dms/PYR01000045');
+  t.is(byCode.status, 200, byCode.text);
+  t.deepEqual(byCode.body, created.body, 'the same shape and receipts, in the order of their numbers');
+  t.deepEqual((await get(s.caller, '/payments/by-code/dms/%20PYR01000045%20')).body, created.body, 'trimmed');
+
+  // A reversed receipt stays in its collection, in its status, as GET /payments/{id} answers it.
+  t.is((await post(s.caller, `/payments/${receipts[2]!.id}/reverse`, { reason: 'Refunded' }, 'code-rev')).status, 200);
+  const after = await get(s.caller, '/payments/by-code/dms/PYR01000045');
+  t.deepEqual(after.body.payments.map((p: { status: string }) => p.status), ['posted', 'posted', 'reversed']);
+  for (const [i, receipt] of receipts.entries()) t.deepEqual(after.body.payments[i], (await get(s.caller, `/payments/${receipt.id}`)).body);
+
+  for (const path of ['/payments/by-code/dms/PYR01000099', '/payments/by-code/dms/pyr01000045', '/payments/by-code/nosuchsystem/PYR01000045']) {
+    const missing = await get(s.caller, path);
+    t.deepEqual([missing.status, missing.body.code], [404, 'not_found'], path);
+  }
+  const other = await setup();
+  const foreign = await get(other.caller, '/payments/by-code/dms/PYR01000045');
+  t.deepEqual([foreign.status, foreign.body.code], [404, 'not_found'], 'another organisation\'s code is not reachable');
+  t.is((await post(other.caller, '/payments', { ...split(other), externalCodes: { dms: 'PYR01000045' } }, 'code-other')).status, 201, 'a code is unique per organisation only');
+  t.deepEqual((await get(s.caller, '/payments/by-code/dms/PYR01000045')).body, after.body, 'the other organisation\'s collection of the same code is not this one\'s');
+});
+
+test('a code another collection holds, or a code system not registered, is 422 business_rule naming /externalCodes/{system} and records nothing', async (t) => {
+  const s = await setup();
+  t.is((await post(s.caller, '/payments', { ...split(s), externalCodes: { dms: 'PYR01000046' } }, 'dup-1')).status, 201);
+  const tables = ['payments', 'customer_account_entries', 'external_codes', 'events'];
+  const counts = async () => Promise.all(tables.map((table) => count(s, table)));
+  const before = await counts();
+  const rest = { customerId: s.customer, method: 'cash', amount: ugx('5000'), paymentDate: '2026-11-26', unallocated: ugx('5000') };
+  const invoice = { customerId: s.customer, method: 'cash', amount: ugx('9000'), paymentDate: '2026-11-26', allocations: [{ invoiceId: s.invoices[1], amount: ugx('9000') }] };
+  for (const [i, [body, field, code]] of ([
+    [{ ...rest, externalCodes: { dms: 'PYR01000046' } }, '/externalCodes/dms', 'duplicate_code'],
+    [{ ...invoice, externalCodes: { dms: 'PYR01000046' } }, '/externalCodes/dms', 'duplicate_code'],
+    [{ ...rest, externalCodes: { nosuchsystem: 'PYR01000047' } }, '/externalCodes/nosuchsystem', 'unknown_code_system'],
+  ] as const).entries()) {
+    const refused = await post(s.caller, '/payments', body, `dup-${i + 2}`);
+    t.deepEqual([refused.status, refused.body.code, fields(refused.body), refused.body.errors?.[0]?.code], [422, 'business_rule', [field], code], refused.text);
+  }
+  t.deepEqual(await counts(), before, 'nothing recorded');
+  t.like((await get(s.caller, `/invoices/${s.invoices[1]}`)).body, { status: 'open', balance: ugx('9000') });
+});
+
+test('GET /payments?externalCode= lists the receipts of the collection carrying that code (trimmed, case-sensitive), combined with the other filters, and nothing of another organisation', async (t) => {
+  const s = await setup();
+  const coded = ((await post(s.caller, '/payments', { ...split(s), externalCodes: { dms: 'PY-LIST-1' } }, 'list-code-1')).body.payments as { id: string }[]).map((r) => r.id);
+  t.is((await post(s.caller, '/payments', { customerId: s.customer, method: 'cash', amount: ugx('5000'), paymentDate: '2026-11-26', unallocated: ugx('5000') }, 'list-code-2')).status, 201);
+  const ids = async (query: string) => {
+    const res = await get(s.caller, `/payments?${query}`);
+    t.is(res.status, 200, res.text);
+    return (res.body.data as { id: string }[]).map((p) => p.id).sort();
+  };
+  t.deepEqual(await ids('externalCode=PY-LIST-1'), [...coded].sort(), 'every receipt of the collection, not the other collection');
+  t.deepEqual(await ids('externalCode=%20PY-LIST-1%20'), [...coded].sort());
+  t.deepEqual(await ids('externalCode=py-list-1'), []);
+  t.deepEqual(await ids('externalCode=PY-LIST-9'), []);
+  t.deepEqual(await ids(`externalCode=PY-LIST-1&invoiceId=${s.invoices[1]}`), [coded[1]]);
+  t.deepEqual(await ids('externalCode=PY-LIST-1&status=reversed'), []);
+  const page = await get(s.caller, '/payments?externalCode=PY-LIST-1&limit=2');
+  t.deepEqual([page.body.data.length, page.body.hasMore], [2, true]);
+  const next = await get(s.caller, `/payments?externalCode=PY-LIST-1&limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`);
+  t.deepEqual([...page.body.data, ...next.body.data].map((p: { id: string }) => p.id).sort(), [...coded].sort(), 'the filter pages');
+  const other = await setup();
+  const foreign = await get(other.caller, '/payments?externalCode=PY-LIST-1');
+  t.deepEqual([foreign.status, foreign.body.data], [200, []], 'another organisation\'s code lists nothing');
+});
+
+test('scopes of the read by code: payments:read reads a collection by code; a key without it is 403', async (t) => {
+  const s = await setup();
+  t.is((await post(s.caller, '/payments', { ...split(s), externalCodes: { dms: 'PYR01000048' } }, 'code-scope')).status, 201);
+  const reader = await createCaller(pool(), { organizationId: s.caller.organizationId, scopes: ['payments:read'] });
+  t.is((await get(reader, '/payments/by-code/dms/PYR01000048')).status, 200);
+  const invoicesOnly = await createCaller(pool(), { organizationId: s.caller.organizationId, scopes: ['invoices:read'] });
+  const refused = await get(invoicesOnly, '/payments/by-code/dms/PYR01000048');
+  t.deepEqual([refused.status, refused.body.code], [403, 'insufficient_scope']);
 });

@@ -7,7 +7,9 @@
 // Lock order, the global one: the invoices' rows (lockInvoices, by id: first, so that collections racing for one
 // invoice, or a collection racing its void, run one after the other on the balance the other left), the
 // organisation's row FOR SHARE (the period check) and the trip's FOR SHARE (it cannot move on while its
-// collection is recorded), then the customer's balance row, then the receipts' numbers.
+// collection is recorded), then the customer's balance row, then the receipts' numbers, then the collection's
+// external codes (their unique index; taken under the numbers' lock, so two collections of one organisation giving
+// the same code meet at the numbers first and the second is 422 business_rule naming the code).
 import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
@@ -18,9 +20,11 @@ import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js
 import { refuseClosedPeriod } from '../../domain/periods.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
+import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry } from '../invoices/account.js';
 import { paymentLifecycle, type PaymentStatus } from './lifecycle.js';
+import { PAYMENT_COLLECTION } from './repository.js';
 
 /** The resource name of receipts in events and account entries (their document_type). */
 export const PAYMENT = 'payment';
@@ -45,6 +49,11 @@ export interface RecordPaymentCommand {
   allocations?: { invoiceId: string; amount: Money }[];
   /** The rest left on the customer's account; 0 when absent. */
   unallocated?: Money | null;
+  /**
+   * The caller's own numbers of the collection, by code system: they name the receipt group (every receipt recorded
+   * here), not one receipt (decision 0030).
+   */
+  externalCodes?: Record<string, string>;
 }
 
 export interface RecordedPayment {
@@ -161,6 +170,10 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
     status: paymentLifecycle.initial, method: command.method, invoice_id: receipt.invoiceId, amount: receipt.amount.toFixed(), currency,
     payment_date: command.paymentDate, reference, trip_id: command.tripId ?? null, salesperson_id: salespersonId,
   }))).execute();
+  // The codes name the group; a code another collection holds is 422 business_rule naming /externalCodes/{system},
+  // which rolls back everything above with it.
+  const codes = command.externalCodes;
+  if (codes && Object.keys(codes).length > 0) await assignCodes(tx, organizationId, PAYMENT_COLLECTION, receiptGroupId, codes);
   await postAccountEntries(tx, organizationId, receipts.map((receipt): AccountEntry => ({
     customerId: command.customerId, type: receipt.invoiceId === null ? 'payment_unallocated' : 'payment_allocation',
     documentType: PAYMENT, documentId: receipt.id, lineNumber: null, invoiceId: receipt.invoiceId, amount: receipt.amount.negated().toFixed(), currency,

@@ -1,12 +1,18 @@
-// The payments module's reads: a receipt, the receipts of a group, and the list. Every statement is scoped by
-// organization_id first.
+// The payments module's reads: a receipt, the receipts of a group (a collection), and the list. Every statement is
+// scoped by organization_id first.
 import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { equals } from '../../platform/resources/filters.js';
+import { equals, hasExternalCode } from '../../platform/resources/filters.js';
+
+/**
+ * The resource of a payment's external codes: a code names a collection (the receipts of one POST /payments, its
+ * receipt group), not a receipt, so record_id is the receipt_group_id (decision 0030).
+ */
+export const PAYMENT_COLLECTION = 'payment_collection';
 
 const paymentColumns = ['id', 'number', 'receipt_group_id', 'status', 'customer_id', 'method', 'invoice_id', 'amount', 'currency', 'reference',
   'trip_id', 'salesperson_id', 'reversal_reason', 'reversed_at', 'created_at', 'updated_at',
@@ -33,7 +39,21 @@ export async function findPayments(db: Db, organizationId: string, ids: readonly
   return ids.map((id) => byId.get(id)!);
 }
 
+/**
+ * The receipts of one collection (receipt group), in the order of their numbers (the allocations' order, then the
+ * rest's, as they were taken); an empty list when the organisation has no such group. Read by the
+ * (organization_id, receipt_group_id) index.
+ */
+export async function findCollection(db: Db, organizationId: string, receiptGroupId: string): Promise<PaymentRow[]> {
+  // By length first: numbers are padded to 6 digits and grow past RCT-999999, where text order alone would not hold.
+  return db.selectFrom('payments as t').select(paymentSelection)
+    .where('t.organization_id', '=', organizationId).where('t.receipt_group_id', '=', receiptGroupId)
+    .orderBy(sql`length(t.number)`).orderBy('t.number')
+    .execute();
+}
+
 export interface PaymentFilters {
+  externalCode?: string;
   customerId?: string;
   invoiceId?: string;
   tripId?: string;
@@ -54,6 +74,8 @@ export async function listPayments(db: Db, actor: Actor, request: ListRequest, f
   const organizationId = actor.organization.id;
   const query = db.selectFrom('payments as t').select(paymentSelection).where('t.organization_id', '=', organizationId);
   return readPage('payments', query as unknown as ListQuery<PaymentRow>, organizationId, request, {
+    // The code gives the receipt group (external_codes' index), the group its receipts (payments' group index).
+    externalCode: hasExternalCode('payments', PAYMENT_COLLECTION, filters.externalCode, 'receipt_group_id'),
     customerId: equals('payments', 'customer_id', filters.customerId),
     invoiceId: equals('payments', 'invoice_id', filters.invoiceId),
     tripId: equals('payments', 'trip_id', filters.tripId),

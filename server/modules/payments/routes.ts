@@ -6,6 +6,7 @@ import type { Actor } from '../../domain/actor.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
+import { recordIdByCode } from '../../platform/external-codes/external-codes.js';
 import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { documentActionRoute } from '../../platform/http/document-action.js';
 import type { ConnectorSettings } from '../../connectors/connections.js';
@@ -13,7 +14,7 @@ import { checkReversible } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { recordPayment, reversePayment } from './documents.js';
-import { findPayment, findPayments, listPayments, requirePaymentFilters, type PaymentFilters } from './repository.js';
+import { findCollection, findPayment, findPayments, listPayments, PAYMENT_COLLECTION, requirePaymentFilters, type PaymentFilters } from './repository.js';
 import { toPayment, type Payment } from './representation.js';
 
 type CreateBody = components['schemas']['PaymentCreate'];
@@ -34,6 +35,7 @@ export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
         tripId: body.tripId ?? null,
         allocations: body.allocations ?? [],
         unallocated: body.unallocated ?? null,
+        ...(body.externalCodes === undefined ? {} : { externalCodes: body.externalCodes }),
       });
       const payments = await findPayments(tx, caller.actor.organization.id, recorded.ids);
       return { status: 201, body: { payments: payments.map(toPayment) } };
@@ -46,6 +48,16 @@ export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
     await requirePaymentFilters(db, actor.organization.id, query);
     const page = await listPayments(db, actor, listRequestOf(req), query);
     sendPage(res, { ...page, rows: page.rows.map(toPayment) });
+  });
+
+  // A code names a collection (decision 0030): the answer is its receipts, the shape POST /payments answered.
+  router.get('/payments/by-code/:system/:code', async (req, res) => {
+    const actor = actorOf(res);
+    const groupId = await recordIdByCode(db, actor.organization.id, PAYMENT_COLLECTION, 'collection', req.params.system as string, req.params.code as string);
+    const receipts = await findCollection(db, actor.organization.id, groupId);
+    // A code is written in the transaction of its receipts, and receipts are never deleted: none here is a fault.
+    if (receipts.length === 0) throw new Error(`the payment code ${req.params.system}/${req.params.code} names receipt group ${groupId}, which has no receipts`);
+    res.json({ payments: receipts.map(toPayment) });
   });
 
   router.get('/payments/:id', async (req, res) => {

@@ -26,13 +26,16 @@ export function when(value: string | undefined, condition: Expression<SqlBool>):
 /**
  * Rows that carry this code in any of the caller's code systems (starting from the external_codes index): master
  * data and the documents that carry codes (invoices, orders) alike, any table with `organization_id` and `id`.
+ * `column` is the row's column that the code's record_id names: `id` for a record's own code; a code that names a
+ * group of rows (a payment collection's code names its receipt group, decision 0030) gives the group's column.
  */
-export function hasExternalCode<TB extends keyof DB>(_table: TB, resource: string, code: string | undefined): Filter | undefined {
+export function hasExternalCode<TB extends keyof DB>(_table: TB, resource: string, code: string | undefined, column: keyof DB[TB] & string = 'id' as keyof DB[TB] & string): Filter | undefined {
   if (code === undefined) return undefined;
   const value = code.trim();
   const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
   const holders = eb.selectFrom('external_codes as e').select('e.record_id')
     .whereRef('e.organization_id', '=', eb.ref('t.organization_id' as never))
     .where('e.resource', '=', resource).where('e.code', '=', value);
-  return { condition: eb(eb.ref('t.id' as never), 'in', holders as never), value };
+  // The column is checked against the table by the signature; the builder's own overloads cannot see through TB.
+  return { condition: eb(eb.ref(`t.${column}` as never), 'in', holders as never), value };
 }

@@ -20,6 +20,7 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
+import { notify } from '../../server/platform/webhooks/notifications.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { entryArguments } from '../support/entry.js';
 
@@ -120,6 +121,8 @@ async function callerWithTrip() {
   const caller = await createCaller(pool(), { modules: ['delivery', 'field-sales'] });
   await openOneTrip(pool(), caller.organizationId);
   await inTransaction(kyselyOver(pool()), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
+  // Notifications are written by the service, never over the API: one to read and mark read, as in the sandbox.
+  await notify(kyselyOver(pool()), caller.organizationId, 'test', 'A notification to read.');
   return caller;
 }
 

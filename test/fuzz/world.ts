@@ -9,6 +9,7 @@ import { createCaller, ALL_SCOPES, type TestCaller } from '../support/callers.js
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { openOneTrip } from '../support/trips.js';
+import { notify } from '../../server/platform/webhooks/notifications.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 
@@ -62,6 +63,9 @@ async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSy
   await registerCodeSystem(kyselyOver(pool), caller.organizationId, partnerSystem);
   // The API only reads trips: one is opened beforehand, for the examples' trip ids to stand for.
   await openOneTrip(pool, caller.organizationId);
+  // Notifications are written by the service (a reconciliation with differences), never over the API: one is there
+  // to be read and marked read, as in the sandbox.
+  await notify(kyselyOver(pool), caller.organizationId, 'test', 'A notification to read.');
   // An operator connects the DMS (the examples' distributor), as the sandbox is connected.
   await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
   const seedingProblems: string[] = [];

@@ -2,6 +2,8 @@
 // transaction: the sandbox holds nothing the API could not have written, and every rule (references, price groups,
 // empties, codes) and event applies to it as to a partner's writes. The synthetic data names records by its own
 // local ids; each is mapped to the id the module gave the record it created.
+import { addMember } from '../../platform/access/members.js';
+import { notify } from '../../platform/webhooks/notifications.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
@@ -95,6 +97,17 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   await writeOrders(tx, actor, d, idOf);
   const invoices = await writeInvoices(tx, actor, d, idOf);
   await writeCreditNotesAndReturns(tx, actor, invoices);
+  await writeOwnerAndInbox(tx, actor);
+}
+
+/**
+ * The organisation's owner, and one notification in the inbox, so that the notifications operations have something to
+ * read and mark read on a fresh sandbox (the reconciliation writes the real ones).
+ */
+async function writeOwnerAndInbox(tx: Tx, actor: Actor): Promise<void> {
+  await addMember(tx, actor.organization.id, { name: 'Sandbox Owner', email: 'owner@sandbox.example', role: 'owner' });
+  await notify(tx, actor.organization.id, 'sandbox_ready',
+    'The sandbox is ready: 300 outlets, 40 products, two weeks of trips and a DMS connection (canonical, DIST001). Members who manage settings and the owner receive notifications such as DMS reconciliations with differences.');
 }
 
 /**

@@ -38,13 +38,29 @@ export async function listNotifications(db: Db, organizationId: string, limit = 
   return rows.map((row) => ({ id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null }));
 }
 
+/** One notification of the organisation in its view (read once any member read it), or undefined. */
+async function listNotificationsById(db: Db, organizationId: string, notificationId: string): Promise<NotificationSummary | undefined> {
+  const row = await db.selectFrom('notifications as n').select(['n.id', 'n.kind', 'n.message', 'n.created_at'])
+    .select((eb) => eb.selectFrom('notification_recipients as r').select((r) => r.fn.min('r.read_at').as('first'))
+      .whereRef('r.organization_id', '=', 'n.organization_id').whereRef('r.notification_id', '=', 'n.id').as('read_at'))
+    .where('n.organization_id', '=', organizationId).where('n.id', '=', notificationId).executeTakeFirst();
+  return row && { id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null };
+}
+
 async function requireMember(db: Db, organizationId: string, memberId: string): Promise<void> {
   const member = await db.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('id', '=', memberId).executeTakeFirst();
   if (!member) throw new ApiError('not_found', `There is no member ${memberId} in this organisation.`, [{ field: '/query/member', code: 'not_found', message: `no member ${memberId}` }]);
 }
 
-/** The notifications that went to a member, newest first, with that member's read state. */
-export async function listMemberNotifications(db: Db, organizationId: string, memberId: string, options: { limit?: number; unread?: boolean } = {}): Promise<NotificationSummary[]> {
+/**
+ * The notifications that went to a member, newest first, with that member's read state; without a member, the
+ * organisation's view (every notification, read once any member read it).
+ */
+export async function listMemberNotifications(db: Db, organizationId: string, memberId: string | undefined, options: { limit?: number; unread?: boolean } = {}): Promise<NotificationSummary[]> {
+  if (memberId === undefined) {
+    const all = await listNotifications(db, organizationId, options.unread ? 100 : options.limit ?? 100);
+    return (options.unread ? all.filter((n) => n.readAt === null) : all).slice(0, options.limit ?? 100);
+  }
   await requireMember(db, organizationId, memberId);
   let query = db.selectFrom('notification_recipients as r')
     .innerJoin('notifications as n', (join) => join.onRef('n.organization_id', '=', 'r.organization_id').onRef('n.id', '=', 'r.notification_id'))
@@ -55,8 +71,18 @@ export async function listMemberNotifications(db: Db, organizationId: string, me
   return rows.map((row) => ({ id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null }));
 }
 
-/** Marks the notification read for the member; again keeps the first time. Not one of the member's: not_found. */
-export async function markNotificationRead(db: Db, organizationId: string, memberId: string, notificationId: string): Promise<NotificationSummary> {
+/**
+ * Marks the notification read for the member (without one: for every member it went to); again keeps the first
+ * time. Not one of the member's (not the organisation's): not_found.
+ */
+export async function markNotificationRead(db: Db, organizationId: string, memberId: string | undefined, notificationId: string): Promise<NotificationSummary> {
+  if (memberId === undefined) {
+    await db.updateTable('notification_recipients').set((eb) => ({ read_at: eb.fn.coalesce('read_at', sql<Date>`now()`) }))
+      .where('organization_id', '=', organizationId).where('notification_id', '=', notificationId).execute();
+    const found = (await listNotificationsById(db, organizationId, notificationId));
+    if (!found) throw new ApiError('not_found', `There is no notification ${notificationId} in this organisation.`);
+    return found;
+  }
   await requireMember(db, organizationId, memberId);
   await db.updateTable('notification_recipients').set((eb) => ({ read_at: eb.fn.coalesce('read_at', sql<Date>`now()`) }))
     .where('organization_id', '=', organizationId).where('member_id', '=', memberId).where('notification_id', '=', notificationId)

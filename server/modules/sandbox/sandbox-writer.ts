@@ -2,7 +2,7 @@
 // transaction: the sandbox holds nothing the API could not have written, and every rule (references, price groups,
 // empties, codes) and event applies to it as to a partner's writes. The synthetic data names records by its own
 // local ids; each is mapped to the id the module gave the record it created.
-import { addMember } from '../../platform/access/members.js';
+import { addMemberIn } from '../../platform/access/members.js';
 import { notify } from '../../platform/webhooks/notifications.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
@@ -105,7 +105,7 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
  * read and mark read on a fresh sandbox (the reconciliation writes the real ones).
  */
 async function writeOwnerAndInbox(tx: Tx, actor: Actor): Promise<void> {
-  await addMember(tx, actor.organization.id, { name: 'Sandbox Owner', email: 'owner@sandbox.example', role: 'owner' });
+  await addMemberIn(tx, actor.organization.id, { name: 'Sandbox Owner', email: 'owner@sandbox.example', role: 'owner' });
   await notify(tx, actor.organization.id, 'sandbox_ready',
     'The sandbox is ready: 300 outlets, 40 products, two weeks of trips and a DMS connection (canonical, DIST001). Members who manage settings and the owner receive notifications such as DMS reconciliations with differences.');
 }

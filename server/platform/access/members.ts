@@ -60,17 +60,20 @@ async function refuseTakenEmail(tx: Tx, organizationId: string, email: string, e
 }
 
 export async function addMember(db: Db, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
+  return inTransaction(db, (tx) => addMemberIn(tx, organizationId, input));
+}
+
+/** addMember in the caller's transaction (the sandbox bootstrap makes its distributor's members in its own). */
+export async function addMemberIn(tx: Tx, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
   const name = checkName(input.name);
   const email = checkEmail(input.email);
   const role = checkRole(input.role);
-  return inTransaction(db, async (tx) => {
-    const organization = await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).executeTakeFirst();
-    if (!organization) throw new Error(`no organisation ${organizationId} (org list shows them)`);
-    if (role === 'owner') await refuseSecondOwner(tx, organizationId, null);
-    await refuseTakenEmail(tx, organizationId, email, null);
-    const row = await tx.insertInto('members').values({ organization_id: organizationId, id: newId('mbr'), name, email, role }).returningAll().executeTakeFirstOrThrow();
-    return toRecord(row);
-  });
+  const organization = await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).executeTakeFirst();
+  if (!organization) throw new Error(`no organisation ${organizationId} (org list shows them)`);
+  if (role === 'owner') await refuseSecondOwner(tx, organizationId, null);
+  await refuseTakenEmail(tx, organizationId, email, null);
+  const row = await tx.insertInto('members').values({ organization_id: organizationId, id: newId('mbr'), name, email, role }).returningAll().executeTakeFirstOrThrow();
+  return toRecord(row);
 }
 
 export async function updateMember(db: Db, organizationId: string, id: string, change: { name?: string; email?: string; role?: string }): Promise<MemberRecord> {

@@ -17,7 +17,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
-import { doc, masterData, saleInvoice, stockDay } from '../support/dms.js';
+import { doc, dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
 import { eventually } from '../webhooks/receiver.js';
 import { apiDocument } from '../../server/platform/spec.js';
 
@@ -31,6 +31,7 @@ async function shop(): Promise<TestCaller> {
   const organization = actingOrganization(await getOrganization(db(), caller.organizationId));
   await inTransaction(db(), async (tx) => {
     for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operatorActor(organization, 'test'), { code, name: code });
+    await dmsSetUp(tx, operatorActor(organization, 'test'));
     await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001', synchronous: false });
   });
   return caller;

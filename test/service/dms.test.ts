@@ -15,7 +15,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
-import { doc, masterData, saleInvoice, stockDay } from '../support/dms.js';
+import { doc, dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
 import { eventually, startReceiver, verifySignature, type Receiver } from '../webhooks/receiver.js';
 
 const api = useTestService(test, 'dms', { env: { SIMULATORS: 'true', CONNECTOR_TIMEOUT_MS: '3000', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
@@ -43,6 +43,7 @@ async function shop(options: { synchronous?: boolean; accounting?: boolean; fisc
   const endpointId = endpoint?.id ?? null;
   await inTransaction(db(), async (tx) => {
     for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operatorActor(organization, 'test'), { code, name: code });
+    await dmsSetUp(tx, operatorActor(organization, 'test'));
     if (options.connection !== false) {
       await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001', synchronous: options.synchronous ?? false, ...(endpointId ? { returnPath: 'callback', webhookEndpointId: endpointId } : {}) });
     }

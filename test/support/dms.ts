@@ -1,12 +1,16 @@
 // A distributor connected to a DMS, for the DMS tests: an organisation with the delivery and field sales modules,
 // its locations (main warehouse M01, damages D01, the van of route R01), a `canonical` connection for distributor
-// DIST001, and helpers that build canonical documents, send them the way the push does (ingestBatch, in one
+// DIST001, the configuration its documents need to post (dmsSetUp: salesman SM01 linked to a member, the accounts,
+// supplier SUP01's vendor; otherwise R03), and helpers that build canonical documents, send them the way the push does (ingestBatch, in one
 // transaction) and post what is due the way the workers do (processDocuments), until nothing more is due.
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { Tx } from '../../server/platform/database/transaction.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { Actor, OperatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
+import { salespeople } from '../../server/modules/salespeople/service.js';
+import { addMemberIn } from '../../server/platform/access/members.js';
+import { setAccountsIn } from '../../server/platform/access/accounts.js';
 import { addConnection, type DmsConnectionRow } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { findFlags, toFlag, type DmsFlag } from '../../server/modules/dms/flags.js';
@@ -36,6 +40,7 @@ export async function dmsShop(world: DomainWorld, options: { synchronous?: boole
   const org = organization.id;
   const connection = await world.post(async (tx) => {
     for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: `Location ${code}` });
+    await dmsSetUp(tx, operator);
     return addConnection(tx, org, 'canonical', { distributorCode: DISTRIBUTOR, synchronous: options.synchronous ?? false });
   });
   const runner: DmsRunner = { db: world.db, settings: options.settings ?? { secretKey: Buffer.alloc(32, 7), simulatorUrl: null }, logger: pino({ level: 'silent' }) };
@@ -59,6 +64,18 @@ export async function dmsShop(world: DomainWorld, options: { synchronous?: boole
       return flags(first.map((flag) => flag.documentId));
     },
   };
+}
+
+/**
+ * What an operator configures before a DMS posts (README, DMS documents: R03 otherwise): salesman SM01 as a member of
+ * the organisation (made here, before the DMS's salesman document, which then updates him and keeps the link), the
+ * cash, sales and promotions accounts, and the vendor of supplier SUP01 (stockDay's company invoice).
+ */
+export async function dmsSetUp(tx: Tx, operator: Actor): Promise<void> {
+  const org = operator.organization.id;
+  const member = await addMemberIn(tx, org, { name: 'Okello James', email: 'okello.james@example.com', role: 'none' });
+  await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Okello James', memberId: member.id });
+  await setAccountsIn(tx, org, { cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' } });
 }
 
 /** A canonical document of the shop's distributor, dated DAY. */

@@ -14,6 +14,7 @@ import { setConnection, SIMULATOR_BASE_URL } from '../../connectors/connections.
 import { writeDistributor } from './sandbox-writer.js';
 import { sandboxDistributor } from './synthetic-distributor.js';
 import { addConnection } from '../dms/connections.js';
+import { setAccountsIn } from '../../platform/access/accounts.js';
 
 export const SANDBOX_OUTLETS = 300;
 export const SANDBOX_KEY_FILE = 'sandbox-key.txt';
@@ -43,6 +44,11 @@ export async function bootstrapSandbox(db: Db, dataDir: string, logger: Logger):
     // documents' postings are not_applicable); what a partner posts from now on is posted there. Fiscalisation is
     // the distributor's registration with the tax authority: off until `admin connector set --system fiscal`.
     await connectToSimulators(tx, organization.id);
+    // Its accounts in QuickBooks, mapped as an operator would (admin accounts set): with an accounting connection the
+    // DMS refuses money documents while they are not (R03). SUP01 is the supplier of the spec's company invoice.
+    await setAccountsIn(tx, organization.id, {
+      cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' },
+    });
     // A DMS (the canonical format) for the distributor, so that a partner can push documents with the sandbox key.
     await addConnection(tx, organization.id, 'canonical', { distributorCode: SANDBOX_DISTRIBUTOR_CODE });
     return { organizationId: organization.id, secret: key.secret, products: distributor.products.length, routes: distributor.routes.length };

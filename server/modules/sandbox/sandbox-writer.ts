@@ -59,7 +59,10 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
     idOf.set(location.id, (await locations.create(tx, actor, { code: location.code, name: location.name, routeId: real(location.route_id) }, { dms: location.code })).id);
   }
   for (const person of d.salespeople) {
-    const fields = { salesmanCode: person.salesman_code, name: person.name, phone: person.phone, routeId: real(person.route_id) };
+    // Each salesman is a member of the organisation (no role): the DMS refuses a van document of a salesman who is not
+    // (R03), and the sandbox's DMS connection takes the spec's examples (salesman SM01) as they are.
+    const member = await addMemberIn(tx, actor.organization.id, { name: person.name, email: `${person.salesman_code.toLowerCase()}@sandbox.example.com`, role: 'none' });
+    const fields = { salesmanCode: person.salesman_code, name: person.name, phone: person.phone, routeId: real(person.route_id), memberId: member.id };
     idOf.set(person.id, (await salespeople.create(tx, actor, fields, { dms: person.salesman_code })).id);
   }
   for (const route of d.routes) {

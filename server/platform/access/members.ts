@@ -63,7 +63,7 @@ export async function addMember(db: Db, organizationId: string, input: { name: s
   return inTransaction(db, (tx) => addMemberIn(tx, organizationId, input));
 }
 
-/** The same, inside the caller's transaction (the sandbox's seeding adds its owner with the rest of its data). */
+/** addMember in the caller's transaction (the sandbox bootstrap makes its distributor's members in its own). */
 export async function addMemberIn(tx: Tx, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
   const name = checkName(input.name);
   const email = checkEmail(input.email);

@@ -26,7 +26,7 @@ export function requireCustomer(byCode: ReadonlyMap<string, CustomerFacts>, code
   return row;
 }
 
-export interface ProductFacts { id: string; product_code: string; pack_size: number; tracks_stock: boolean; tax_rate: string; selling_units: string[] }
+export interface ProductFacts { id: string; product_code: string; pack_size: number; tracks_stock: boolean; is_empty: boolean; tax_rate: string; selling_units: string[] }
 
 /** The products of the codes given, by code; the first one missing is a wait. */
 export async function productsByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, ProductFacts>> {
@@ -38,7 +38,7 @@ export async function productsByCode(tx: Tx, organizationId: string, codes: read
 /** The products of the codes given, by code, those that exist (a set of documents reads them once). */
 export async function readProductsByCode(tx: Tx, organizationId: string, codes: readonly string[]): Promise<Map<string, ProductFacts>> {
   const unique = [...new Set(codes)];
-  const rows = unique.length === 0 ? [] : await tx.selectFrom('products').select(['id', 'product_code', 'pack_size', 'tracks_stock', 'tax_rate', 'selling_units'])
+  const rows = unique.length === 0 ? [] : await tx.selectFrom('products').select(['id', 'product_code', 'pack_size', 'tracks_stock', 'is_empty', 'tax_rate', 'selling_units'])
     .where('organization_id', '=', organizationId).where('product_code', 'in', unique).execute();
   return new Map(rows.map((row) => [row.product_code, row]));
 }

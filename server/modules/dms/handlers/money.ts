@@ -9,6 +9,7 @@ import type { BodyOf } from '../canonical.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
 import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from './lookup.js';
 import { vanDayOf } from './van-day.js';
+import { requireAccounts } from './setup.js';
 import type { DmsContext, DmsRunner, DocumentHandler } from './types.js';
 
 /** The receipts a reversal would undo, each asked about in the accounting system (held: R09 naming it). */
@@ -56,6 +57,7 @@ export const customerCollection: DocumentHandler = {
       allocations.push({ invoiceId: await invoiceByNumber(tx, organizationId, allocation.invoiceNumber), amount: { amount: allocation.amount, currency: body.currency } });
     }
     const { trip } = await vanDayOf(tx, context, document, body.routeCode);
+    await requireAccounts(tx, context, document, { cash: true });
     const recorded = await recordPayment(tx, context.actor, {
       customerId: customer.id, method: body.method, amount: { amount: body.amount, currency: body.currency }, paymentDate: document.date,
       reference: body.reference ?? null, tripId: trip.id, allocations,

@@ -10,7 +10,8 @@ import { checkTotals, type BodyOf } from '../canonical.js';
 import { ApiError } from '../../../platform/errors/api-error.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
-import { badStockOfVan, customerByCode, customersByCode, invoiceByNumber, productsByCode, readProductsByCode, requireCustomer, requireProducts, routeByCode, vanOfRoute } from './lookup.js';
+import { badStockOfVan, customerByCode, customersByCode, invoiceByNumber, productsByCode, readProductsByCode, requireCustomer, requireProducts, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
+import { requireAccounts, requireLinkedSalesman, requireStockProducts } from './setup.js';
 import { asStockWait, vanDayOf } from './van-day.js';
 import type { Applied, DmsContext, DmsRunner, DocumentHandler, LoadedDocument } from './types.js';
 
@@ -72,6 +73,13 @@ async function postSaleInvoices(tx: Tx, context: DmsContext, documents: readonly
       if (context.fiscalApplies && body.payment.method !== 'credit' && !FISCAL_CASH_METHODS.has(body.payment.method)) {
         throw new DmsRejection('R09', `A sale paid by ${body.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`);
       }
+      requireStockProducts(document, products, body.lines.map((line) => line.productCode));
+      // The sale lands on the sales account, what is paid at once on the cash account, a free issue or a discount on
+      // the promotions expense account (setup.ts: only with an accounting connection).
+      await requireAccounts(tx, context, document, {
+        sales: true, cash: body.payment.method !== 'credit',
+        promotions: body.lines.some((line) => line.free === true || (line.discount !== undefined && Number(line.discount) > 0)),
+      });
       const { van, salespersonId } = await vanDayOf(tx, context, document, body.routeCode);
       commands.push({ index: i, vanCode: van.code, command: {
         customerId: customer.id, locationId: van.id, issueDate: document.date, currency: body.currency, salespersonId,
@@ -107,6 +115,10 @@ export const saleReturn: DocumentHandler = {
     const route = await routeByCode(tx, organizationId, body.routeCode);
     const van = await vanOfRoute(tx, organizationId, route);
     const badStock = body.lines.some((line) => line.condition === 'damaged') ? await badStockOfVan(tx, organizationId, van) : null;
+    await requireLinkedSalesman(tx, document, await salespersonByCode(tx, organizationId, document.document.salesmanCode) ?? route.salesperson_id);
+    requireStockProducts(document, products, body.lines.map((line) => line.productCode));
+    // Its credit note lands on the sales and cash accounts, as a credit note from the DMS does.
+    await requireAccounts(tx, context, document, { sales: true, cash: true });
     const processed = await processReturn(tx, context.actor, {
       invoiceId, returnDate: document.date, reason: body.reason ?? `DMS return ${document.number}`, locationId: van.id, badStockLocationId: badStock?.id ?? null,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, condition: line.condition })),
@@ -142,6 +154,7 @@ export const creditNote: DocumentHandler = {
         }
       }
     }
+    await requireAccounts(tx, context, document, { sales: true, cash: true });
     if (body.totals) {
       checkTotals(lines.map((line) => ({ ...line, taxRate: products.get(line.productCode)!.tax_rate })), body.totals, context.actor.organization.baseCurrency, true);
     }

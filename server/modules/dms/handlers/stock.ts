@@ -6,13 +6,20 @@ import { Decimal } from 'decimal.js';
 import { postStockAdjustment, postStockTransfer } from '../../stock/documents.js';
 import type { BodyOf } from '../canonical.js';
 import { DmsRejection, waitKeys } from '../reasons.js';
-import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, vanOfRoute } from './lookup.js';
+import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
+import { requireLinkedSalesman, requireStockProducts, requireVendor } from './setup.js';
+import type { Tx } from '../../../platform/database/transaction.js';
 import { stockWait } from './van-day.js';
 import type { DocumentHandler, LoadedDocument } from './types.js';
 
 /** Stock documents are not withdrawn from the DMS: a later version is refused and a counter-document is the way. */
 function refuseNewVersion(document: LoadedDocument, what: string): void {
   if (document.previous) throw new DmsRejection('R09', `${what} ${document.number} is posted; stock documents cannot be cancelled or changed from the DMS. Post a counter-document (a stock adjustment or a transfer back).`);
+}
+
+/** A van's stock document belongs to its salesman (the document's, else the route's), who must be a member. */
+async function requireVanSalesman(tx: Tx, document: LoadedDocument, route: { salesperson_id: string | null }): Promise<void> {
+  await requireLinkedSalesman(tx, document, await salespersonByCode(tx, document.organizationId, document.document.salesmanCode) ?? route.salesperson_id);
 }
 
 /** A stock document moves stock on its documentDate: refused (R06, In the service) while the books are closed through it. */
@@ -27,6 +34,8 @@ export const vanReplenishment: DocumentHandler = {
     const van = await vanOfRoute(tx, org, route);
     const warehouse = await mainWarehouse(tx, org, body.fromLocationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    await requireVanSalesman(tx, document, route);
+    requireStockProducts(document, products, body.lines.map((line) => line.productCode));
     const moved = await postStockTransfer(tx, context.actor, {
       date: documentDate(document), fromLocationId: warehouse.id, toLocationId: van.id, note: `DMS van replenishment ${document.number}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
@@ -46,6 +55,8 @@ export const vanStockOut: DocumentHandler = {
     const from = body.destination === 'damages' ? await badStockOfVan(tx, org, van) : van;
     const to = body.destination === 'damages' ? await damagesLocation(tx, org, body.locationCode) : await mainWarehouse(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    await requireVanSalesman(tx, document, route);
+    requireStockProducts(document, products, body.lines.map((line) => line.productCode));
     const moved = await postStockTransfer(tx, context.actor, {
       date: documentDate(document), fromLocationId: from.id, toLocationId: to.id, note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
@@ -62,6 +73,7 @@ export const stockAdjustment: DocumentHandler = {
     const reason = await reasonByCode(tx, org, body.reasonCode, 'stock');
     const location = await locationByCode(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    requireStockProducts(document, products, body.lines.map((line) => line.productCode));
     const posted = await postStockAdjustment(tx, context.actor, {
       date: documentDate(document), reasonCode: reason.code, note: `DMS stock adjustment ${document.number}: ${reason.description}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.quantity, ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}) })),
@@ -84,6 +96,8 @@ export const companyInvoice: DocumentHandler = {
     }
     const location = await locationByCode(tx, org, body.locationCode);
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
+    requireStockProducts(document, products, body.lines.map((line) => line.productCode));
+    await requireVendor(tx, context, document, body.supplierCode);
     const received = await postStockAdjustment(tx, context.actor, {
       date: documentDate(document), reasonCode: 'SUPPLIER_RECEIPT', note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.receivedQuantity, unitCost: line.unitCost })),

@@ -6,6 +6,7 @@ import type { Tx } from '../../../platform/database/transaction.js';
 import { dmsDayTrip } from '../../trips/service.js';
 import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
+import { requireLinkedSalesman } from './setup.js';
 import type { DmsContext, LoadedDocument } from './types.js';
 
 /**
@@ -46,6 +47,7 @@ async function findVanDay(tx: Tx, context: DmsContext, document: LoadedDocument,
   if (!context.actor.organization.deliveryModuleEnabled || !context.actor.organization.fieldSalesModuleEnabled) {
     throw new DmsRejection('R03', 'Van documents need the delivery and field sales modules, which this organisation has switched off.');
   }
+  await requireLinkedSalesman(tx, document, salespersonId);
   const warehouse = await mainWarehouse(tx, organizationId);
   const trip = await dmsDayTrip(tx, context.actor, { vanLocationId: van.id, warehouseLocationId: warehouse.id, businessDate: document.date, routeId: route.id, salespersonId });
   return { route, van, trip, salespersonId };

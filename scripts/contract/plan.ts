@@ -33,6 +33,12 @@ export interface PlannedRequest {
    * that holds it. Its examples cannot be live (no deployment made their signature); the runner sends a linked URL.
    */
   signedUrl?: { list: string; field: string };
+  /**
+   * `x-contract-live-records: true` on the operation: a write that may act on a record that was there before the run
+   * (it changes only the caller's read state of a record only the service writes, such as a notification); sent
+   * against a live one, and skipped, not failed, when the organisation has none.
+   */
+  liveRecords?: boolean;
 }
 
 /** Headers the command sets itself on every request. */
@@ -57,6 +63,7 @@ function requestsOf(document: Json, { method, template, operation, parameters }:
     const request: PlannedRequest = { method, template, exampleName: name, pathParameters: {}, query: {}, headers: {}, body, unusable, phase: 'read', produces, needs: [] };
     const signed = operation['x-signed-url'] as { list?: unknown; field?: unknown } | undefined;
     if (typeof signed?.list === 'string' && typeof signed.field === 'string') request.signedUrl = { list: signed.list, field: signed.field };
+    if (operation['x-contract-live-records'] === true) request.liveRecords = true;
     for (const parameter of parameters) {
       const where = String(parameter.in);
       const parameterName = String(parameter.name);

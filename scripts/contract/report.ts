@@ -9,7 +9,7 @@ export function outcomeLine(outcome: Outcome): string {
   const notes = outcome.notes.length > 0 ? `  (${outcome.notes.join('; ')})` : '';
   const reason = outcome.reason ? `  ${oneLine(outcome.reason)}` : '';
   const requestId = outcome.requestId ? ` [${outcome.requestId}]` : '';
-  return `${outcome.passed ? 'PASS' : 'FAIL'}  ${request.method} ${request.template}${example} ${answered}${requestId}${reason}${notes}`;
+  return `${outcome.skipped ? 'SKIP' : outcome.passed ? 'PASS' : 'FAIL'}  ${request.method} ${request.template}${example} ${answered}${requestId}${reason}${notes}`;
 }
 
 /** With --verbose: what was sent and every violation, indented under the line. */
@@ -21,8 +21,9 @@ export function outcomeDetails(outcome: Outcome): string[] {
 }
 
 export function summaryLine(outcomes: Outcome[]): string {
-  const passed = outcomes.filter((o) => o.passed).length;
-  return `${passed} passed, ${outcomes.length - passed} failed`;
+  const skipped = outcomes.filter((o) => o.skipped).length;
+  const passed = outcomes.filter((o) => o.passed && !o.skipped).length;
+  return `${passed} passed, ${outcomes.length - passed - skipped} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
 }
 
 function oneLine(text: string): string {

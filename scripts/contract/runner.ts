@@ -33,6 +33,8 @@ export interface Outcome {
   passed: boolean;
   /** Nothing was sent for it (its request could not be built, or it needs a record this run did not write). */
   notSent?: boolean;
+  /** Not sent, and not a failure: it acts on live records only the service writes, and the organisation has none. */
+  skipped?: boolean;
   status?: number;
   ms?: number;
   requestId: string;
@@ -89,7 +91,12 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     }
     const notes: string[] = [];
     const write = !isRead(request.method);
-    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value }, write);
+    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value }, write && !request.liveRecords);
+    if (write && request.liveRecords && bound.unbound.length > 0) {
+      const kinds = [...new Set(bound.unbound.map((p) => prefixOf(p)!))].join(', ');
+      yield { request, passed: true, notSent: true, skipped: true, requestId, reason: `skipped: the organisation has no ${kinds} record to act on (only the service writes them)`, violations: [], notes: [] };
+      continue;
+    }
     if (write && bound.unbound.length > 0) {
       const reason = `not sent: ${missingRecords(bound.unbound, failedWrites, records)}`;
       yield judged({ request, passed: false, notSent: true, requestId, reason, violations: [], notes: [] });

@@ -53,7 +53,7 @@ function expectedRequests(document: Json): string[] {
 
 /** The request a PASS/FAIL line reports, in the form expectedRequests gives. */
 function requestOf(line: string): string {
-  const [, method, path, example] = /^(?:PASS|FAIL) {2}(\S+) (\S+)(?: \(example: ([^)]+)\))?/.exec(line) ?? [];
+  const [, method, path, example] = /^(?:PASS|FAIL|SKIP) {2}(\S+) (\S+)(?: \(example: ([^)]+)\))?/.exec(line) ?? [];
   return `${method} ${path}${example ? ` (example: ${example})` : ''}`;
 }
 const requestsOf = (run: Run) => run.lines.map(requestOf).sort();
@@ -68,7 +68,7 @@ function runContract(args: string[]): Promise<Run> {
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, lines: stdout.split('\n').filter((l) => /^(PASS|FAIL) {2}/.test(l)) }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, lines: stdout.split('\n').filter((l) => /^(PASS|FAIL|SKIP) {2}/.test(l)) }));
   });
 }
 

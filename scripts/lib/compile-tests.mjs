@@ -52,13 +52,14 @@ function sourceLocations() {
     name: 'source-locations',
     /** @param {esbuild.PluginBuild} build */
     setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, ({ path }) => {
+      // The project's JavaScript too (scripts/build.mjs finds the repository from its own URL).
+      build.onLoad({ filter: /\.(ts|mjs|js)$/ }, ({ path }) => {
         if (path.includes(`${sep}node_modules${sep}`)) return undefined;
         const source = readFileSync(path, 'utf8')
           .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
           .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
           .replaceAll('import.meta.filename', JSON.stringify(path));
-        return { contents: source, loader: 'ts' };
+        return { contents: source, loader: path.endsWith('.ts') ? 'ts' : 'js' };
       });
     },
   };

@@ -2,7 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import { responseContract } from '../../scripts/contract/response-contract.js';
 import type { JobDefinition } from '../../server/platform/jobs/jobs.js';
-import { fixtureDocument, fixtureRouter } from '../fixtures/fixture-operations.js';
+import { fixtureDocument, fixtureRouter, slowRequestArrived } from '../fixtures/fixture-operations.js';
 import { startTestService } from '../support/service.js';
 
 const document = fixtureDocument();
@@ -33,8 +33,10 @@ test('a graceful stop finishes the in-flight request and the running job before 
   try {
     await running.service.jobs.send('test.slow-job', {});
     await jobStarted.promise;
+    const arrived = deferred();
+    slowRequestArrived.listener = () => arrived.resolve();
     const inFlight = running.request('GET', '/test-fixtures/slow?ms=1500');
-    await new Promise((r) => setTimeout(r, 200)); // let the request reach the handler
+    await arrived.promise; // the request is in its handler (a fixed wait lost the race on a busy machine)
     await running.service.stop();
 
     const response = await inFlight;

@@ -77,6 +77,7 @@ export async function listMemberNotifications(db: Db, organizationId: string, me
  */
 export async function markNotificationRead(db: Db, organizationId: string, memberId: string | undefined, notificationId: string): Promise<NotificationSummary> {
   if (memberId === undefined) {
+    // Every recipient's first read time kept (coalesce), by the database's clock: a bare now() has no builder form.
     await db.updateTable('notification_recipients').set((eb) => ({ read_at: eb.fn.coalesce('read_at', sql<Date>`now()`) }))
       .where('organization_id', '=', organizationId).where('notification_id', '=', notificationId).execute();
     const found = (await listNotificationsById(db, organizationId, notificationId));
@@ -84,6 +85,7 @@ export async function markNotificationRead(db: Db, organizationId: string, membe
     return found;
   }
   await requireMember(db, organizationId, memberId);
+  // The first read time kept (coalesce), by the database's clock: a bare now() has no builder form.
   await db.updateTable('notification_recipients').set((eb) => ({ read_at: eb.fn.coalesce('read_at', sql<Date>`now()`) }))
     .where('organization_id', '=', organizationId).where('member_id', '=', memberId).where('notification_id', '=', notificationId)
     .execute();

@@ -3,7 +3,7 @@
 // and skips the records whose (id, updatedAt) it already handled. The checkpoint is the high-water updatedAt plus
 // the pairs handled within the overlap window; it is saved after every page, so a crash or a failing handler
 // loses nothing and repeats little.
-import { paginatePages, type ListQuery, type PagePath, type PageItem } from './pagination.js';
+import { paginatePages, type ListPathParameters, type ListQuery, type PagePath, type PageItem, type PaginateArguments } from './pagination.js';
 import type { ErpClient } from './typed-paths.js';
 
 export interface HandledChange {
@@ -41,22 +41,49 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 }
 
-/** Lists whose records carry id and updatedAt and that take `updatedSince`: the change feeds. */
+/** The names a list's feed parameter goes by: `updatedSince` on most lists, `since` on DMS flags and trip trails. */
+export type FeedParameterName = 'updatedSince' | 'since';
+
+/** The feed parameters a list takes. */
+export type FeedParameter<Path extends PagePath> = Extract<keyof ListQuery<Path>, FeedParameterName>;
+
+/** The string fields of a list's records: what can name a record in the checkpoint (`id`, or `documentId` of a DMS flag). */
+export type RecordIdField<Path extends PagePath> = {
+  [Field in keyof PageItem<Path>]-?: PageItem<Path>[Field] extends string ? Field : never;
+}[keyof PageItem<Path>] & string;
+
+/** Lists whose records carry updatedAt and a string id and that take a feed parameter: the change feeds. */
 export type FeedPath = {
-  [Path in PagePath]: PageItem<Path> extends { id: string; updatedAt: string }
-    ? ListQuery<Path> extends { updatedSince?: string } ? Path : never
+  [Path in PagePath]: PageItem<Path> extends { updatedAt: string }
+    ? [FeedParameter<Path>] extends [never] ? never : Path
     : never;
 }[PagePath];
 
-export interface ChangeFeedOptions<Path extends FeedPath> {
+interface ChangeFeedCommonOptions<Path extends FeedPath> {
   storage: CheckpointStore;
   /** How far before the checkpoint each poll starts. Default 300 000 (the spec's 5 minutes). */
   overlapMs?: number;
-  /** Other filters of the list (and `limit`, the page size); `updatedSince` and `cursor` are the poller's. */
-  query?: Omit<ListQuery<Path>, 'updatedSince'>;
+  /** Other filters of the list (and `limit`, the page size); the feed parameter and `cursor` are the poller's. */
+  query?: Omit<ListQuery<Path>, FeedParameterName>;
   /** Where the first poll starts when there is no checkpoint. Default: the beginning (every record). */
   startAt?: Date | string;
 }
+
+// Each option below is required exactly where its default does not fit the list, so that a feed that would be
+// asked with the wrong parameter, keyed by a field its records lack, or sent without its path does not compile.
+type FeedParameterOption<Path extends FeedPath> = 'updatedSince' extends FeedParameter<Path>
+  ? { /** The list's feed parameter. Default `updatedSince`. */ feedParameter?: FeedParameter<Path> }
+  : { /** The list's feed parameter (`since` for DMS flags and trip trails). */ feedParameter: FeedParameter<Path> };
+
+type IdFieldOption<Path extends FeedPath> = 'id' extends RecordIdField<Path>
+  ? { /** The field that names a record in the checkpoint. Default `id`. */ idField?: RecordIdField<Path> }
+  : { /** The field that names a record in the checkpoint (`documentId` for DMS flags). */ idField: RecordIdField<Path> };
+
+type PathParametersOption<Path extends FeedPath> = [ListPathParameters<Path>] extends [never]
+  ? { params?: { path?: never } }
+  : { /** The list's path parameters, as openapi-fetch takes them. */ params: { path: ListPathParameters<Path> } };
+
+export type ChangeFeedOptions<Path extends FeedPath> = ChangeFeedCommonOptions<Path> & FeedParameterOption<Path> & IdFieldOption<Path> & PathParametersOption<Path>;
 
 export interface ChangeFeedPoller<Item> {
   /**
@@ -76,6 +103,9 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
   const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
   if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new TypeError(`overlapMs must be a finite number >= 0 (got ${overlapMs}).`);
   const startAt = options.startAt === undefined ? new Date(0) : new Date(options.startAt);
+  const feedParameter: string = (options as { feedParameter?: string }).feedParameter ?? 'updatedSince';
+  const idField: string = (options as { idField?: string }).idField ?? 'id';
+  const pathParameters = (options as { params?: { path?: Record<string, unknown> } }).params?.path;
   let running = false;
 
   return {
@@ -96,7 +126,10 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
     const since = checkpoint ? new Date(Date.parse(checkpoint.updatedAt) - overlapMs) : startAt;
     let highWater = checkpoint?.updatedAt;
     const handled = new Map((checkpoint?.handled ?? []).map((change) => [keyOf(change), change]));
-    const query = { ...(options.query as Record<string, unknown> | undefined), updatedSince: since.toISOString() } as unknown as ListQuery<Path>;
+    const query = { ...(options.query as Record<string, unknown> | undefined), [feedParameter]: since.toISOString() };
+    // Typed by the caller's options above; here the path is generic, so the walk's own overloads cannot be matched.
+    const walk = (paginatePages as (erp: ErpClient, path: string, ...options: PaginateArguments<PagePath>) => ReturnType<typeof paginatePages<Path>>)(
+      erp, path, { params: { ...(pathParameters === undefined ? {} : { path: pathParameters }), query } } as PaginateArguments<PagePath>[0]);
     let count = 0;
     let unsaved = false;
 
@@ -111,12 +144,15 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
       unsaved = false;
     };
 
-    for await (const page of paginatePages(erp, path, { query })) {
+    for await (const page of walk) {
       let failure: { error: unknown } | undefined;
       try {
         for (const record of page.data) {
-          const { id, updatedAt } = record as unknown as HandledChange;
-          const change = { id, updatedAt };
+          const fields = record as unknown as Record<string, unknown>;
+          const id = fields[idField];
+          // Without a name per record every change of one instant would share a key and all but one be skipped.
+          if (typeof id !== 'string' || typeof fields.updatedAt !== 'string') throw new TypeError(`A record of ${path} has no string ${idField} and updatedAt to keep in the checkpoint; set idField to the field that names its records.`);
+          const change = { id, updatedAt: fields.updatedAt };
           if (handled.has(keyOf(change))) continue;
           await handler(record);
           count++;

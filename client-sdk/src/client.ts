@@ -1,6 +1,6 @@
 // createErpClient: openapi-fetch over the generated types, with the bearer key, the retry policy of the spec
 // (retry.ts) and errors thrown as ErpApiError, so a resolved call always carries its data.
-import createClient from 'openapi-fetch';
+import createClient, { defaultBodySerializer } from 'openapi-fetch';
 import { ErpApiError } from './errors.js';
 import { retryingFetch, type Fetch } from './retry.js';
 import type { ErpClient, ErpPaths } from './typed-paths.js';
@@ -31,6 +31,7 @@ export function createErpClient(options: ErpClientOptions): ErpClient {
   const send: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
   const client = createClient<ErpPaths>({
     baseUrl,
+    bodySerializer: serializeBody,
     fetch: retryingFetch(send, {
       maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
       maxRetryTimeMs: options.maxRetryTimeMs ?? DEFAULT_RETRY_POLICY.maxRetryTimeMs,
@@ -65,6 +66,19 @@ export function createErpClient(options: ErpClientOptions): ErpClient {
     use: client.use,
     eject: client.eject,
   } as unknown as ErpClient;
+}
+
+/**
+ * A request body as openapi-fetch hands it over, with the request's headers. A body that is already text or bytes
+ * under a Content-Type that is not JSON (a DMS XML file as application/xml) is the payload itself and goes out
+ * as it is; the default serializer would send a string as a JSON string, quotes and escapes included, which no
+ * XML parser reads. Everything else (JSON, form data) is openapi-fetch's default.
+ */
+function serializeBody(body: unknown, headers?: Headers): unknown {
+  const contentType = headers?.get('Content-Type');
+  const raw = typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof Blob;
+  if (raw && contentType && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType.trim())) return body;
+  return (defaultBodySerializer as (body: unknown, headers?: Headers) => unknown)(body, headers);
 }
 
 /**

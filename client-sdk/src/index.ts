@@ -6,11 +6,16 @@ export { createErpClient, DEFAULT_RETRY_POLICY, type ErpClientOptions } from './
 export type { ErpClient, ErpMethod, ErpPaths, HttpMethod, PathsWithMethod, Settled } from './typed-paths.js';
 export { ErpApiError, ErpConnectionError, type FieldError, type Problem } from './errors.js';
 export type { Fetch, RetryPolicy } from './retry.js';
-export { paginate, paginatePages, type ListQuery, type Page, type PageItem, type PagePath, type PaginateOptions } from './pagination.js';
+export {
+  paginate, paginatePages,
+  type ListPathParameters, type ListQuery, type Page, type PageItem, type PagePath, type PaginateArguments, type PaginateOptions,
+} from './pagination.js';
 export {
   createChangeFeedPoller, DEFAULT_OVERLAP_MS, MemoryCheckpointStore,
-  type ChangeFeedOptions, type ChangeFeedPoller, type Checkpoint, type CheckpointStore, type FeedPath, type HandledChange,
+  type ChangeFeedOptions, type ChangeFeedPoller, type Checkpoint, type CheckpointStore, type FeedParameter, type FeedParameterName, type FeedPath,
+  type HandledChange, type RecordIdField,
 } from './change-feed.js';
+export { uploadDmsFile, type DmsFileBatch, type UploadDmsFileOptions } from './dms-files.js';
 export {
   DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhook, WebhookVerificationError,
   type VerifyWebhookOptions, type WebhookVerificationFailure,

@@ -22,13 +22,29 @@ type ListParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { par
 /** The list's query parameters except the cursor, which the walk supplies. */
 export type ListQuery<Path extends PagePath> = Omit<ListParameters<Path>, 'cursor'>;
 
-export interface PaginateOptions<Path extends PagePath> {
-  query?: ListQuery<Path>;
+/** The list's path parameters (`{ system: string }` for `/dms/{system}/flags`); never for a list without any. */
+export type ListPathParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { parameters: { path?: infer Parameters } } } ? NonNullable<Parameters> : never;
+
+interface PaginateCommon {
   /** Extra headers for every page request (for example X-Request-Id). */
   headers?: Record<string, string>;
   /** Stops the walk between pages (and aborts a request in flight). */
   signal?: AbortSignal;
 }
+
+/**
+ * How to walk a list: `params` as openapi-fetch takes them (`{ path: { system: 'canonical' }, query: { limit: 100 } }`),
+ * `params.path` required exactly when the list's path has parameters. `query` alone is the older shorthand for
+ * `params.query`, kept for lists without path parameters.
+ */
+export type PaginateOptions<Path extends PagePath> = PaginateCommon & ([ListPathParameters<Path>] extends [never]
+  ? { params?: { query?: ListQuery<Path> }; query?: ListQuery<Path> }
+  : { params: { path: ListPathParameters<Path>; query?: ListQuery<Path> }; query?: ListQuery<Path> });
+
+/** The options argument: optional for a list without path parameters, required (for `params.path`) otherwise. */
+export type PaginateArguments<Path extends PagePath> = [ListPathParameters<Path>] extends [never]
+  ? [options?: PaginateOptions<Path>]
+  : [options: PaginateOptions<Path>];
 
 export interface Page<Item> {
   data: Item[];
@@ -37,16 +53,18 @@ export interface Page<Item> {
 }
 
 /** Every page of a list, in order, from the first to the one with `hasMore: false`. */
-export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path: Path, options: PaginateOptions<Path> = {}): AsyncGenerator<Page<PageItem<Path>>, void, undefined> {
+export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path: Path, ...[options]: PaginateArguments<Path>): AsyncGenerator<Page<PageItem<Path>>, void, undefined> {
   // The generic path cannot be checked against openapi-fetch's per-path overloads; the result is typed above.
   const get = erp.GET as unknown as (url: string, init: Record<string, unknown>) => Promise<{ data: Page<PageItem<Path>> }>;
+  const { pathParameters, query: filters } = requestParameters(path, options);
   let cursor: string | undefined;
   // The cursor only moves forward: one seen before would walk the same pages again, for ever.
   const seen = new Set<string>();
   for (;;) {
-    options.signal?.throwIfAborted();
-    const query = { ...(options.query as Record<string, unknown> | undefined), ...(cursor === undefined ? {} : { cursor }) };
-    const { data: page } = await get(path, { params: { query }, headers: options.headers, signal: options.signal });
+    options?.signal?.throwIfAborted();
+    const query = { ...filters, ...(cursor === undefined ? {} : { cursor }) };
+    const params = pathParameters === undefined ? { query } : { path: pathParameters, query };
+    const { data: page } = await get(path, { params, headers: options?.headers, signal: options?.signal });
     yield { data: page.data ?? [], nextCursor: page.nextCursor, hasMore: page.hasMore };
     if (!page.hasMore) return;
     // Stopping here would quietly drop the rest of the list.
@@ -58,6 +76,23 @@ export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path
 }
 
 /** Every record of a list, each once, across all pages. */
-export async function* paginate<Path extends PagePath>(erp: ErpClient, path: Path, options: PaginateOptions<Path> = {}): AsyncGenerator<PageItem<Path>, void, undefined> {
-  for await (const page of paginatePages(erp, path, options)) yield* page.data;
+export async function* paginate<Path extends PagePath>(erp: ErpClient, path: Path, ...options: PaginateArguments<Path>): AsyncGenerator<PageItem<Path>, void, undefined> {
+  for await (const page of paginatePages(erp, path, ...options)) yield* page.data;
+}
+
+/**
+ * The path parameters and filters of a walk, checked before the first request: a template parameter without a
+ * value would otherwise go out as the literal `{system}` and come back as a 400 about the path, far from the call
+ * that left it out (JavaScript callers, and casts, get past the types).
+ */
+function requestParameters(path: string, options: { params?: { path?: unknown; query?: unknown }; query?: unknown } | undefined): { pathParameters?: Record<string, unknown>; query: Record<string, unknown> } {
+  if (options?.query !== undefined && options.params?.query !== undefined) {
+    throw new TypeError(`paginate ${path}: give the filters once, as params.query (or the shorthand query), not both.`);
+  }
+  const pathParameters = options?.params?.path as Record<string, unknown> | undefined;
+  for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+    const value = pathParameters?.[name!];
+    if (value === undefined || value === null || value === '') throw new TypeError(`paginate ${path}: params.path.${name} is required.`);
+  }
+  return { pathParameters, query: { ...((options?.params?.query ?? options?.query) as Record<string, unknown> | undefined) } };
 }

@@ -174,6 +174,11 @@ export function sdkSample(request: SampleRequest): string {
   if (request.write) {
     lines.push(`// The SDK sends an Idempotency-Key of its own, the same on each retry; headers: { 'Idempotency-Key': ... } gives yours.`);
   }
+  // Said in the sample because openapi-fetch alone would JSON-encode the string (the issue a partner met): the SDK
+  // sends text under a Content-Type other than JSON as it is.
+  if (typeof request.body === 'string' && request.contentType && !/json$/.test(request.contentType)) {
+    lines.push(`// The body is the file's own text, sent as it is (${request.contentType}); for a Buffer or Uint8Array use the SDK's uploadDmsFile(erp, system, file).`);
+  }
   lines.push(`const { data } = await erp.${request.method}(${args.join(', ')});`, 'console.log(data);');
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@ import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, t
 import type { DB } from '../../generated/kysely/types.js';
 import { applyTransition, defineTransitions, validateTransitions, type Transitions } from '../../server/domain/documents/transitions.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
+import { invoiceLifecycle } from '../../server/modules/invoices/lifecycle.js';
 
 type OrderStatus = 'open' | 'invoiced' | 'paid' | 'cancelled';
 type OrderCommand = 'invoice' | 'pay' | 'cancel';
@@ -39,6 +40,14 @@ test('a document type of two words is named in words; a command in no row is all
   });
   t.is(t.throws(() => note.next('posted', 'post', 'cn_1'))?.message, 'invalid_state: Credit note cn_1 is posted; post is allowed only from draft (from posted: nothing, it is final).');
   t.is((t.throws(() => note.next('draft', 'void', 'cn_1')) as ApiError).detail, 'Credit note cn_1 is draft; void is allowed only from no status (from draft: post).');
+});
+
+test('a move the service makes itself is named in a refusal by what makes it, never as a command a client could send', (t) => {
+  // Issue 38: the void of a paid invoice said "(from paid: reopen)", and no operation reopens an invoice.
+  const paid = t.throws(() => invoiceLifecycle.next('paid', 'void', 'inv_1'), { instanceOf: ApiError });
+  t.is(paid?.detail, 'Invoice inv_1 is paid; void is allowed only from open (from paid: nothing on request; it becomes open when a payment or credit on it is reversed).');
+  const open = t.throws(() => invoiceLifecycle.next('open', 'reopen', 'inv_2'), { instanceOf: ApiError });
+  t.is(open?.detail, 'Invoice inv_2 is open; reopen is allowed only from paid (from open: void; it becomes paid when its balance reaches zero).');
 });
 
 test('the commands allowed from a status are its row, in order; a terminal status allows none', (t) => {

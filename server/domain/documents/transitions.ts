@@ -15,6 +15,11 @@ export interface Move<State extends string, Command extends string, Event extend
   to: State;
   /** The event type the move records (`order.cancelled`). */
   event: Event;
+  /**
+   * Set for a move the service makes itself, never on request: what makes it (`its balance reaches zero`). A refusal
+   * names such a move by what makes it, not by its command, so that no client looks for an operation `reopen`.
+   */
+  when?: string;
 }
 
 /**
@@ -84,11 +89,15 @@ export function defineTransitions<State extends string, Command extends string, 
     const move = rowOf(from).find((candidate) => candidate.command === command);
     if (move) return { to: move.to, event: move.event };
     const origins = (Object.keys(table) as State[]).filter((state) => table[state].some((candidate) => candidate.command === command));
-    const allowed = allowedCommands(from);
+    const moves = rowOf(from);
+    const requested = moves.filter((candidate) => candidate.when === undefined).map((candidate) => candidate.command);
+    const automatic = moves.filter((candidate) => candidate.when !== undefined).map((candidate) => `it becomes ${candidate.to} when ${candidate.when}`);
     const name = documentType.replaceAll('_', ' ');
     const document = documentId === undefined ? `The ${name}` : `${name.charAt(0).toUpperCase()}${name.slice(1)} ${documentId}`;
+    const onward = moves.length === 0 ? 'nothing, it is final'
+      : [requested.length > 0 ? requested.join(', ') : 'nothing on request', ...automatic].join('; ');
     throw new ApiError('invalid_state', `${document} is ${from}; ${command} is allowed only from ${origins.length > 0 ? origins.join(' or ') : 'no status'}`
-      + ` (from ${from}: ${allowed.length > 0 ? allowed.join(', ') : 'nothing, it is final'}).`);
+      + ` (from ${from}: ${onward}).`);
   };
   return {
     documentType,

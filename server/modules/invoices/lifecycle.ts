@@ -12,8 +12,8 @@ export const INVOICE_STATUSES: readonly InvoiceStatus[] = ['open', 'paid', 'void
 export const invoiceLifecycle = defineTransitions<InvoiceStatus, InvoiceCommand, InvoiceEvent>('invoice', 'open', {
   open: [
     { command: 'void', to: 'void', event: 'invoice.voided' },
-    { command: 'settle', to: 'paid', event: 'invoice.updated' },
+    { command: 'settle', to: 'paid', event: 'invoice.updated', when: 'its balance reaches zero' },
   ],
-  paid: [{ command: 'reopen', to: 'open', event: 'invoice.updated' }],
+  paid: [{ command: 'reopen', to: 'open', event: 'invoice.updated', when: 'a payment or credit on it is reversed' }],
   void: [],
 });

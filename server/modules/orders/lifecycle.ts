@@ -10,7 +10,7 @@ export const ORDER_STATUS_CHANGED = 'order.status_changed';
 
 export const orderLifecycle = defineTransitions<OrderStatus, OrderCommand, typeof ORDER_STATUS_CHANGED>('order', 'open', {
   open: [
-    { command: 'invoice', to: 'invoiced', event: ORDER_STATUS_CHANGED },
+    { command: 'invoice', to: 'invoiced', event: ORDER_STATUS_CHANGED, when: 'an invoice names it' },
     { command: 'cancel', to: 'cancelled', event: ORDER_STATUS_CHANGED },
   ],
   invoiced: [],

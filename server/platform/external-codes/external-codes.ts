@@ -69,9 +69,17 @@ export async function assignCodes(tx: Tx, organizationId: string, resource: stri
   return assigned;
 }
 
+// Only customers are changed by PATCH (/customers/{id}); every other resource's codes are set when it is created or
+// upserted by code and cannot be removed over the API, so the detail names the PATCH only where it exists (a DMS
+// R09 text carries this detail to the DMS, which must not be sent to an operation the API does not serve).
+const CODE_REMOVAL: Readonly<Record<string, (holder: string, system: string) => string>> = {
+  customer: (holder, system) => `Remove it there first (PATCH /customers/${holder} with "externalCodes": { "${system}": null }) or use another code.`,
+};
+
 function duplicateCode(resource: string, system: string, code: string, field: string, holder: string | null): ApiError {
   const who = holder ? `${resource} ${holder}` : `another ${resource}`;
-  return new ApiError('business_rule', `The ${system} code ${code} already belongs to ${who}. Remove it there first (PATCH with "externalCodes": { "${system}": null }) or use another code.`,
+  const removal = holder ? CODE_REMOVAL[resource] : undefined;
+  return new ApiError('business_rule', `The ${system} code ${code} already belongs to ${who}. ${removal ? removal(holder!, system) : 'Use another code.'}`,
     [{ field, code: 'duplicate_code', message: `${code} is already used by ${who}` }]);
 }
 

@@ -32,12 +32,16 @@ export async function requireLinkedSalesman(tx: Tx, document: LoadedDocument, sa
     + `Link him: admin member add --org ${org} --name NAME --email EMAIL --salesman ${row.salesman_code} (or admin member update MEMBER_ID --org ${org} --salesman ${row.salesman_code}), ${reprocess(document)}.`);
 }
 
-/** The lines' products must track stock on a document that moves stock (empties move on their own ledger). */
+/**
+ * The lines' products must track stock on a document that moves stock (empties move on their own ledger). The fix
+ * named is the DMS's own product document: the API has no PATCH of a product, and a PUT by code would create a second
+ * product when this one carries no code of that system.
+ */
 export function requireStockProducts(document: LoadedDocument, products: ReadonlyMap<string, ProductFacts>, codes: readonly string[]): void {
   const untracked = [...new Set(codes)].find((code) => { const product = products.get(code); return product !== undefined && !product.tracks_stock && !product.is_empty; });
   if (untracked === undefined) return;
   throw new DmsRejection('R03', `Product ${untracked} does not track stock, so this document cannot move it. `
-    + `Set it to track stock: send its product document with "tracksStock": true (or PATCH /products/${products.get(untracked)!.id} with {"tracksStock": true}), ${reprocess(document)}.`);
+    + `Set it to track stock: send its product document with "tracksStock": true, ${reprocess(document)}.`);
 }
 
 export interface AccountNeeds { cash?: boolean; sales?: boolean; promotions?: boolean }

@@ -71,3 +71,25 @@ test('a notification goes to the owner and the members who manage settings, not 
   const noScope = await createCaller(pool(), { organizationId: org, scopes: ['customers:read'] });
   t.is((await api().request('GET', `/notifications?member=${owner.id}`, { headers: noScope.auth })).status, 403);
 });
+
+test('without member, the organisation\'s view: read once any recipient read it; unread=true and limit count unread ones only; marking reads it for every recipient', async (t) => {
+  const caller = await createCaller(pool(), { scopes: ['notifications:read', 'notifications:write'] });
+  const org = caller.organizationId;
+  const owner = await addMember(db(), org, { name: 'Owner', email: 'owner@example.com', role: 'owner' });
+  const settings = await addMember(db(), org, { name: 'Settings', email: 'settings@example.com', role: 'manage-settings' });
+  const older = await notify(db(), org, 'test', 'The older one.');
+  const newer = await notify(db(), org, 'test', 'The newer one.');
+  const view = async (query = '') => (await api().request('GET', `/notifications${query}`, { headers: caller.auth })).body.data as { id: string; readAt: string | null }[];
+
+  t.deepEqual((await view()).map((n) => [n.id, n.readAt]), [[newer, null], [older, null]]);
+  // The owner reads the newer one: read in the organisation's view, though the other recipient has not.
+  await api().request('POST', `/notifications/${newer}/read?member=${owner.id}`, { headers: caller.auth });
+  t.deepEqual((await view('?unread=true&limit=1')).map((n) => n.id), [older], 'the limit counts unread ones, not the newest');
+  const marked = await api().request('POST', `/notifications/${older}/read`, { headers: caller.auth });
+  t.is(marked.status, 200, marked.text);
+  t.regex(marked.body.readAt, /^\d{4}-\d{2}-\d{2}T/);
+  t.deepEqual(await view('?unread=true'), []);
+  const settingsInbox = await api().request('GET', `/notifications?member=${settings.id}&unread=true`, { headers: caller.auth });
+  t.deepEqual(settingsInbox.body.data.map((n: { id: string }) => n.id), [newer], 'marked without a member, it is read for every recipient');
+  t.is((await api().request('POST', '/notifications/ntf_01JD4S2B4D6F8H0K2M4P6R8T0V/read', { headers: caller.auth })).status, 404);
+});

@@ -1,7 +1,8 @@
 // In-app notifications (for example: a webhook endpoint was disabled, a DMS day reconciled with differences). Each
 // goes to the members who hold the owner or manage-settings role when it is written (notification_recipients), each
 // with a read state of its own: one member reading it does not mark it read for the others.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
@@ -29,22 +30,17 @@ export async function notify(db: Db, organizationId: string, kind: string, messa
 }
 
 /** The organisation's notifications, newest first (the operator's view: read is when any member read it first). */
-export async function listNotifications(db: Db, organizationId: string, limit = 100): Promise<NotificationSummary[]> {
-  const rows = await db.selectFrom('notifications as n').select(['n.id', 'n.kind', 'n.message', 'n.created_at'])
-    .select((eb) => eb.selectFrom('notification_recipients as r').select((r) => r.fn.min('r.read_at').as('first'))
-      .whereRef('r.organization_id', '=', 'n.organization_id').whereRef('r.notification_id', '=', 'n.id').as('read_at'))
-    .where('n.organization_id', '=', organizationId).orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit)
-    .execute();
+export async function listNotifications(db: Db, organizationId: string, limit = 100, options: { unread?: boolean; id?: string } = {}): Promise<NotificationSummary[]> {
+  const readBy = (eb: ExpressionBuilder<DB & { n: DB['notifications'] }, 'n'>) => eb.selectFrom('notification_recipients as r')
+    .whereRef('r.organization_id', '=', 'n.organization_id').whereRef('r.notification_id', '=', 'n.id');
+  let query = db.selectFrom('notifications as n').select(['n.id', 'n.kind', 'n.message', 'n.created_at'])
+    .select((eb) => readBy(eb).select((r) => r.fn.min('r.read_at').as('first')).as('read_at'))
+    .where('n.organization_id', '=', organizationId);
+  if (options.id !== undefined) query = query.where('n.id', '=', options.id);
+  // Unread in this view: no member it went to has read it (in SQL, so that `limit` counts unread ones only).
+  if (options.unread) query = query.where((eb) => eb.not(eb.exists(readBy(eb).select('r.notification_id').where('r.read_at', 'is not', null))));
+  const rows = await query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit).execute();
   return rows.map((row) => ({ id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null }));
-}
-
-/** One notification of the organisation in its view (read once any member read it), or undefined. */
-async function listNotificationsById(db: Db, organizationId: string, notificationId: string): Promise<NotificationSummary | undefined> {
-  const row = await db.selectFrom('notifications as n').select(['n.id', 'n.kind', 'n.message', 'n.created_at'])
-    .select((eb) => eb.selectFrom('notification_recipients as r').select((r) => r.fn.min('r.read_at').as('first'))
-      .whereRef('r.organization_id', '=', 'n.organization_id').whereRef('r.notification_id', '=', 'n.id').as('read_at'))
-    .where('n.organization_id', '=', organizationId).where('n.id', '=', notificationId).executeTakeFirst();
-  return row && { id: row.id, kind: row.kind, message: row.message, createdAt: row.created_at.toISOString(), readAt: row.read_at?.toISOString() ?? null };
 }
 
 async function requireMember(db: Db, organizationId: string, memberId: string): Promise<void> {
@@ -57,10 +53,7 @@ async function requireMember(db: Db, organizationId: string, memberId: string): 
  * organisation's view (every notification, read once any member read it).
  */
 export async function listMemberNotifications(db: Db, organizationId: string, memberId: string | undefined, options: { limit?: number; unread?: boolean } = {}): Promise<NotificationSummary[]> {
-  if (memberId === undefined) {
-    const all = await listNotifications(db, organizationId, options.unread ? 100 : options.limit ?? 100);
-    return (options.unread ? all.filter((n) => n.readAt === null) : all).slice(0, options.limit ?? 100);
-  }
+  if (memberId === undefined) return listNotifications(db, organizationId, options.limit ?? 100, { unread: options.unread });
   await requireMember(db, organizationId, memberId);
   let query = db.selectFrom('notification_recipients as r')
     .innerJoin('notifications as n', (join) => join.onRef('n.organization_id', '=', 'r.organization_id').onRef('n.id', '=', 'r.notification_id'))
@@ -80,7 +73,7 @@ export async function markNotificationRead(db: Db, organizationId: string, membe
     // Every recipient's first read time kept (coalesce), by the database's clock: a bare now() has no builder form.
     await db.updateTable('notification_recipients').set((eb) => ({ read_at: eb.fn.coalesce('read_at', sql<Date>`now()`) }))
       .where('organization_id', '=', organizationId).where('notification_id', '=', notificationId).execute();
-    const found = (await listNotificationsById(db, organizationId, notificationId));
+    const [found] = await listNotifications(db, organizationId, 1, { id: notificationId });
     if (!found) throw new ApiError('not_found', `There is no notification ${notificationId} in this organisation.`);
     return found;
   }

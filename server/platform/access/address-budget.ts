@@ -10,9 +10,8 @@ import type { DB } from '../../../generated/kysely/types.js';
 import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
-import { API_BASE_PATH, type ApiDocument } from '../spec.js';
+import { operationOf } from '../http/known-operation.js';
 import { rateDecision, STATEMENTS_IN_FLIGHT, type RateLimit, type TokenAnswer } from './rate-limit.js';
-import { operationSecurityIndex } from './scopes.js';
 
 /** Addresses whose bucket was found empty, remembered at most this many per process (see AddressBudget.refused). */
 const REFUSALS_KEPT = 10_000;
@@ -184,13 +183,12 @@ const CHARGE = 'addressBudget';
  * and leaves on res.locals what authenticate calls for a failed authentication (chargedFailure). Mounted before
  * authenticate.
  */
-export function addressBudget(options: { buckets: Db; limit: RateLimit; document: ApiDocument }): RequestHandler {
+export function addressBudget(options: { buckets: Db; limit: RateLimit }): RequestHandler {
   const budget = new AddressBudget(options.buckets, options.limit);
-  const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     res.locals[CHARGE] = budget;
-    const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
-    if (security && security.scopes === null) {
+    // The operation knownOperation found (every request under the API base has one): null scopes, no key needed.
+    if (operationOf(res)?.scopes === null) {
       const refusal = await charge(budget, req, res, true);
       if (refusal) throw refusal;
     }

@@ -10,7 +10,6 @@ import {
 import { operatorActor } from '../../server/domain/actor.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
-import { locations } from '../../server/modules/locations/service.js';
 import { writeDistributor } from '../../server/modules/sandbox/sandbox-writer.js';
 import { sandboxDistributor } from '../../server/modules/sandbox/synthetic-distributor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
@@ -30,7 +29,6 @@ async function dmsShop(): Promise<ErpClient> {
   const caller = await createCaller(pool(), { scopes: ALL_SCOPES, modules: ['delivery', 'field-sales'] });
   const organization = actingOrganization(await getOrganization(db(), caller.organizationId));
   await inTransaction(db(), async (tx) => {
-    for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operatorActor(organization, 'test'), { code, name: code });
     await dmsSetUp(tx, operatorActor(organization, 'test'));
     await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001', synchronous: false });
   });

@@ -11,7 +11,6 @@ import test from 'ava';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { locations } from '../../server/modules/locations/service.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
@@ -30,7 +29,6 @@ async function shop(): Promise<TestCaller> {
   const caller = await createCaller(pool(), { scopes: ALL_SCOPES, modules: ['delivery', 'field-sales'] });
   const organization = actingOrganization(await getOrganization(db(), caller.organizationId));
   await inTransaction(db(), async (tx) => {
-    for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operatorActor(organization, 'test'), { code, name: code });
     await dmsSetUp(tx, operatorActor(organization, 'test'));
     await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001', synchronous: false });
   });

@@ -10,7 +10,6 @@ import { holdQuickBooksEntity } from '../../server/connectors/simulators/quickbo
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { locations } from '../../server/modules/locations/service.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
@@ -42,7 +41,6 @@ async function shop(options: { synchronous?: boolean; accounting?: boolean; fisc
     : null;
   const endpointId = endpoint?.id ?? null;
   await inTransaction(db(), async (tx) => {
-    for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operatorActor(organization, 'test'), { code, name: code });
     await dmsSetUp(tx, operatorActor(organization, 'test'));
     if (options.connection !== false) {
       await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001', synchronous: options.synchronous ?? false, ...(endpointId ? { returnPath: 'callback', webhookEndpointId: endpointId } : {}) });

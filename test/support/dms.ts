@@ -39,7 +39,6 @@ export async function dmsShop(world: DomainWorld, options: { synchronous?: boole
   const { organization, operator } = await world.organization({ modules: ['delivery', 'field-sales'] });
   const org = organization.id;
   const connection = await world.post(async (tx) => {
-    for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: `Location ${code}` });
     await dmsSetUp(tx, operator);
     return addConnection(tx, org, 'canonical', { distributorCode: DISTRIBUTOR, synchronous: options.synchronous ?? false });
   });
@@ -67,12 +66,14 @@ export async function dmsShop(world: DomainWorld, options: { synchronous?: boole
 }
 
 /**
- * What an operator configures before a DMS posts (README, DMS documents: R03 otherwise): salesman SM01 as a member of
+ * What an operator configures before a DMS posts (README, DMS documents: R03 otherwise): the main warehouse, damages
+ * store and route R01's van locations (M01, D01, V_R01-G, V_R01-B), salesman SM01 as a member of
  * the organisation (made here, before the DMS's salesman document, which then updates him and keeps the link), the
  * cash, sales and promotions accounts, and the vendor of supplier SUP01 (stockDay's company invoice).
  */
 export async function dmsSetUp(tx: Tx, operator: Actor): Promise<void> {
   const org = operator.organization.id;
+  for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: `Location ${code}` });
   const member = await addMemberIn(tx, org, { name: 'Okello James', email: 'okello.james@example.com', role: 'none' });
   await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Okello James', memberId: member.id });
   await setAccountsIn(tx, org, { cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' } });

@@ -19,11 +19,6 @@ export function businessNow(): Date {
   return new Date(Date.now() + offsetMs);
 }
 
-/** Today's calendar date in UTC by the business clock (`2026-11-27`); a business date is businessTodayIn's. */
-export function businessToday(): string {
-  return businessNow().toISOString().slice(0, 10);
-}
-
 /** The distributor's zone when the organisation names none (the organisations table's default). */
 export const DEFAULT_TIME_ZONE = 'Africa/Kampala';
 

@@ -76,10 +76,6 @@ export interface PostedCreditNote {
   number: string;
 }
 
-/** Today's calendar date in the organisation's time zone (the business clock), the default date of a document. */
-export function todayOf(tx: Tx, organizationId: string): Promise<string> {
-  return organizationToday(tx, organizationId);
-}
 
 /**
  * Issues a credit note and applies it at once: first to the open balance of its invoice (a `credit_application`
@@ -91,7 +87,7 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   const currency = actor.organization.baseCurrency;
   const type = command.type ?? 'adjustment';
   if ((type === 'return') !== (command.returnId != null)) throw new Error('issueCreditNote: a credit note of type return, and only one, names its return');
-  const issueDate = command.issueDate ?? await todayOf(tx, organizationId);
+  const issueDate = command.issueDate ?? await organizationToday(tx, organizationId);
 
   // The shape first (400): one way to name each record, what each line type needs, a storable date.
   const shape: FieldError[] = [];

@@ -17,7 +17,8 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { dateProblem } from '../../platform/dates.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
-import { issueCreditNote, todayOf } from '../credit-notes/documents.js';
+import { issueCreditNote } from '../credit-notes/documents.js';
+import { organizationToday } from '../../platform/access/organizations.js';
 import { lockCustomerBalance, lockInvoices } from '../invoices/account.js';
 import { postDocument, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
@@ -80,7 +81,7 @@ const perUnit = (product: ProductFacts, unit: string) => (unit === 'case' ? prod
 export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturnCommand): Promise<ProcessedReturn> {
   const organizationId = actor.organization.id;
   const currency = actor.organization.baseCurrency;
-  const returnDate = command.returnDate ?? await todayOf(tx, organizationId);
+  const returnDate = command.returnDate ?? await organizationToday(tx, organizationId);
 
   // The shape first (400).
   const shape: FieldError[] = [];

@@ -11,7 +11,7 @@ import { respondIdempotently } from '../../platform/http/idempotency.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import type { ListRequest } from '../../platform/lists/page.js';
-import { businessToday } from '../../platform/clock.js';
+import { organizationToday } from '../../platform/access/organizations.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument } from './documents.js';
 import { findStockDocument, listEmptiesMovements, listStockLevels, listStockMovements, requireStockFilters } from './repository.js';
 import { toEmptiesMovement, toStockDocument, toStockLevel, toStockMovement } from './representation.js';
@@ -29,8 +29,8 @@ export function stockRoutes(db: Db): Router {
     const body = req.body as AdjustmentBody;
     await respondIdempotently(db, caller, req, res, async (tx) => {
       const document = await postStockAdjustment(tx, caller.actor, {
-        // Dated the day it is posted: refused while the books are closed through today.
-        date: { day: businessToday(), field: '' },
+        // Dated the day it is posted, on the distributor's clock: refused while the books are closed through today.
+        date: { day: await organizationToday(tx, caller.organizationId), field: '' },
         reasonCode: body.reasonCode,
         note: body.note ?? null,
         lines: body.lines.map((line, i) => ({
@@ -48,7 +48,7 @@ export function stockRoutes(db: Db): Router {
     const caller = callerOf(res);
     const body = req.body as TransferBody;
     await respondIdempotently(db, caller, req, res, async (tx) => {
-      const document = await postStockTransfer(tx, caller.actor, { date: { day: businessToday(), field: '' }, fromLocationId: body.fromLocationId, toLocationId: body.toLocationId, note: body.note ?? null, lines: body.lines });
+      const document = await postStockTransfer(tx, caller.actor, { date: { day: await organizationToday(tx, caller.organizationId), field: '' }, fromLocationId: body.fromLocationId, toLocationId: body.toLocationId, note: body.note ?? null, lines: body.lines });
       return { status: 201, body: await represent(tx, caller.actor, document) };
     });
   });

@@ -11,7 +11,7 @@ import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { operationOf } from '../http/known-operation.js';
-import { rateDecision, STATEMENTS_IN_FLIGHT, type RateLimit, type TokenAnswer } from './rate-limit.js';
+import { rateDecision, StatementBatches, type RateLimit, type TokenAnswer } from './rate-limit.js';
 
 /** Addresses whose bucket was found empty, remembered at most this many per process (see AddressBudget.refused). */
 const REFUSALS_KEPT = 10_000;
@@ -93,8 +93,7 @@ interface Waiter {
  * takes from a bucket, so it cannot refill sooner, and a client that keeps hammering after its 429 costs no statement.
  */
 export class AddressBudget {
-  private waiting = new Map<string, Waiter[]>();
-  private inFlight = 0;
+  private readonly batches = new StatementBatches<Waiter[]>((batch) => this.takeFor(batch));
   private readonly refused = new Map<string, { level: number; at: number; until: number }>();
   private lastSweep = 0;
 
@@ -110,24 +109,11 @@ export class AddressBudget {
       this.refused.delete(address);
     }
     const answer = new Promise<TokenAnswer>((resolve, reject) => {
-      const waiters = this.waiting.get(address) ?? [];
-      waiters.push({ resolve, reject });
-      this.waiting.set(address, waiters);
+      this.batches.entry(address, () => []).push({ resolve, reject });
     });
-    this.send();
-    return answer;
-  }
-
-  private send(): void {
-    if (this.inFlight >= STATEMENTS_IN_FLIGHT || this.waiting.size === 0) return;
-    const batch = this.waiting;
-    this.waiting = new Map();
-    this.inFlight += 1;
-    void this.takeFor(batch).finally(() => {
-      this.inFlight -= 1;
-      this.send();
-    });
+    this.batches.send();
     this.sweep();
+    return answer;
   }
 
   private async takeFor(batch: Map<string, Waiter[]>): Promise<void> {

@@ -56,6 +56,38 @@ export const HELD_FOR_MS = 1_000;
 export const STATEMENTS_IN_FLIGHT = 2;
 
 /**
+ * Requests gathered by name while STATEMENTS_IN_FLIGHT statements are under way, sent as one batch by the next: what
+ * the keys' and the addresses' budgets share. `entry` finds or makes the waiting entry of a name; `send` runs `take`
+ * on everything waiting when a statement may start, and again whenever one ends.
+ */
+export class StatementBatches<T> {
+  private waiting = new Map<string, T>();
+  private inFlight = 0;
+
+  constructor(private readonly take: (batch: Map<string, T>) => Promise<void>) {}
+
+  entry(name: string, make: () => T): T {
+    let entry = this.waiting.get(name);
+    if (entry === undefined) {
+      entry = make();
+      this.waiting.set(name, entry);
+    }
+    return entry;
+  }
+
+  send(): void {
+    if (this.inFlight >= STATEMENTS_IN_FLIGHT || this.waiting.size === 0) return;
+    const batch = this.waiting;
+    this.waiting = new Map();
+    this.inFlight += 1;
+    void this.take(batch).finally(() => {
+      this.inFlight -= 1;
+      this.send();
+    });
+  }
+}
+
+/**
  * The upsert that takes tokens from the buckets of the rows of the CTE `key` (see TokenSource): for each, it refills
  * by the time since the last statement, takes what the row asks for while whole tokens are there (never more than
  * there are), and says how many it took. One statement for many keys, so that a process's requests cost one round
@@ -148,8 +180,8 @@ interface Waiting {
  */
 export class RateBudget {
   private readonly states = new Map<string, BucketState>();
-  private waiting = new Map<string, Waiting>();
-  private inFlight = 0;
+  /** Sends what is waiting as one statement, unless STATEMENTS_IN_FLIGHT are under way (each sends again when done). */
+  private readonly batches = new StatementBatches<Waiting>((batch) => this.takeFor(batch));
 
   constructor(private readonly buckets: Db) {}
 
@@ -163,14 +195,9 @@ export class RateBudget {
     }
     if (state) this.states.delete(name); // stale: dropped, not spent
     const answer = new Promise<TokenAnswer>((resolve, reject) => {
-      let entry = this.waiting.get(name);
-      if (!entry) {
-        entry = { key, rateClass, limit, waiters: [] };
-        this.waiting.set(name, entry);
-      }
-      entry.waiters.push({ resolve, reject });
+      this.batches.entry(name, () => ({ key, rateClass, limit, waiters: [] })).waiters.push({ resolve, reject });
     });
-    this.send();
+    this.batches.send();
     return answer;
   }
 
@@ -179,18 +206,6 @@ export class RateBudget {
     for (const [name, state] of this.states) {
       if (organizationId === '*' || state.organizationId === organizationId) this.states.delete(name);
     }
-  }
-
-  /** Sends what is waiting as one statement, unless STATEMENTS_IN_FLIGHT are under way (each sends again when done). */
-  private send(): void {
-    if (this.inFlight >= STATEMENTS_IN_FLIGHT || this.waiting.size === 0) return;
-    const batch = this.waiting;
-    this.waiting = new Map();
-    this.inFlight += 1;
-    void this.takeFor(batch).finally(() => {
-      this.inFlight -= 1;
-      this.send();
-    });
   }
 
   private async takeFor(batch: Map<string, Waiting>): Promise<void> {

@@ -6,6 +6,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { ApiDocument } from '../spec.js';
 
 memoisePathCompilation();
+skipCompilationAtStart();
 
 /**
  * express-openapi-validator 5.6 finds a request's operation by compiling every path template with path-to-regexp,
@@ -32,6 +33,55 @@ function memoisePathCompilation(): void {
     return compiled;
   };
   pathToRegexpModule.__memoised = true;
+}
+
+/**
+ * Two costs of the validator's start that buy nothing here (measured: together about half the CPU of a service
+ * start, which every test file pays):
+ * - Its schema preprocessor resolves each `$ref` of a body or response by compiling the referenced schema with Ajv
+ *   (`ajv.getSchema(ref).schema`) only to read the schema object back; the compiled function is thrown away (the
+ *   request and response validators compile their own, lazily, per operation). A local reference (`#/...`, the only
+ *   kind the bundled spec has) is the object at that JSON pointer of the same document, which is read directly.
+ * - It compiles the OpenAPI 3 meta-schema even when `validateApiSpec` is false and the compiled validator is never
+ *   called. With the check off, the constructor is skipped.
+ * Both patches keep the library's behaviour (same objects, same validation); a test checks that requests and
+ * responses are still validated (test/http/validation.test.ts and the contract check of every test response).
+ */
+function skipCompilationAtStart(): void {
+  const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+  const preprocessorModule = validatorRequire('./middlewares/parsers/schema.preprocessor.js') as {
+    SchemaPreprocessor: { prototype: { resolveSchema(schema: unknown): unknown; apiDoc: unknown; resolvedSchemaCache: Map<string, unknown> } & { __local?: boolean } };
+  };
+  const prototype = preprocessorModule.SchemaPreprocessor.prototype;
+  if (!prototype.__local) {
+    const resolveByAjv = prototype.resolveSchema;
+    prototype.resolveSchema = function resolveSchema(this: typeof prototype, schema: unknown) {
+      const ref = (schema as { $ref?: unknown } | null | undefined)?.$ref;
+      if (typeof ref !== 'string' || !ref.startsWith('#/')) return resolveByAjv.call(this, schema);
+      const cached = this.resolvedSchemaCache.get(ref);
+      if (cached !== undefined) return cached;
+      let target: unknown = this.apiDoc;
+      for (const token of ref.slice(2).split('/')) {
+        target = (target as Record<string, unknown> | undefined)?.[token.replaceAll('~1', '/').replaceAll('~0', '~')];
+      }
+      if (target === undefined) return resolveByAjv.call(this, schema);
+      this.resolvedSchemaCache.set(ref, target);
+      return target;
+    };
+    prototype.__local = true;
+  }
+  const schemaValidatorModule = validatorRequire('./framework/openapi.schema.validator.js') as {
+    OpenAPISchemaValidator: (new (options: { validateApiSpec?: boolean }) => unknown) & { __lazy?: boolean };
+  };
+  if (!schemaValidatorModule.OpenAPISchemaValidator.__lazy) {
+    const Compiled = schemaValidatorModule.OpenAPISchemaValidator;
+    const Lazy = function OpenAPISchemaValidator(options: { validateApiSpec?: boolean }) {
+      if (options.validateApiSpec === false) return { validate: () => { throw new Error('the API description is not validated at start'); } };
+      return new Compiled(options);
+    } as unknown as typeof Compiled;
+    Lazy.__lazy = true;
+    schemaValidatorModule.OpenAPISchemaValidator = Lazy;
+  }
 }
 
 /** The DMS documents push and file upload, under the API base. */

@@ -97,7 +97,7 @@ test('every SDK sample compiles against the SDK\'s types (one tsc run), and a wr
       },
       include: ['samples/*.ts'],
     }));
-    const result = await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir })
+    const result = await run(process.execPath, [join(root, 'node_modules', 'typescript-native', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir })
       .then(({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }));
     const errorLines = result.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     const failing = [...new Set(errorLines.map((line) => line.slice(0, line.indexOf('('))))];

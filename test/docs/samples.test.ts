@@ -57,9 +57,9 @@ function scratchProject(): string {
   return scratch;
 }
 
-/** tsc over every TypeScript sample at once; its complaints with each sample's lines turned into the Markdown's. */
+/** tsc (TypeScript 7's native compiler, as test/spec/typecheck.test.ts) over every TypeScript sample at once; its complaints with each sample's lines turned into the Markdown's. */
 async function typeCheck(scratch: string): Promise<string> {
-  const out = await exec(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 })
+  const out = await exec(process.execPath, [join(root, 'node_modules', 'typescript-native', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 })
     .then(() => '', (e: { stdout?: string; message: string }) => e.stdout || e.message);
   return out.replace(/^(\S+\.mts)\((\d+),(\d+)\)/gm, (match, name: string, row: string, column: string) => {
     const block = tsBlocks.find((b) => scriptName(b) === name);

@@ -73,7 +73,10 @@ export async function startTestService(label: string, options: TestServiceOption
         body = JSON.stringify(init.json);
         headers['content-type'] ??= 'application/json';
       }
-      const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body });
+      const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+        // undici says only "fetch failed"; the cause (ECONNRESET, ECONNREFUSED, a socket closed by the server) is what tells a flake from a crash.
+        throw new Error(`${method} ${path}: ${error.message}: ${error.cause?.code ?? ''} ${error.cause?.message ?? ''}`.trim(), { cause: error });
+      });
       const text = await response.text();
       const violations = check.check({ method, path: path.split('?')[0]!, status: response.status, headers: response.headers, bodyText: text });
       if (violations.length > 0) throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);

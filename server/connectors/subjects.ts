@@ -7,8 +7,11 @@ import type { PostingStatus } from '../domain/postings.js';
 import type { Tx } from '../platform/database/transaction.js';
 import type { AccountingConnector, AccountingRef, ConnectorResult, FiscalApplication, FiscalConnector, FiscalReceipt } from './types.js';
 
-/** A call ready to make, or why not yet (another document must post first) or never (nothing to send). */
-export type Prepared<C> = { kind: 'call'; call: C } | { kind: 'wait'; reason: string } | { kind: 'skip'; reason: string };
+/**
+ * A call ready to make, or why not yet (another document must post first), never (nothing to send), or not until
+ * someone acts here (a missing set-up the service can name: failed with the reason, retried with `admin postings retry`).
+ */
+export type Prepared<C> = { kind: 'call'; call: C } | { kind: 'wait'; reason: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; reason: string };
 
 /** What an accounting posting made there: its object, and any others made with it (a credit note's cash refund). */
 export type PostedRefs = AccountingRef & { related?: AccountingRef[] };

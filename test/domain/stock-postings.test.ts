@@ -10,6 +10,7 @@ import { quickBooksEntity } from '../../server/connectors/simulators/quickbooks/
 import { customers } from '../../server/modules/customers/service.js';
 import { createInvoice } from '../../server/modules/invoices/documents.js';
 import { locations } from '../../server/modules/locations/service.js';
+import { retryPostings } from '../../server/modules/postings/operations.js';
 import { runPosting } from '../../server/modules/postings/run.js';
 import { products } from '../../server/modules/products/service.js';
 import { processReturn } from '../../server/modules/returns/documents.js';
@@ -132,6 +133,13 @@ test('goods received on a supplier\'s invoice are a Bill to the supplier\'s mapp
   t.is(failed.posting_status, 'failed');
   t.regex(failed.posting_reason ?? '', /Supplier SUP02 has no vendor mapped .*admin accounts set --vendor "SUP02=VENDOR NAME"/);
   t.is(await quickBooksEntity(world.db, d.realm, 'Bill', unmapped.number), null);
+  // Nothing was sent; mapped, `admin postings retry` posts it.
+  t.like(await world.db.selectFrom('external_postings').select(['status', 'attempts']).where('organization_id', '=', d.organizationId).where('document_id', '=', unmapped.id).executeTakeFirstOrThrow(), { status: 'failed', attempts: 0 });
+  await setAccounts(world.db, d.organizationId, { vendors: { SUP02: 'Crown Beverages' } });
+  t.is((await retryPostings(world.db, d.organizationId, unmapped.id)).length, 1);
+  await runPostings(d);
+  t.like(await documentRow(d, unmapped.id), { posting_status: 'posted', accounting_type: 'Bill', posting_reason: null });
+  t.like(await quickBooksEntity(world.db, d.realm, 'Bill', unmapped.number), { VendorRef: { value: 'Crown Beverages' }, TotalAmt: 18000 });
 });
 
 test('a damaged return into the damages store is written off at the cost the sale took the goods out at; a good return posts no stock entry (its credit memo brought the goods back)', async (t) => {

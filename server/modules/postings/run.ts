@@ -108,8 +108,12 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
   return { row: { ...row, attempts: row.attempts + 1 }, call };
 }
 
-/** Nothing to send (the block says why) or not yet (another document first: looked at again soon, for 48 hours). */
-async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip'; reason: string }): Promise<AttemptOutcome> {
+/**
+ * Nothing to send (the block says why), not yet (another document first: looked at again soon, for 48 hours), or
+ * not before a set-up is fixed here (failed at once with the reason, nothing sent).
+ */
+async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip' | 'fail'; reason: string }): Promise<AttemptOutcome> {
+  if (prepared.kind === 'fail') return fail(tx, row, prepared.reason);
   if (prepared.kind === 'skip') {
     await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
       .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();

@@ -19,7 +19,7 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { getAccounts } from '../../platform/access/accounts.js';
 import { localTimeIn } from '../../platform/clock.js';
 import { roundToCurrency } from '../../domain/money.js';
-import { failed, type AccountingBill, type AccountingJournalEntry, type AccountingLine } from '../../connectors/types.js';
+import { type AccountingBill, type AccountingJournalEntry, type AccountingLine } from '../../connectors/types.js';
 import type { PostingBlock, PostingSubject } from '../../connectors/subjects.js';
 
 /** The accounts a stock journal names (as QuickBooks spells its defaults). */
@@ -141,7 +141,7 @@ export const stockDocumentPosting: PostingSubject = {
       const vendor = (await getAccounts(tx, organizationId)).vendors[plan.supplierCode];
       if (!vendor) {
         const message = `Supplier ${plan.supplierCode} has no vendor mapped in the accounting system: map it with \`admin accounts set --vendor "${plan.supplierCode}=VENDOR NAME"\`, then retry the posting.`;
-        return { kind: 'call', call: async () => failed({ kind: 'rejected', code: 'vendor_not_mapped', message }) };
+        return { kind: 'fail', reason: message };
       }
       const bill: AccountingBill = { docNumber: row.number, txnDate, currency: row.base_currency, supplier: { id: vendor, name: vendor }, lines: plan.lines, total: plan.total };
       return { kind: 'call', call: (connector, requestId) => connector.postBill(requestId, bill) };

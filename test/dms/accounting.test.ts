@@ -3,7 +3,7 @@
 // posting"), and the way back after an accounting failure, tried as an operator would (`admin postings retry`,
 // `admin dms reprocess`) for an invoice, a collection (PY) and a credit note. Each test names the rule it proves.
 // The ledger checker runs over every organisation when the file closes.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import pino from 'pino';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
@@ -32,7 +32,7 @@ interface Shop extends DmsShop { realm: string }
 let realms = 770_000;
 
 /** A DMS shop connected to the QuickBooks simulator, its master data and 10 cases on the van posted. */
-async function accountingShop(t: { deepEqual: (a: unknown, b: unknown, m?: string) => void; like: (a: unknown, b: unknown, m?: string) => void }): Promise<Shop> {
+async function accountingShop(t: Pick<ExecutionContext, 'deepEqual' | 'like'>): Promise<Shop> {
   const shop = await dmsShop(world, { settings: { secretKey: Buffer.alloc(32, 7), simulatorUrl: simulators.url } });
   const realm = String(realms++);
   await world.post((tx) => setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: realm }, null));

@@ -12,7 +12,8 @@ import { refuseClosedPeriod } from '../../domain/periods.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
-import { queuePostings } from '../../domain/postings.js';
+import { NO_ACCOUNTING_CONNECTION, queuePostings, type InitialBlocks, type PostedDocumentRef } from '../../domain/postings.js';
+import { readConnection } from '../../connectors/connections.js';
 import { lockLevels, postMovements, type Movement, type PostedMovement } from './ledger.js';
 import { planStockEntry, sidesOf } from './posting.js';
 
@@ -176,14 +177,13 @@ export async function postDocument(
   const posted = movements.length > 0 ? await postMovements(tx, organizationId, { type: STOCK_DOCUMENT, id }, movements, fieldOf) : [];
   await alsoPost?.({ type: STOCK_DOCUMENT, id }, posted);
   const number = await nextDocumentNumber(tx, organizationId, `stock_${header.type}`, header.prefix);
-  const books = await changesTheBooks(tx, organizationId, header, posted);
-  const blocks = books ? await queuePostings(tx, organizationId, { type: STOCK_DOCUMENT, id, number }, { fiscal: false }) : null;
-  const postingStatus = blocks?.posting_status ?? 'not_applicable';
+  const blocks = await startPosting(tx, organizationId, header, { type: STOCK_DOCUMENT, id, number }, posted);
+  const postingStatus = blocks.posting_status;
   const row = await tx.insertInto('stock_documents')
     .values({
       organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note, trip_id: header.tripId,
       business_date: header.businessDate ?? null, supplier_code: header.supplierCode ?? null,
-      posting_status: postingStatus, posting_reason: blocks ? blocks.posting_reason : NOTHING_TO_BOOK,
+      posting_status: postingStatus, posting_reason: blocks.posting_reason,
     })
     .returning('created_at')
     .executeTakeFirstOrThrow();
@@ -191,16 +191,19 @@ export async function postDocument(
   return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, tripId: header.tripId, movements: posted, postingStatus, createdAt: row.created_at };
 }
 
-/** Whether the document changes a value the books hold (posting.ts's plan); empties documents never do (deposits). */
-async function changesTheBooks(tx: Transaction<DB>, organizationId: string, header: DocumentHeader, posted: readonly PostedMovement[]): Promise<boolean> {
-  if (posted.length === 0 || header.type === 'empties_receipt' || header.type === 'empties_return') return false;
-  // A transfer or a return changes the books only at a damages store; an adjustment at any booked location.
-  const movements = await sidesOf(tx, organizationId, posted);
-  const documentHeader = { type: header.type, reasonCode: header.reasonCode, supplierCode: header.supplierCode ?? null };
-  if (planStockEntry(documentHeader, movements, null) === null) return false;
-  // The currency's rounding decides only whether a tiny value rounds to nothing: read when there is a value at all.
-  const currency = (await tx.selectFrom('organizations').select('base_currency').where('id', '=', organizationId).executeTakeFirstOrThrow()).base_currency;
-  return planStockEntry(documentHeader, movements, currency) !== null;
+/**
+ * The document's accounting posting, queued when the organisation has an accounting connection and the document
+ * changes a value the books hold (posting.ts's plan; empties documents never do: deposits); otherwise its block says
+ * why not. An organisation with no connection reads nothing more.
+ */
+async function startPosting(tx: Transaction<DB>, organizationId: string, header: DocumentHeader, document: PostedDocumentRef, posted: readonly PostedMovement[]): Promise<InitialBlocks> {
+  const nothing: InitialBlocks = { posting_status: 'not_applicable', posting_reason: NOTHING_TO_BOOK, fiscal_status: null };
+  if (posted.length === 0 || header.type === 'empties_receipt' || header.type === 'empties_return') return nothing;
+  const connection = await readConnection(tx, organizationId, 'accounting');
+  if (!connection?.enabled) return { posting_status: 'not_applicable', posting_reason: NO_ACCOUNTING_CONNECTION, fiscal_status: null };
+  const { movements, currency } = await sidesOf(tx, organizationId, posted);
+  if (planStockEntry({ type: header.type, reasonCode: header.reasonCode, supplierCode: header.supplierCode ?? null }, movements, currency) === null) return nothing;
+  return queuePostings(tx, organizationId, document, { fiscal: false });
 }
 
 export interface ProductFacts {

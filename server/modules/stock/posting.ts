@@ -55,9 +55,9 @@ export type StockEntryPlan =
   | { kind: 'bill'; supplierCode: string; lines: AccountingLine[]; total: string }
   | { kind: 'journal'; lines: AccountingJournalEntry['lines'] };
 
-/** What the document changes in the books, or null when nothing; `currency` null: amounts unrounded (exact). */
-export function planStockEntry(header: StockHeader, movements: readonly ValuedMovement[], currency: string | null): StockEntryPlan | null {
-  const round = (value: Decimal.Value) => (currency === null ? new Decimal(value).toFixed() : roundToCurrency(value, currency));
+/** What the document changes in the books, or null when nothing (amounts in the currency's minor units). */
+export function planStockEntry(header: StockHeader, movements: readonly ValuedMovement[], currency: string): StockEntryPlan | null {
+  const round = (value: Decimal.Value) => roundToCurrency(value, currency);
   if (header.type === 'adjustment' && header.reasonCode === 'SUPPLIER_RECEIPT' && header.supplierCode) {
     const lines = movements.filter((m) => m.from === null && m.to !== null).map((m): AccountingLine => ({
       itemId: m.productId, description: m.productName, quantity: String(m.quantity), unitPrice: m.unitCost,
@@ -114,14 +114,22 @@ export async function valuedMovements(tx: Tx, organizationId: string, documentTy
   }));
 }
 
-/** The kinds of the locations movements name (one read), for postDocument's decision before the posting is queued. */
-export async function sidesOf(tx: Tx, organizationId: string, movements: readonly { productId: string; fromLocationId: string | null; toLocationId: string | null; quantity: number; unitCost: string }[]): Promise<ValuedMovement[]> {
+/**
+ * Movements just posted as the plan takes them, with the organisation's currency, in one read (the kinds of the
+ * locations they name): what postDocument needs to decide whether to queue a posting.
+ */
+export async function sidesOf(tx: Tx, organizationId: string, movements: readonly { productId: string; fromLocationId: string | null; toLocationId: string | null; quantity: number; unitCost: string }[]): Promise<{ movements: ValuedMovement[]; currency: string }> {
   const ids = [...new Set(movements.flatMap((m) => [m.fromLocationId, m.toLocationId]).filter((id): id is string => id !== null))];
-  const kinds = new Map(ids.length === 0 ? [] : (await tx.selectFrom('locations').select(['id', 'kind']).where('organization_id', '=', organizationId).where('id', 'in', ids).execute()).map((row) => [row.id, row.kind]));
-  return movements.map((m) => ({
-    productId: m.productId, productName: '', from: sideOf(kinds.get(m.fromLocationId ?? '') ?? null, m.fromLocationId), to: sideOf(kinds.get(m.toLocationId ?? '') ?? null, m.toLocationId),
-    quantity: m.quantity, unitCost: m.unitCost,
-  }));
+  const rows = await tx.selectFrom('organizations as o').leftJoin('locations as l', (join) => join.onRef('l.organization_id', '=', 'o.id').on('l.id', 'in', ids.length === 0 ? [''] : ids))
+    .select(['o.base_currency', 'l.id', 'l.kind']).where('o.id', '=', organizationId).execute();
+  const kinds = new Map(rows.flatMap((row) => (row.id === null ? [] : [[row.id, row.kind] as const])));
+  return {
+    currency: rows[0]!.base_currency,
+    movements: movements.map((m) => ({
+      productId: m.productId, productName: '', from: sideOf(kinds.get(m.fromLocationId ?? '') ?? null, m.fromLocationId), to: sideOf(kinds.get(m.toLocationId ?? '') ?? null, m.toLocationId),
+      quantity: m.quantity, unitCost: m.unitCost,
+    })),
+  };
 }
 
 export const stockDocumentPosting: PostingSubject = {

@@ -157,7 +157,9 @@ test('a damaged return into the damages store is written off at the cost the sal
   const returns = await world.db.selectFrom('stock_documents').select(['id', 'number', 'posting_status', 'accounting_type']).where('organization_id', '=', d.organizationId)
     .where('type', '=', 'return').orderBy('number').execute();
   t.deepEqual(returns.map((row) => [row.number, row.posting_status, row.accounting_type]), [['RTN-000001', 'posted', 'JournalEntry'], ['RTN-000002', 'not_applicable', null]]);
-  t.deepEqual(journalLines(await quickBooksEntity(world.db, d.realm, 'JournalEntry', 'RTN-000001')), [['Damaged stock written off', 'Debit', 5000], ['Inventory Asset', 'Credit', 5000]]);
+  const writeOff = await quickBooksEntity(world.db, d.realm, 'JournalEntry', 'RTN-000001');
+  t.is(writeOff?.TxnDate, '2026-11-21', 'dated the return\'s date');
+  t.deepEqual(journalLines(writeOff), [['Damaged stock written off', 'Debit', 5000], ['Inventory Asset', 'Credit', 5000]]);
 });
 
 test('without an accounting connection a stock document that changes the books queues nothing and its block says why', async (t) => {

@@ -1,7 +1,9 @@
 // The one list of the service's modules. Everything a module adds (routes, the events it writes and how a webhook
-// reads their records, background jobs) comes from its manifest; adding a module is one line here.
+// reads their records, the documents it posts to the external systems and what it does when a posting settles,
+// background jobs) comes from its manifest; adding a module is one line here.
 import type { ModuleManifest } from '../platform/modules/manifest.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
+import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
 import { systemModule } from '../modules/system/manifest.js';
 import { customersModule } from '../modules/customers/manifest.js';
 import { productsModule } from '../modules/products/manifest.js';
@@ -63,3 +65,9 @@ export const webhookObjects: WebhookObjectRegistry = webhookObjectsOf(MODULES);
 
 /** Every event type an endpoint can subscribe to (webhook.test is sent on request, to one endpoint). */
 export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects);
+
+/**
+ * The service's posting registry: every module's posting subjects and posting listeners. Installed for the postings
+ * module as this list loads: every process that posts (the service, the operator CLI, the bench) is composed from it.
+ */
+export const postingRegistry: PostingRegistry = installPostingRegistry(postingRegistryOf(MODULES));

@@ -9,7 +9,7 @@ import type { Tx } from '../platform/database/transaction.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { newId } from '../platform/ids.js';
 
-export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note' | 'settlement';
+export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note' | 'settlement' | 'stock_document';
 export type PostingStatus = 'pending' | 'posted' | 'failed' | 'not_applicable' | 'reversed';
 
 /** A document as the posting rows name it. */

@@ -122,6 +122,23 @@ test('a journal entry posts when it balances and is refused (6000) when it does 
   t.like(await client.postRefund('refund', { docNumber: 'CN-000009', txnDate: '2026-11-25', currency: 'UGX', customer: { id: 'cus_1', name: 'Mama Shop' }, method: 'cash', amount: '2000', description: 'Cash refund' }), { ok: true, value: { type: 'RefundReceipt' } });
 });
 
+test('a stock journal and a supplier\'s bill as the stock postings send them: each line needs its account (journal) or its item (bill), 2020 otherwise; a bill sent again under a new request id is recognised by its number, vendor and total', async (t) => {
+  const { realm, client } = company();
+  const journal = (account: string) => client.postJournalEntry(`adj-${account || 'none'}`, { docNumber: `ADJ-00000${account ? 1 : 2}`, txnDate: '2026-11-20', currency: 'UGX', description: 'Stock adjustment ADJ-000001 (OPENING)', lines: [
+    { account: 'Inventory Asset', side: 'debit', amount: '240000', description: 'stock added' }, { account, side: 'credit', amount: '240000', description: 'stock added' },
+  ] });
+  t.like(await journal('Opening Balance Equity'), { ok: true, value: { type: 'JournalEntry' } });
+  t.like(await journal(''), { ok: false, failure: { kind: 'rejected', code: '2020' } });
+  const bill = (itemId: string, requestId: string) => client.postBill(requestId, { docNumber: itemId ? 'ADJ-000003' : 'ADJ-000004', txnDate: '2026-11-20', currency: 'UGX', supplier: { id: 'Nile Breweries', name: 'Nile Breweries' },
+    lines: [{ itemId, description: 'Soda 300ml', quantity: '120', unitPrice: '750', amount: '90000', taxAmount: '0' }], total: '90000' });
+  const first = await bill('prd_1', 'bill-a');
+  t.like(first, { ok: true, value: { type: 'Bill' } });
+  t.deepEqual(await bill('prd_1', 'bill-b'), first, 'the earlier attempt landed: its ref');
+  t.like(await quickBooksEntity(sim().db, realm, 'Bill', 'ADJ-000003'), { VendorRef: { value: 'Nile Breweries' }, TotalAmt: 90000, Line: [{ DetailType: 'ItemBasedExpenseLineDetail', ItemBasedExpenseLineDetail: { ItemRef: { value: 'prd_1' }, Qty: 120, UnitPrice: 750 } }] });
+  t.like(await bill('', 'bill-c'), { ok: false, failure: { kind: 'rejected', code: '2020' } });
+  t.is(await quickBooksPostingCount(sim().db, realm), 2);
+});
+
 test('trigger values in the customer\'s name: [sim:period_closed] is 6210, [sim:rejected] 6000, [sim:outage] fails the first attempt of a request id only', async (t) => {
   const { realm, client } = company();
   const named = (name: string, requestId: string) => client.postInvoice(requestId, invoice(`INV-${requestId}`, { customer: { id: 'cus_9', name } }));

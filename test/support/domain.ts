@@ -10,6 +10,9 @@ import { auditStock } from '../../server/modules/stock/audit.js';
 import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { setClockOffsetDays } from '../../server/platform/clock.js';
+// The composed registry the posting jobs read (subjects and listeners from the modules' manifests), installed as the
+// modules' list loads, as in the service.
+import '../../server/composition/modules.js';
 
 export interface DomainWorld {
   db: Db;

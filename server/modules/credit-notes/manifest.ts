@@ -3,7 +3,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { CREDIT_NOTE_CANCELLED, CREDIT_NOTE_CREATED } from './documents.js';
-import { CREDIT_NOTE_UPDATED } from './posting.js';
+import { CREDIT_NOTE_UPDATED, creditNotePosting } from './posting.js';
 import { findCreditNote } from './repository.js';
 import { toCreditNote } from './representation.js';
 import { creditNoteRoutes } from './routes.js';
@@ -19,6 +19,7 @@ const creditNoteObject: WebhookObjectSource = {
 
 export const creditNotesModule: ModuleManifest = {
   name: 'credit-notes',
+  postingSubjects: [creditNotePosting],
   routes: ({ db, connectors }) => creditNoteRoutes(db, connectors),
   webhookObjects: {
     [CREDIT_NOTE_CREATED]: creditNoteObject,

@@ -7,19 +7,20 @@
 // - failed for good: `rejected` (R06 when the accounting system's books are closed, R09 otherwise); the posting in
 //   the service stays applied, and a flag already `posted` (before this rule, or any later failure) is rejected too;
 // - nothing to send (not_applicable): `posted`, quickbooksRef null.
-// The postings module calls this in the transaction that records the outcome; documents waiting for that posting
-// (a held version, a bounced cheque) are woken.
+// The DMS declares this as its posting listener (its manifest's postingListeners); the postings module calls it,
+// through the composed registry, in the transaction that records the outcome, so the DMS flag writes stay in this
+// module. Documents waiting for that posting (a held version, a bounced cheque) are woken.
 import { sql } from 'kysely';
-import type { Tx } from '../../platform/database/transaction.js';
+import type { AccountingOutcome, PostingListener } from '../../connectors/subjects.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { fileBatchesOf, noteFlagFiles } from './actions.js';
 import { DMS_DOCUMENT, DMS_DOCUMENT_FLAGGED, setFlags } from './flags.js';
 import { wake } from './process.js';
 import { waitKeys } from './reasons.js';
 
-export type AccountingOutcome = { status: 'posted'; ref: string } | { status: 'failed'; reason: string; periodClosed: boolean } | { status: 'not_applicable' };
+export type { AccountingOutcome };
 
-export async function accountingPostingSettled(tx: Tx, organizationId: string, document: { type: string; id: string }, outcome: AccountingOutcome): Promise<void> {
+export const followAccountingPosting: PostingListener = async (tx, organizationId, document, outcome) => {
   // The documents that applied this one (mikono set): held, already posted, or rejected by an earlier failure.
   const flagged = await tx.selectFrom('dms_documents').select(['id', 'state'])
     .where('organization_id', '=', organizationId).where('accounting_type', '=', document.type).where('accounting_id', '=', document.id)
@@ -43,4 +44,4 @@ export async function accountingPostingSettled(tx: Tx, organizationId: string, d
     await noteFlagFiles(tx, organizationId, await fileBatchesOf(tx, organizationId, changing));
   }
   await wake(tx, organizationId, [waitKeys.posting(document.type, document.id)]);
-}
+};

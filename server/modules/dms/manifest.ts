@@ -6,6 +6,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
+import { followAccountingPosting } from './accounting.js';
 import { DMS_ACTION_STATUS_CHANGED, findAction } from './actions.js';
 import { DMS_QUEUE, type DmsJob } from './dispatch.js';
 import { DMS_DOCUMENT_FLAGGED, findFlag, toFlag } from './flags.js';
@@ -46,6 +47,8 @@ const reconciliationObject: WebhookObjectSource = {
 export const dmsModule: ModuleManifest = {
   name: 'dms',
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
+  // A document's flag follows the accounting posting of what it applied (accounting.ts).
+  postingListeners: [followAccountingPosting],
   webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject, [DMS_RECONCILIATION_COMPLETED]: reconciliationObject },
   jobs: ({ db, logger, connectors }) => [{
     queue: DMS_QUEUE,

@@ -3,6 +3,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { INVOICE_CREATED, INVOICE_UPDATED, INVOICE_VOIDED } from './documents.js';
+import { invoicePosting } from './posting.js';
 import { findInvoice } from './repository.js';
 import { toInvoice } from './representation.js';
 import { invoiceRoutes } from './routes.js';
@@ -18,6 +19,7 @@ const invoiceObject: WebhookObjectSource = {
 
 export const invoicesModule: ModuleManifest = {
   name: 'invoices',
+  postingSubjects: [invoicePosting],
   routes: ({ db, connectors }) => invoiceRoutes(db, connectors),
   webhookObjects: {
     [INVOICE_CREATED]: invoiceObject,

@@ -4,7 +4,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { PAYMENT_CREATED, PAYMENT_REVERSED } from './documents.js';
-import { PAYMENT_UPDATED } from './posting.js';
+import { PAYMENT_UPDATED, paymentPosting } from './posting.js';
 import { findPayment } from './repository.js';
 import { toPayment } from './representation.js';
 import { paymentRoutes } from './routes.js';
@@ -20,6 +20,7 @@ const paymentObject: WebhookObjectSource = {
 
 export const paymentsModule: ModuleManifest = {
   name: 'payments',
+  postingSubjects: [paymentPosting],
   routes: ({ db, connectors }) => paymentRoutes(db, connectors),
   webhookObjects: {
     [PAYMENT_CREATED]: paymentObject,

@@ -2,7 +2,7 @@
 // each system, and a retry of what failed.
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { PostedDocumentType } from '../../domain/postings.js';
-import { SUBJECTS } from './subjects.js';
+import { subjectOf } from './registry.js';
 
 export interface PostingView {
   postingId: string;
@@ -58,7 +58,7 @@ export async function requeueFailedPostings(tx: Tx, organizationId: string, id: 
     await tx.updateTable('external_postings')
       .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn<Date>('now'), queued_at: null, claimed_by: null, reason: null, updated_at: eb.fn<Date>('now') }))
       .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
-    const subject = SUBJECTS[row.document_type as PostedDocumentType];
+    const subject = subjectOf(row.document_type);
     if (row.system === 'fiscal') await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
     else if (row.operation === 'post') await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
   }
@@ -79,7 +79,7 @@ export async function cancelUnsentFiscal(tx: Tx, organizationId: string, documen
   for (const row of rows) {
     await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
       .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
-    await SUBJECTS[row.document_type as PostedDocumentType].setFiscal!(tx, organizationId, row.document_id, { status: 'cancelled', receipt: null, reason });
+    await subjectOf(row.document_type).setFiscal!(tx, organizationId, row.document_id, { status: 'cancelled', receipt: null, reason });
   }
   return rows.length;
 }

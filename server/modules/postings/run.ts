@@ -6,17 +6,16 @@
 //   Retry-After), up to MAX_ATTEMPTS, then failed;
 // - period closed or rejected: failed at once, the block's reason says why in the system's own words.
 // A failed posting never undoes the document in the service. A posting that waits for another document's (a receipt
-// for its invoice's) is looked at again every WAIT_SECONDS for 48 hours, then fails.
-import { accountingPostingSettled } from '../dms/accounting.js';
+// for its invoice's) is looked at again every WAIT_SECONDS for 48 hours, then fails. The document's subject and the
+// listeners told when an accounting posting settles (the DMS flags) come from the composed registry (registry.ts).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { PostedDocumentType } from '../../domain/postings.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { accountingConnectorOf, fiscalConnectorOf, readConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../connectors/connections.js';
 import type { AccountingRef, AccountingType, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
-import { SUBJECTS } from './subjects.js';
+import { accountingPostingSettled, subjectOf } from './registry.js';
 import type { FiscalAnswer, PostedRefs, PostingSubject } from './subject.js';
 
 export const POSTING_QUEUE = 'postings.run';
@@ -27,8 +26,6 @@ export const WAIT_SECONDS = 5;
 /** A credit note application is asked about again this often until the fiscal system decides. */
 export const APPLICATION_POLL_SECONDS = 2;
 const WAIT_LIMIT_HOURS = 48;
-
-export { SUBJECTS };
 
 export interface PostingJob {
   organizationId: string;
@@ -76,7 +73,7 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
     .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).forUpdate().executeTakeFirst();
   if (!row || row.status !== 'pending') return 'done';
   if (row.claimed_by !== null && row.claim_alive) return 'busy'; // another job of the same posting is calling right now
-  const subject = SUBJECTS[row.document_type as PostedDocumentType];
+  const subject = subjectOf(row.document_type);
   const connection = await readConnection(tx, row.organization_id, row.system as 'accounting' | 'fiscal');
   if (!connection) return fail(tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
   if (connection.baseUrl === SIMULATOR_BASE_URL && runner.settings.simulatorUrl === null) {
@@ -111,8 +108,12 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
   return { row: { ...row, attempts: row.attempts + 1 }, call };
 }
 
-/** Nothing to send (the block says why) or not yet (another document first: looked at again soon, for 48 hours). */
-async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip'; reason: string }): Promise<AttemptOutcome> {
+/**
+ * Nothing to send (the block says why), not yet (another document first: looked at again soon, for 48 hours), or
+ * not before a set-up is fixed here (failed at once with the reason, nothing sent).
+ */
+async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip' | 'fail'; reason: string }): Promise<AttemptOutcome> {
+  if (prepared.kind === 'fail') return fail(tx, row, prepared.reason);
   if (prepared.kind === 'skip') {
     await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
       .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
@@ -133,7 +134,7 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
   const row = await tx.selectFrom('external_postings').select(['status'])
     .where('organization_id', '=', claimed.organization_id).where('id', '=', claimed.id).forUpdate().executeTakeFirstOrThrow();
   if (row.status !== 'pending') return 'done';
-  const subject = SUBJECTS[claimed.document_type as PostedDocumentType];
+  const subject = subjectOf(claimed.document_type);
   const org = claimed.organization_id;
   if (!result.ok) return failure(runner, tx, claimed, result.failure);
 
@@ -212,7 +213,7 @@ async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: Connect
 async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed', periodClosed = false): Promise<AttemptOutcome> {
   await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
     .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
-  const subject = SUBJECTS[row.document_type as PostedDocumentType];
+  const subject = subjectOf(row.document_type);
   if (row.system === 'fiscal') {
     await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: fiscalStatus, receipt: null, reason });
   } else if (row.operation === 'reverse') {
@@ -223,7 +224,7 @@ async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | '
     });
   } else {
     await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
-    // A DMS document that posted this one: its flag becomes rejected (R06 closed books there, R09 otherwise).
+    // Whoever follows it hears (the DMS: a document that applied this one is rejected, R06 closed books there, R09 otherwise).
     await accountingPostingSettled(tx, row.organization_id, { type: row.document_type, id: row.document_id }, { status: 'failed', reason, periodClosed });
   }
   return 'failed';

@@ -229,7 +229,7 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
   const fieldOf = (line: number) => fields.get(line) ?? '/lines';
   let number = '';
   let creditNoteId: string | null = null;
-  await postDocument(tx, organizationId, { type: 'return', prefix: 'RTN', reasonCode: null, note: `Return ${id} of invoice ${invoice.number}`, tripId: invoice.trip_id }, movements, fieldOf,
+  await postDocument(tx, organizationId, { type: 'return', prefix: 'RTN', reasonCode: null, note: `Return ${id} of invoice ${invoice.number}`, tripId: invoice.trip_id, businessDate: returnDate }, movements, fieldOf,
     async (_document, posted) => {
       const movementOf = new Map(posted.map((m) => [m.line, m.id]));
       await postEmptiesMovements(tx, organizationId, { type: RETURN, id }, emptiesLines.map((e): EmptiesMove => ({

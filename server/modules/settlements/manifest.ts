@@ -5,6 +5,7 @@ import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { settlementRoutes } from './routes.js';
+import { settlementPosting } from './posting.js';
 import { readSettlementForWebhook, SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './service.js';
 
 export const settlementObject: WebhookObjectSource = {
@@ -15,6 +16,7 @@ export const settlementObject: WebhookObjectSource = {
 
 export const settlementsModule: ModuleManifest = {
   name: 'settlements',
+  postingSubjects: [settlementPosting],
   routes: ({ db }) => settlementRoutes(db),
   webhookObjects: { [SETTLEMENT_CLOSED]: settlementObject, [SETTLEMENT_UPDATED]: settlementObject },
 };

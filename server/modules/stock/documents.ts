@@ -12,7 +12,10 @@ import { refuseClosedPeriod } from '../../domain/periods.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
+import { NO_ACCOUNTING_CONNECTION, queuePostings, type InitialBlocks, type PostedDocumentRef } from '../../domain/postings.js';
+import { readConnection } from '../../connectors/connections.js';
 import { lockLevels, postMovements, type Movement, type PostedMovement } from './ledger.js';
+import { planStockEntry, sidesOf } from './posting.js';
 
 export type StockUnit = 'case' | 'bottle' | 'piece';
 
@@ -46,6 +49,8 @@ export interface AdjustmentCommand {
   note?: string | null;
   /** The trip the adjustment belongs to (a van's count at its return); the trips module checks it. */
   tripId?: string | null;
+  /** The supplier whose invoice the goods came on (a DMS company invoice, reason SUPPLIER_RECEIPT): posted as its Bill. */
+  supplierCode?: string | null;
   lines: AdjustmentLine[];
 }
 
@@ -69,6 +74,8 @@ export interface StockDocument {
   note: string | null;
   tripId: string | null;
   movements: PostedMovement[];
+  /** Its posting block as it starts: pending when it changes the books and the organisation has an accounting connection. */
+  postingStatus: string;
   createdAt: Date;
 }
 
@@ -110,7 +117,10 @@ export async function postStockAdjustment(tx: Transaction<DB>, actor: Actor, com
       ? { line: i + 1, productId: line.productId, fromLocationId: null, toLocationId: line.locationId, quantity: change, ...(line.unitCost === undefined ? {} : { unitCost: perBaseUnit(line.unitCost, perUnit) }) }
       : { line: i + 1, productId: line.productId, fromLocationId: line.locationId, toLocationId: null, quantity: -change });
   });
-  return postDocument(tx, organizationId, { type: 'adjustment', prefix: 'ADJ', reasonCode: command.reasonCode, note: command.note ?? null, tripId: command.tripId ?? null }, movements, (line) => adjustmentField(command.lines[line - 1]!, line));
+  return postDocument(tx, organizationId, {
+    type: 'adjustment', prefix: 'ADJ', reasonCode: command.reasonCode, note: command.note ?? null, tripId: command.tripId ?? null,
+    businessDate: command.date?.day ?? null, supplierCode: command.supplierCode ?? null,
+  }, movements, (line) => adjustmentField(command.lines[line - 1]!, line));
 }
 
 /** Posts a transfer: every line moves from one location to the other, both sides or neither. */
@@ -128,7 +138,7 @@ export async function postStockTransfer(tx: Transaction<DB>, actor: Actor, comma
     line: i + 1, productId: line.productId, fromLocationId: command.fromLocationId, toLocationId: command.toLocationId,
     quantity: line.quantity * baseUnitsPer(products.get(line.productId)!, line.unit),
   }));
-  return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null, tripId: command.tripId ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
+  return postDocument(tx, organizationId, { type: 'transfer', prefix: 'TRF', reasonCode: null, note: command.note ?? null, tripId: command.tripId ?? null, businessDate: command.date?.day ?? null }, movements, (line) => `/lines/${line - 1}/quantity`);
 }
 
 export interface DocumentHeader {
@@ -138,12 +148,20 @@ export interface DocumentHeader {
   reasonCode: string | null;
   note: string | null;
   tripId: string | null;
+  /** The business day it moves stock on, when its caller gives one (the accounting posting's date; else the day it was made). */
+  businessDate?: string | null;
+  /** The supplier whose invoice the goods came on (an adjustment SUPPLIER_RECEIPT): its posting is that supplier's Bill. */
+  supplierCode?: string | null;
 }
+
+/** The posting block of a stock document that changes nothing in the books (posting.ts). */
+export const NOTHING_TO_BOOK = 'Nothing to book: it changes no value the accounting system holds (stock moved between booked locations, empties, or at no cost).';
 
 /**
  * Posts one stock document: its movements through the ledger, then `alsoPost` (what else the document moves in the
- * same transaction, such as its empties movements, which name the stock movements), then its number and row and its
- * `stock.movement.created` event. Every document type of the module ends here.
+ * same transaction, such as its empties movements, which name the stock movements), then its number and row, its
+ * accounting posting when it changes the books (posting.ts) and its `stock.movement.created` event. Every document
+ * type of the module ends here.
  */
 export async function postDocument(
   tx: Transaction<DB>,
@@ -159,12 +177,33 @@ export async function postDocument(
   const posted = movements.length > 0 ? await postMovements(tx, organizationId, { type: STOCK_DOCUMENT, id }, movements, fieldOf) : [];
   await alsoPost?.({ type: STOCK_DOCUMENT, id }, posted);
   const number = await nextDocumentNumber(tx, organizationId, `stock_${header.type}`, header.prefix);
+  const blocks = await startPosting(tx, organizationId, header, { type: STOCK_DOCUMENT, id, number }, posted);
+  const postingStatus = blocks.posting_status;
   const row = await tx.insertInto('stock_documents')
-    .values({ organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note, trip_id: header.tripId })
+    .values({
+      organization_id: organizationId, id, number, type: header.type, reason_code: header.reasonCode, note: header.note, trip_id: header.tripId,
+      business_date: header.businessDate ?? null, supplier_code: header.supplierCode ?? null,
+      posting_status: postingStatus, posting_reason: blocks.posting_reason,
+    })
     .returning('created_at')
     .executeTakeFirstOrThrow();
   await recordEvent(tx, organizationId, STOCK_MOVEMENT_CREATED, STOCK_DOCUMENT, id);
-  return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, tripId: header.tripId, movements: posted, createdAt: row.created_at };
+  return { id, number, type: header.type, reasonCode: header.reasonCode, note: header.note, tripId: header.tripId, movements: posted, postingStatus, createdAt: row.created_at };
+}
+
+/**
+ * The document's accounting posting, queued when the organisation has an accounting connection and the document
+ * changes a value the books hold (posting.ts's plan; empties documents never do: deposits); otherwise its block says
+ * why not. An organisation with no connection reads nothing more.
+ */
+async function startPosting(tx: Transaction<DB>, organizationId: string, header: DocumentHeader, document: PostedDocumentRef, posted: readonly PostedMovement[]): Promise<InitialBlocks> {
+  const nothing: InitialBlocks = { posting_status: 'not_applicable', posting_reason: NOTHING_TO_BOOK, fiscal_status: null };
+  if (posted.length === 0 || header.type === 'empties_receipt' || header.type === 'empties_return') return nothing;
+  const connection = await readConnection(tx, organizationId, 'accounting');
+  if (!connection?.enabled) return { posting_status: 'not_applicable', posting_reason: NO_ACCOUNTING_CONNECTION, fiscal_status: null };
+  const { movements, currency } = await sidesOf(tx, organizationId, posted);
+  if (planStockEntry({ type: header.type, reasonCode: header.reasonCode, supplierCode: header.supplierCode ?? null }, movements, currency) === null) return nothing;
+  return queuePostings(tx, organizationId, document, { fiscal: false });
 }
 
 export interface ProductFacts {

@@ -1,9 +1,11 @@
 // Stock: the stock ledger (movements, levels, moving average cost), its adjustments and transfers, the empties
-// ledger, and the stock.movement.created event of every inventory document.
+// ledger, the stock.movement.created event of every inventory document, and their postings to the accounting system
+// (posting.ts: a JournalEntry at cost, or a supplier's Bill).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import { OBJECT_LIMIT_BYTES, type WebhookObject } from '../../platform/webhooks/objects.js';
 import { STOCK_MOVEMENT_CREATED } from './documents.js';
+import { stockDocumentPosting } from './posting.js';
 import { findStockDocument } from './repository.js';
 import { toStockDocument } from './representation.js';
 import { stockRoutes } from './routes.js';
@@ -11,6 +13,7 @@ import { stockRoutes } from './routes.js';
 export const stockModule: ModuleManifest = {
   name: 'stock',
   routes: ({ db }) => stockRoutes(db),
+  postingSubjects: [stockDocumentPosting],
   webhookObjects: {
     [STOCK_MOVEMENT_CREATED]: {
       async read(db, actor, id) {

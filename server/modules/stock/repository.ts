@@ -31,7 +31,7 @@ const movementColumns = ['t.id', 't.document_type', 't.document_id', 't.line_num
 /** A stock document and its movements in line order; null when the organisation has no such document. */
 export async function findStockDocument(db: Db, actor: Actor, id: string): Promise<{ document: DocumentRow; movements: MovementRow[] } | null> {
   const organizationId = actor.organization.id;
-  const document = await db.selectFrom('stock_documents').select(['id', 'number', 'type', 'reason_code', 'note', 'trip_id', 'created_at', 'updated_at'])
+  const document = await db.selectFrom('stock_documents').select(['id', 'number', 'type', 'reason_code', 'note', 'trip_id', 'posting_status', 'accounting_ref', 'accounting_type', 'posting_reason', 'created_at', 'updated_at'])
     .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
   if (!document) return null;
   const movements = await db.selectFrom('stock_movements as t')

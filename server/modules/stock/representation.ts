@@ -2,6 +2,7 @@
 // EmptiesMovement). Quantities are in the product's base unit; `unitCost` only for actors with payments:read.
 import type { components } from '../../../generated/api-types.js';
 import type { Actor } from '../../domain/actor.js';
+import { toPostingBlock } from '../postings/blocks.js';
 
 export type StockDocumentBody = components['schemas']['StockDocument'];
 export type StockMovementBody = components['schemas']['StockMovement'];
@@ -55,6 +56,10 @@ export interface DocumentRow {
   reason_code: string | null;
   note: string | null;
   trip_id: string | null;
+  posting_status: string;
+  accounting_ref: string | null;
+  accounting_type: string | null;
+  posting_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -68,6 +73,7 @@ export function toStockDocument(row: DocumentRow, movements: MovementRow[], acto
     note: row.note,
     tripId: row.trip_id,
     movements: movements.map((m) => toStockMovement(m, actor)),
+    posting: toPostingBlock(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

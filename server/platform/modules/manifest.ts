@@ -1,6 +1,7 @@
 // What a module declares about itself. server/composition/modules.ts lists the modules; everything a module adds to
-// the service (its routes, the events it writes, how a webhook reads the record an event names, its background
-// jobs) comes from its manifest, so adding a module is one line there and nothing else changes.
+// the service (its routes, the events it writes, how a webhook reads the record an event names, the documents it
+// posts to the external systems and what it does when a posting settles, its background jobs) comes from
+// its manifest, so adding a module is one line there and nothing else changes.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config.js';
@@ -8,6 +9,7 @@ import type { Db } from '../database/transaction.js';
 import type { JobDefinition } from '../jobs/jobs.js';
 import type { WebhookObjectSource } from '../webhooks/objects.js';
 import type { ConnectorSettings } from '../../connectors/connections.js';
+import type { PostingListener, PostingSubject } from '../../connectors/subjects.js';
 
 /** What a module is given when the service composes it. */
 export interface ModuleContext {
@@ -32,6 +34,13 @@ export interface ModuleManifest {
   routes?(context: ModuleContext): Router;
   /** The event types it writes, each readable as a webhook object (event type -> the record's reader). */
   webhookObjects?: Readonly<Record<string, WebhookObjectSource>>;
+  /**
+   * The document types it posts to the accounting (and fiscal) systems, each with its subject (its `posting.ts`): the
+   * postings module finds them by type in the composed registry.
+   */
+  postingSubjects?: readonly PostingSubject[];
+  /** What it does when a document's accounting posting settles (the DMS: its flags follow), in that transaction. */
+  postingListeners?: readonly PostingListener[];
   /** Its background jobs (run by the worker role; sent by any). */
   jobs?(context: ModuleContext): JobDefinition<never>[];
 }

@@ -252,10 +252,16 @@ async function create(tx: SimTx, realm: string, entity: Entity, body: Record<str
       if (line.JournalEntryLineDetail?.PostingType === 'Debit') debit = debit.plus(amount);
       else if (line.JournalEntryLineDetail?.PostingType === 'Credit') credit = credit.plus(amount);
       else throw new Fault('2020', 'Required param missing, need to supply the required value for the API', 'Required parameter PostingType is missing in the request', 400, 'PostingType');
+      // Each line books to an account (QuickBooks: "Required parameter Line.JournalEntryLineDetail.AccountRef is missing").
+      if (!line.JournalEntryLineDetail?.AccountRef?.value) throw new Fault('2020', 'Required param missing, need to supply the required value for the API', 'Required parameter Line.JournalEntryLineDetail.AccountRef is missing in the request', 400, 'AccountRef');
     }
     if (!debit.equals(credit)) throw new Fault('6000', 'A business validation error has occurred while processing your request', `Business Validation Error: Your Journal Entry is not balanced (debits ${debit.toFixed()}, credits ${credit.toFixed()}).`);
     total = debit;
   } else {
+    // A bill's line is an item (goods received: ItemBasedExpenseLineDetail.ItemRef) or an expense account.
+    if (entity === 'Bill' && lines.some((line) => !line.ItemBasedExpenseLineDetail?.ItemRef?.value && !line.AccountBasedExpenseLineDetail?.AccountRef?.value)) {
+      throw new Fault('2020', 'Required param missing, need to supply the required value for the API', 'Required parameter Line.ItemBasedExpenseLineDetail.ItemRef or Line.AccountBasedExpenseLineDetail.AccountRef is missing in the request', 400, 'ItemRef');
+    }
     total = lines.reduce((sum, line) => sum.plus(money(line.Amount, 'Line.Amount')), new Decimal(0))
       .plus(body.TxnTaxDetail?.TotalTax === undefined ? 0 : money(body.TxnTaxDetail.TotalTax, 'TotalTax'));
   }

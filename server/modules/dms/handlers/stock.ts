@@ -99,7 +99,7 @@ export const companyInvoice: DocumentHandler = {
     requireStockProducts(document, products, body.lines.map((line) => line.productCode));
     await requireVendor(tx, context, document, body.supplierCode);
     const received = await postStockAdjustment(tx, context.actor, {
-      date: documentDate(document), reasonCode: 'SUPPLIER_RECEIPT', note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
+      date: documentDate(document), reasonCode: 'SUPPLIER_RECEIPT', supplierCode: body.supplierCode, note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.receivedQuantity, unitCost: line.unitCost })),
     });
     return { table: 'stock_documents', id: received.id, provides: [waitKeys.stock(location.code)] };

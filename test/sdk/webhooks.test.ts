@@ -134,9 +134,12 @@ async function deliveredPair(): Promise<{ created: WebhookEvent; updated: Webhoo
   return { created, updated };
 }
 
+/** The id of an event's record (a DMS flag has none: its document is `documentId`). */
+const objectId = (event: WebhookEvent) => ('id' in event.data.object ? String(event.data.object.id) : undefined);
+
 /** A copy of `event` under another event id and record id: a fresh event of a fresh record, same shape. */
 function renamed(event: WebhookEvent, suffix: string): WebhookEvent {
-  return { ...event, id: `${event.id}_${suffix}`, data: { object: { ...event.data.object, id: `${event.data.object.id}_${suffix}` } } } as WebhookEvent;
+  return { ...event, id: `${event.id}_${suffix}`, data: { object: { ...event.data.object, id: `${objectId(event)}_${suffix}` } } } as WebhookEvent;
 }
 
 let storeTables = 0;
@@ -199,7 +202,7 @@ test('gate.handle marks an event done only when processing succeeded: a failure 
   t.false(await gate.accept(event), 'accept sees it done');
   t.is(processed, 1);
   t.is(await store.stateOf(event.id), 'done');
-  t.is(await store.heldOf(String(event.data.object.id)), event.data.object.updatedAt);
+  t.is(await store.heldOf(String(objectId(event))), event.data.object.updatedAt);
 });
 
 test('a claim whose holder died (process never finished, or its release failed) is taken again after the lease; until then a redelivery is in_progress, not done', async (t) => {
@@ -307,7 +310,7 @@ test('two events for one record arriving together (older and newer, concurrently
     if (olderOutcome === 'processed') olderProcessed++;
     else t.false(log.includes('older start'), `round ${round}: a stale event is not processed`);
     if (log.includes('older start')) t.true(log.indexOf('older start') < log.indexOf('newer end'), `round ${round}: ${log.join(', ')}`);
-    t.is(await store.heldOf(String(newer.data.object.id)), updated.data.object.updatedAt, `round ${round}: the newer version is held`);
+    t.is(await store.heldOf(String(objectId(newer))), updated.data.object.updatedAt, `round ${round}: the newer version is held`);
     t.is(await gate.handle(older, process('older')), 'duplicate', `round ${round}: the older one is done either way`);
     t.is(await gate.handle({ ...older, id: `${older.id}_late` } as WebhookEvent, process('older')), 'stale', `round ${round}: any older event after them is stale`);
   }

@@ -3,7 +3,7 @@
 //                            operation with request samples for curl and the SDK (x-codeSamples, scripts/lib/code-samples.ts)
 //   generated/api-types.ts   openapi-typescript types (`paths`, `components`) for the server and the SDK
 //   generated/kysely/types.ts the Kysely row types (`DB`) from prisma/schema.prisma, by prisma-kysely
-//   client-sdk/src/generated/api-types.ts   the SDK's copy of the types
+//   client-sdk/src/generated/api-types.ts   the SDK's copy of the types, and client-sdk/src/schema-types.ts a name per schema
 // `--out DIR` writes the same files under DIR instead; the staleness test compares such a copy with generated/.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,10 @@ async function writeApiTypes(document: Record<string, unknown>, outDir: string):
     // The SDK ships its own copy, so that its package builds and installs on its own.
     mkdirSync(SDK_TYPES_DIR, { recursive: true });
     writeFileSync(join(SDK_TYPES_DIR, 'api-types.ts'), types);
+    // And a name for each schema (client-sdk/src/schema-types.ts), so a schema added to the spec is exported by name
+    // after the same `npm run generate`.
+    const { generateSchemaTypes } = await import('../client-sdk/scripts/generate-schema-types.mjs');
+    generateSchemaTypes();
   }
 }
 

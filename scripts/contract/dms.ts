@@ -8,17 +8,20 @@
 //   tell: the one given with --dms; an example that carries another code on purpose keeps it;
 // - the number of every transaction document (anything but master data) is made new for the run, the same way in
 //   every example of the operation (the return names the invoice's new number), so that a second run, or a sample
-//   sent by hand with the example's number, never meets it as "the same number with other content" (R05). Master
-//   data (customer, product, price, salesman, warehouse, reason code) keeps its codes: they are the records the
-//   run's transactions name, made by the run's own master-data examples (the same content again answers the same
-//   flag);
+//   sent by hand with the example's number, never meets it as "the same number with other content" (R05). The
+//   customer and product the examples make (their documents' numbers are their codes) get new codes too, the same
+//   in every example that names them: the run's sales name records the run made itself. The other master data
+//   keeps its codes, which name the organisation's set-up (the route and salesman, a warehouse that must be a
+//   location of the service, a reason code): the same content again answers the same flag;
 // - each flag of the answer is judged: `rejected` fails, unless the example declares the flags it gets
 //   (`x-expected-flags`, the `rejected_*` examples of malformed documents), and then they must be exactly those.
 import { mapStrings } from './bind.js';
 import type { Json } from './operations.js';
 
-/** Document types whose number is a code other documents name (never made new). */
+/** Document types whose number is a code other documents name. */
 const MASTER_DATA = new Set(['customer', 'product', 'price', 'salesman', 'warehouse', 'reason_code']);
+/** Master data whose code is made new for the run (a record of the run's own), the same in every operation. */
+const RUN_OWN_MASTER_DATA = new Set(['customer', 'product']);
 
 export interface ExpectedFlag { state: string; reasonCode?: string }
 
@@ -66,6 +69,8 @@ function xmlDocuments(xml: string): { type: string; number: string; distributorC
 /** The run's DMS examples: one set of new numbers per operation, shared by its examples. */
 export class DmsExamples {
   private readonly numbersByOperation = new Map<string, Map<string, string>>();
+  /** The run's own customer and product codes, shared by every operation. */
+  private readonly codes = new Map<string, string>();
   private readonly examplesCode = new Map<string, string | undefined>();
 
   constructor(readonly distributorCode: string, private readonly newRunNumber: () => string, readonly changes: DmsChanges = newDmsChanges()) {}
@@ -76,7 +81,7 @@ export class DmsExamples {
    */
   prepare(operation: string, body: unknown, all: unknown[]): { body: unknown; notes: string[] } {
     if (!this.numbersByOperation.has(operation)) this.learn(operation, all);
-    const numbers = this.numbersByOperation.get(operation)!;
+    const numbers = new Map([...this.codes, ...this.numbersByOperation.get(operation)!]);
     const examplesCode = this.examplesCode.get(operation);
     const notes: string[] = [];
     let sent: unknown;
@@ -93,7 +98,7 @@ export class DmsExamples {
     }
     const used = [...numbers].filter(([from]) => (typeof body === 'string' ? body.includes(from) : JSON.stringify(body).includes(JSON.stringify(from))));
     for (const [from, to] of used) this.changes.numbers.set(from, to);
-    if (used.length > 0) notes.push(`numbers made new for this run: ${used.map(([from, to]) => `${from}->${to}`).join(', ')}`);
+    if (used.length > 0) notes.push(`numbers and codes made new for this run: ${used.map(([from, to]) => `${from}->${to}`).join(', ')}`);
     if (examplesCode && examplesCode !== this.distributorCode) notes.push(`distributor ${examplesCode} sent as ${this.distributorCode}`);
     return { body: sent, notes };
   }
@@ -110,8 +115,12 @@ export class DmsExamples {
       for (const document of documents) {
         count(document.distributorCode);
         const { documentType, documentNumber } = document;
-        if (typeof documentNumber !== 'string' || MASTER_DATA.has(String(documentType))) continue;
-        if (!numbers.has(documentNumber)) numbers.set(documentNumber, freshNumber(documentNumber, runNumber));
+        if (typeof documentNumber !== 'string') continue;
+        if (RUN_OWN_MASTER_DATA.has(String(documentType))) {
+          if (!this.codes.has(documentNumber)) this.codes.set(documentNumber, freshNumber(documentNumber, this.newRunNumber()));
+        } else if (!MASTER_DATA.has(String(documentType)) && !numbers.has(documentNumber)) {
+          numbers.set(documentNumber, freshNumber(documentNumber, runNumber));
+        }
       }
     }
     this.numbersByOperation.set(operation, numbers);
@@ -152,6 +161,6 @@ export function dmsChangesLine(changes: DmsChanges | undefined, skipped: number)
   if (!changes) return `DMS: nothing sent (${skipped} request${skipped === 1 ? '' : 's'} skipped: --dms DISTRIBUTOR_CODE sends the DMS examples, into an organisation kept for this check)`;
   const flags = [...changes.flags].map(([state, n]) => `${n} ${state}`).join(', ');
   const files = changes.files > 0 ? `; ${changes.files} XML file${changes.files > 1 ? 's' : ''} (flagged in the background)` : '';
-  const numbers = changes.numbers.size > 0 ? `; numbers made new for this run: ${[...changes.numbers.values()].join(', ')}` : '';
+  const numbers = changes.numbers.size > 0 ? `; numbers and codes made new for this run: ${[...changes.numbers].map(([from, to]) => `${from}->${to}`).join(', ')}` : '';
   return `DMS: ${changes.documents} document flag${changes.documents === 1 ? '' : 's'} answered${flags ? ` (${flags})` : ''}${files}${numbers}; they are kept, posted and reconciled like any DMS's`;
 }

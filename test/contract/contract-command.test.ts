@@ -23,6 +23,7 @@ import { openOneTrip } from '../support/trips.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { entryArguments } from '../support/entry.js';
+import { dmsSetUp } from '../support/dms.js';
 
 const api = useTestService(test, 'contract_command');
 const pool = () => api().service.database.pool;
@@ -120,7 +121,15 @@ async function withOwnDescription(answer: (res: ServerResponse) => void): Promis
 async function callerWithTrip() {
   const caller = await createCaller(pool(), { modules: ['delivery', 'field-sales'] });
   await openOneTrip(pool(), caller.organizationId);
-  await inTransaction(kyselyOver(pool()), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
+  // Set up as an operator sets up an organisation kept for the check with --dms: the examples' warehouse and van are
+  // locations, their salesman a member, the accounts mapped (test/support/dms.ts), so that the master data the examples
+  // send again on a second run (the same content answers the same flag) is posted, not rejected R03.
+  const db = kyselyOver(pool());
+  const operator = operatorActor(actingOrganization(await getOrganization(db, caller.organizationId)), 'contract test');
+  await inTransaction(db, async (tx) => {
+    await dmsSetUp(tx, operator);
+    await addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' });
+  });
   // Notifications are written by the service, never over the API: one to read and mark read, as in the sandbox.
   await notify(kyselyOver(pool()), caller.organizationId, 'test', 'A notification to read.');
   return caller;
@@ -140,6 +149,7 @@ async function observeWithPhoto(organizationId: string): Promise<void> {
 }
 
 test('every operation and example of the description passes against a fresh deployment, and again on a second run: upserts then answer 200 and the create makes a new code', async (t) => {
+  t.timeout(15 * 60_000); // two whole runs of the check, the DMS examples included, on a loaded machine
   const caller = await callerWithTrip();
   const expected = expectedRequests(apiDocument as Json);
   t.true(expected.length > 30);
@@ -168,8 +178,8 @@ test('every operation and example of the description passes against a fresh depl
   const created = runs.map((run) => /codes made new for this run: (UG[0-9]{7})/.exec(run.lines.find((l) => l.includes('POST /customers'))!)?.[1]);
   t.truthy(created[0]);
   t.not(created[0], created[1]);
-  // The DMS customer example's UG0000123 (master data, its code kept: the run's DMS sales name it) is left out.
-  const { rows } = await pool().query("SELECT outlet_code, status FROM customers WHERE organization_id = $1 AND outlet_code <> 'UG0000123'", [caller.organizationId]);
+  // The customers the DMS customer example made (a code of its own per run) are left out.
+  const { rows } = await pool().query("SELECT outlet_code, status FROM customers WHERE organization_id = $1 AND outlet_code = ANY($2)", [caller.organizationId, [...created, 'UG0001234']]);
   t.is(rows.length, 3, 'one customer per create, one for the upsert');
   t.deepEqual(rows.filter((r) => r.status === 'blocked').map((r) => r.outlet_code).sort(), [...created].sort(), 'the PATCH example blocked the customer its own run created');
 });

@@ -156,7 +156,7 @@ async function main(argv: string[]): Promise<number> {
   if (outcomes.every((o) => o.notSent)) {
     process.stderr.write(`error: nothing was sent: ${planned === 0
       ? `${source} describes no operations (its paths are empty), so nothing of the deployment was checked`
-      : `none of the ${planned} requests of ${source} could be sent (see the FAIL lines)`}\n`);
+      : `none of the ${planned} requests of ${source} could be sent (see the FAIL and SKIP lines)`}\n`);
     return EXIT_FAILED;
   }
   return outcomes.every((o) => o.passed) ? 0 : EXIT_FAILED;

@@ -90,6 +90,11 @@ export class LiveRecords {
     return this.bindings.get(placeholder);
   }
 
+  /** The records this run wrote (created, or changed by a write that named them), by kind, in order. */
+  writtenByKind(): [string, string[]][] {
+    return [...this.written].map(([prefix, ids]) => [prefix, [...ids]]);
+  }
+
   /** How many records of this kind this run wrote. */
   writtenCount(prefix: string): number {
     return this.written.get(prefix)?.length ?? 0;

@@ -39,6 +39,13 @@ export interface PlannedRequest {
    * against a live one, and skipped, not failed, when the organisation has none.
    */
   liveRecords?: boolean;
+  /**
+   * `x-contract-dms: true` on the operation: it sends DMS documents, which the service keeps and posts for good; sent
+   * only with --dms (dms.ts).
+   */
+  dms?: boolean;
+  /** The flags the example declares its documents get (`x-expected-flags` on the example: a malformed document). */
+  expectedFlags?: { state: string; reasonCode?: string }[];
 }
 
 /** Headers the command sets itself on every request. */
@@ -59,8 +66,10 @@ export function planRequests(document: Json): PlannedRequest[] {
 function requestsOf(document: Json, { method, template, operation, parameters }: Operation): PlannedRequest[] {
   const produces = producedPrefixes(document, operation);
   const bodies = bodyExamples(document, operation);
-  return bodies.map(({ name, body, unusable }) => {
+  return bodies.map(({ name, body, unusable, expectedFlags }) => {
     const request: PlannedRequest = { method, template, exampleName: name, pathParameters: {}, query: {}, headers: {}, body, unusable, phase: 'read', produces, needs: [] };
+    if (operation['x-contract-dms'] === true) request.dms = true;
+    if (expectedFlags) request.expectedFlags = expectedFlags;
     const signed = operation['x-signed-url'] as { list?: unknown; field?: unknown } | undefined;
     if (typeof signed?.list === 'string' && typeof signed.field === 'string') request.signedUrl = { list: signed.list, field: signed.field };
     if (operation['x-contract-live-records'] === true) request.liveRecords = true;
@@ -87,7 +96,7 @@ function requestsOf(document: Json, { method, template, operation, parameters }:
   });
 }
 
-interface BodyExample { name?: string; body?: { mediaType: string; value: unknown }; unusable?: string }
+interface BodyExample { name?: string; body?: { mediaType: string; value: unknown }; unusable?: string; expectedFlags?: { state: string; reasonCode?: string }[] }
 
 /** One entry per request to send: each named example, the single example, or no body. */
 function bodyExamples(document: Json, operation: Json): BodyExample[] {
@@ -101,7 +110,9 @@ function bodyExamples(document: Json, operation: Json): BodyExample[] {
   if (named.length > 0) {
     return named.map(([name, example]) => {
       const value = exampleValue(document, example);
-      return value === undefined ? { name, unusable: `the example ${name} has no value (externalValue is not fetched)` } : { name, body: { mediaType, value } };
+      if (value === undefined) return { name, unusable: `the example ${name} has no value (externalValue is not fetched)` };
+      const expected = resolve(document, example)['x-expected-flags'];
+      return { name, body: { mediaType, value }, ...(Array.isArray(expected) ? { expectedFlags: expected as { state: string; reasonCode?: string }[] } : {}) };
     });
   }
   const schema = media.schema ? resolve(document, media.schema) : {};

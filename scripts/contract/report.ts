@@ -1,6 +1,7 @@
 // What the contract command prints: one line per request (operation, and example when it has named ones) and a
 // last line `N passed, N failed` alone, which scripts can look for.
-import type { Outcome } from './runner.js';
+import { dmsChangesLine } from './dms.js';
+import type { Outcome, RunChanges } from './runner.js';
 
 export function outcomeLine(outcome: Outcome): string {
   const { request } = outcome;
@@ -29,4 +30,17 @@ export function summaryLine(outcomes: Outcome[]): string {
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 400 ? `${flat.slice(0, 400)}…` : flat;
+}
+
+/**
+ * What the run changed in the organisation, before the summary: the records it wrote (created, or changed by a write
+ * that named them), by kind, and what it sent to the DMS connection.
+ */
+export function changesLines(changes: RunChanges, organization: string): string[] {
+  const total = changes.written.reduce((sum, [, ids]) => sum + ids.length, 0);
+  const kinds = changes.written.map(([prefix, ids]) => `${prefix} ${ids.length} (${ids.join(', ')})`).join('; ');
+  return [
+    total === 0 ? `Changed in ${organization}: no record written` : `Changed in ${organization}: ${total} record${total === 1 ? '' : 's'} written or changed by this run: ${kinds}`,
+    dmsChangesLine(changes.dms, changes.dmsSkipped),
+  ];
 }

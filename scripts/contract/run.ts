@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { describeFetchError } from './exchange.js';
 import { operationsOf, type Json } from './operations.js';
-import { outcomeDetails, outcomeLine, summaryLine } from './report.js';
-import { checkDeployment, newRunId, type Outcome } from './runner.js';
+import { changesLines, outcomeDetails, outcomeLine, summaryLine } from './report.js';
+import { checkDeployment, newRunId, type Outcome, type RunChanges } from './runner.js';
 
 // Every path of v1 is under this prefix (product spec, Versioning 2). Not imported from server/platform/spec.ts,
 // which reads generated/openapi.json on load: a missing file must get this command's own clear message.
@@ -62,12 +62,26 @@ A 429 is waited out (Retry-After) and sent again, at most twice.
 What it changes: the records the examples write (upserts by code create or update the records with the
 examples' codes; one new customer per run, blocked by the PATCH example; the example route's outlets and
 journey plan are replaced, with this run's customers). Records it did not write are only read. Use a sandbox key. A production key (containing _live_) is refused unless
---allow-live is given: its writes would be real.
+--allow-live is given: its writes would be real. A "Changed in ..." line before the last names every record
+it wrote, and a "DMS:" line what it sent to the DMS connection.
 
-Output: one line per request (PASS/FAIL, method, path, example, status, time, request id, and for a failure
+DMS documents: the service keeps every document it is sent and posts it (stock, money, a trip, waits of up
+to 48 hours, the day's reconciliation and its notifications); none of that can be undone. So the DMS examples
+(POST /dms/{system}/documents and /files) are skipped (SKIP lines, not failures) unless --dms
+DISTRIBUTOR_CODE is given, which is meant for an organisation kept for this check (an operator makes one: see
+the README). With it, the examples are sent as documents of that distributor code, each transaction
+document with a number made new for the run (the same in every example that names it), and every flag of the
+answer is judged: a rejected document fails, except in an example that declares the flags it gets
+(x-expected-flags: the rejected_* examples of malformed documents), whose flags must be exactly those.
+
+Reads of a kind of record that the organisation does not have and that no write of this check makes (a trip,
+which only the service writes; a DMS file's batch when the DMS examples are skipped) are skipped, not failed.
+
+Output: one line per request (PASS/FAIL/SKIP, method, path, example, status, time, request id, and for a failure
 the first violation or the problem answered); with --spec deployment, a FAIL line for each operation of this
-repository's description missing from the deployment's; then a last line "N passed, N failed". A description
-without operations sends nothing, and that fails (exit code 1).`;
+repository's description missing from the deployment's; the "Changed in ..." and "DMS:" lines; then a last line
+"N passed, N failed" (", N skipped" when any was). A description without operations sends nothing, and that
+fails (exit code 1).`;
 
 function buildProgram(): Command {
   return new Command('contract')
@@ -77,6 +91,7 @@ function buildProgram(): Command {
     .addOption(new Option('--key <key>', 'the API key to send; the variable keeps it out of shell history').env('CONTRACT_API_KEY').makeOptionMandatory())
     .option('--spec <deployment|file>', '"deployment": check against the deployment\'s own GET /openapi.json; a file: against that bundled OpenAPI JSON document (default: this repository\'s generated/openapi.json)')
     .option('--allow-live', 'allow a production key (containing _live_): the examples\' writes will be real')
+    .option('--dms <distributorCode>', 'also send the DMS examples (kept for good and posted), as documents of this distributor code (the organisation\'s DMS connection\'s): only into an organisation kept for this check')
     .option('--timeout <ms>', 'milliseconds to wait for each answer', '30000')
     .option('--verbose', 'print what was sent and every violation under each line')
     .addHelpText('after', HELP_AFTER)
@@ -85,7 +100,7 @@ function buildProgram(): Command {
     .allowExcessArguments(false);
 }
 
-interface Options { baseUrl: string; key: string; spec?: string; allowLive?: boolean; timeout: string; verbose?: boolean }
+interface Options { baseUrl: string; key: string; spec?: string; allowLive?: boolean; timeout: string; verbose?: boolean; dms?: string }
 
 async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -98,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
   const options = program.opts<Options>();
   const timeoutMs = Number(options.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new Refusal('--timeout takes a positive number of milliseconds', EXIT_USAGE);
+  if (options.dms !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(options.dms)) throw new Refusal(`--dms takes the distributor code of the organisation's DMS connection (letters, digits, _ and -, at most 32), not ${JSON.stringify(options.dms)}`, EXIT_USAGE);
   if (options.key.includes('_live_') && !options.allowLive) {
     throw new Refusal('this is a production key (it contains _live_): the examples would write real records. Use a sandbox key, or add --allow-live if you mean it. Nothing was sent.', EXIT_USAGE);
   }
@@ -124,7 +140,8 @@ async function main(argv: string[]): Promise<number> {
   if (!Array.isArray(missing)) process.stdout.write(missing.note + '\n');
   process.stdout.write(`Key ${key.prefix} (${key.environment}) of ${key.organization}; run ${runId}\n`);
   const outcomes: Outcome[] = [];
-  for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId })) {
+  const changes: RunChanges = { written: [], dmsSkipped: 0 };
+  for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId, dmsDistributorCode: options.dms, changes })) {
     outcomes.push(outcome);
     process.stdout.write(outcomeLine(outcome) + '\n');
     if (options.verbose) for (const line of outcomeDetails(outcome)) process.stdout.write(line + '\n');
@@ -134,11 +151,12 @@ async function main(argv: string[]): Promise<number> {
     outcomes.push(outcome);
     process.stdout.write(outcomeLine(outcome) + '\n');
   }
+  for (const line of changesLines(changes, key.organization)) process.stdout.write(line + '\n');
   process.stdout.write(summaryLine(outcomes) + '\n');
   if (outcomes.every((o) => o.notSent)) {
     process.stderr.write(`error: nothing was sent: ${planned === 0
       ? `${source} describes no operations (its paths are empty), so nothing of the deployment was checked`
-      : `none of the ${planned} requests of ${source} could be sent (see the FAIL lines)`}\n`);
+      : `none of the ${planned} requests of ${source} could be sent (see the FAIL and SKIP lines)`}\n`);
     return EXIT_FAILED;
   }
   return outcomes.every((o) => o.passed) ? 0 : EXIT_FAILED;

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { LiveRecords, placeholdersIn, prefixOf } from './bind.js';
 import { exchange, type Answer } from './exchange.js';
+import { DmsExamples, type DmsChanges } from './dms.js';
 import { freshenCodes, newRunNumber } from './fresh-codes.js';
 import type { Json } from './operations.js';
 import { isRead, planRequests, type PlannedRequest } from './plan.js';
@@ -26,6 +27,23 @@ export interface ContractRunOptions {
   timeoutMs: number;
   /** Names this run in request ids and Idempotency-Keys. */
   runId?: string;
+  /**
+   * The distributor code of the organisation's DMS connection (--dms): the DMS examples are sent, with that code and
+   * numbers made new for the run (dms.ts). Without it they are skipped.
+   */
+  dmsDistributorCode?: string;
+  /** Filled in as the run goes: what it changed in the organisation. */
+  changes?: RunChanges;
+}
+
+/** What a run changed, for its report. */
+export interface RunChanges {
+  /** The records it wrote (created, or changed by a write that named them), by kind (id prefix). */
+  written: [string, string[]][];
+  /** What it sent to the DMS connection; undefined when the DMS examples were skipped. */
+  dms?: DmsChanges;
+  /** The requests it skipped because they send DMS documents. */
+  dmsSkipped: number;
 }
 
 export interface Outcome {
@@ -67,6 +85,13 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     return ((JSON.parse(answer.bodyText) as { data?: { id?: unknown }[] }).data ?? []).flatMap((r) => (typeof r.id === 'string' ? [r.id] : []));
   });
   let runNumber = newRunNumber();
+  const dms = options.dmsDistributorCode ? new DmsExamples(options.dmsDistributorCode, newRunNumber) : undefined;
+  const changes = options.changes;
+  if (changes) changes.dms = dms?.changes;
+  /** Kinds of record (id prefixes) only writes that were skipped would have made: a read of one is skipped too. */
+  const skippedKinds = new Set<string>();
+  /** Kinds of record a write of the plan makes. */
+  const writtenKinds = new Set(plan.filter((r) => !isRead(r.method)).flatMap((r) => r.produces));
   /**
    * External codes a create of this run made new, by the example's code: a read by code whose example names one is
    * sent with the new code (a credit note has no upsert by code, so only its create gives it the code it is read by).
@@ -91,6 +116,13 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     }
     const notes: string[] = [];
     const write = !isRead(request.method);
+    if (request.dms && !dms) {
+      for (const prefix of request.produces) skippedKinds.add(prefix);
+      if (changes) changes.dmsSkipped += 1;
+      yield { request, passed: true, notSent: true, skipped: true, requestId, violations: [], notes: [],
+        reason: 'skipped: it sends DMS documents, which the service keeps for good and posts (stock, money, waits, the day\'s reconciliation); --dms DISTRIBUTOR_CODE sends them, into an organisation kept for this check' };
+      continue;
+    }
     const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value }, write && !request.liveRecords);
     if (write && request.liveRecords && bound.unbound.length > 0) {
       const kinds = [...new Set(bound.unbound.map((p) => prefixOf(p)!))].join(', ');
@@ -101,6 +133,17 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       const reason = `not sent: ${missingRecords(bound.unbound, failedWrites, records)}`;
       yield judged({ request, passed: false, notSent: true, requestId, reason, violations: [], notes: [] });
       continue;
+    }
+    if (!write && !request.signedUrl && bound.unbound.length > 0) {
+      // No record to read, and none this run could make: the organisation has none of a kind only the service writes
+      // (a trip), or the writes that make one were skipped. Not a failure of the deployment; nothing to check.
+      const kinds = [...new Set(bound.unbound.map((p) => prefixOf(p)!))];
+      const unmade = kinds.filter((prefix) => !writtenKinds.has(prefix) || skippedKinds.has(prefix));
+      if (unmade.length === kinds.length) {
+        const why = unmade.every((prefix) => skippedKinds.has(prefix)) ? 'the writes that make one were skipped' : 'no request of this check writes one; the service does';
+        yield { request, passed: true, notSent: true, skipped: true, requestId, reason: `skipped: the organisation has no ${kinds.join(', ')} record to read (${why})`, violations: [], notes: [] };
+        continue;
+      }
     }
     if (bound.unbound.length > 0) notes.push(`no live record for ${bound.unbound.join(', ')}: sent as it is`);
     const exampleCode = bound.value.path.code;
@@ -139,7 +182,13 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     let result: Awaited<ReturnType<typeof send>>;
     try {
       let body = bound.value.body;
-      let fresh = isCreate || request.method === 'PATCH' ? freshenCodes(body, runNumber) : undefined;
+      if (dms && request.dms) {
+        const all = plan.filter((r) => r.method === request.method && r.template === request.template).map((r) => r.body?.value);
+        const prepared = dms.prepare(`${request.method} ${request.template}`, body, all);
+        body = prepared.body;
+        notes.push(...prepared.notes);
+      }
+      let fresh = (isCreate && !request.dms) || request.method === 'PATCH' ? freshenCodes(body, runNumber) : undefined;
       if (fresh && fresh.fields.length > 0) body = fresh.body;
       result = await send(body);
       // Six digits can still meet a code an earlier run made: one more try with other digits.
@@ -167,15 +216,18 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     const success = request.signedUrl && !liveUrl
       ? answer.status === 403 && (parseJson(answer.bodyText) as { code?: string } | undefined)?.code === 'invalid_signature'
       : answer.status >= 200 && answer.status < 300;
+    // A DMS push answers 2xx whatever its documents are: each flag says. A rejected one fails (unless declared).
+    const flagProblem = success && dms && request.dms ? dms.judge(parseJson(answer.bodyText), request.expectedFlags) : undefined;
     if (success && write) {
       // The records it wrote: those its answer returns, and those its path or body names.
       const referenced = placeholdersIn([request.pathParameters, request.body?.value]).flatMap((p) => records.boundTo(p) ?? []);
       records.learn(parseJson(answer.bodyText), referenced);
     }
-    const passed = success && violations.length === 0;
+    if (changes) changes.written = records.writtenByKind();
+    const passed = success && violations.length === 0 && !flagProblem;
     yield judged({
       request, passed, status: answer.status, ms: answer.ms, requestId, violations, notes, sent: { url, body: text },
-      reason: passed ? undefined : reasonOf(answer, violations, success),
+      reason: passed ? undefined : flagProblem ? `flag ${flagProblem}${violations.length > 0 ? `; ${violations[0]}` : ''}` : reasonOf(answer, violations, success),
     });
   }
 }

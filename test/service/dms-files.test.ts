@@ -164,8 +164,9 @@ test('the XML schemas are served without a key, and every kind\'s example docume
   t.is(res.status, 200);
   t.regex(res.headers.get('content-type') ?? '', /^application\/xml/);
   t.is((await api().request('GET', '/xml-schemas/other.xsd')).status, 400);
-  const examples = (apiDocument as any).paths['/dms/{system}/documents'].post.requestBody.content['application/json'].examples as Record<string, { value: any }>;
-  const documents = Object.values(examples).flatMap(({ value }) => (Array.isArray(value.documents) ? value.documents : [value]));
+  const examples = (apiDocument as any).paths['/dms/{system}/documents'].post.requestBody.content['application/json'].examples as Record<string, { value: any; 'x-expected-flags'?: unknown }>;
+  // The examples of malformed documents (rejected on arrival, declaring their flags) are not the canonical format.
+  const documents = Object.values(examples).filter((example) => !example['x-expected-flags']).flatMap(({ value }) => (Array.isArray(value.documents) ? value.documents : [value]));
   t.true(documents.length >= 19);
   const lint = xmllint(res.text, writeDmsFile(documents.filter((d: any) => d.documentType !== 'some_future_type')));
   if (lint === null) t.log('xmllint is not installed here: the schema was not checked against the examples');

@@ -221,9 +221,13 @@ export type DmsFiscalStatusDocument = Schemas['DmsFiscalStatusDocument'];
 export type DmsOtherDocument = Schemas['DmsOtherDocument'];
 /** A canonical DMS document: the envelope (DmsDocumentEnvelope) and the typed body of its `documentType`. A document that does not match is not refused with the call: it gets a `rejected` flag (R09, naming the field) and the others go on. */
 export type DmsDocument = Schemas['DmsDocument'];
-/** A batch of canonical documents (at most 500; at most 50 when the connection is synchronous). */
+/** Any JSON value that is not a DmsDocument: not an object, an envelope field missing or of the wrong form, a body that does not match the schema of its `documentType`. Taken with the others (never a 400), stored, and answered at once with a `rejected` flag: R09, `reasonText` `Format: ...` or `Format of a <documentType>: ...` naming the field (at most three problems, each as a JSON pointer into the document). */
+export type DmsMalformedDocument = Schemas['DmsMalformedDocument'];
+/** One document as the push takes it. The push does not refuse a document for its form: a document that matches DmsDocument (the envelope and the typed body of its `documentType`) is checked further and flagged; anything else, any JSON value, is taken as well, stored and answered with a `rejected` flag of its own (R09, the text naming the field), and the other documents of the batch go on. Only the container (the request body as a whole) can make the request a 400: see DmsIngestRequest. */
+export type DmsSubmittedDocument = Schemas['DmsSubmittedDocument'];
+/** A batch of documents (1 to 500; 1 to 50 when the connection is synchronous). An object with `documents` is a batch; anything else about it (no array, an empty one, more than the connection takes, another field beside `documents`) is a 400 for the whole request, and nothing is stored. Each member is checked on its own and gets its own flag (DmsSubmittedDocument). */
 export type DmsDocumentBatch = Schemas['DmsDocumentBatch'];
-/** One document, or a batch of them. */
+/** One document, or a batch of them. What is a 400 for the whole request, with nothing stored: a body that is not a JSON object (`invalid_json` for a JSON value that is not an object or array, `invalid_field` naming `/` for an array, `required_field` for no body), and a batch whose `documents` is not an array of 1 to 500 documents (`invalid_field` naming `/documents`; 50 on a synchronous connection) or that has another field (`unknown_field`). Everything inside a document is a flag instead (DmsSubmittedDocument): a malformed document is answered 200/202 with a `rejected` flag, never a 400. */
 export type DmsIngestRequest = Schemas['DmsIngestRequest'];
 /** The update flag of one DMS document: where it stands in the service. Each change of a flag is a `dms.document.flagged` event carrying this object, and the pull endpoint lists it. */
 export type DmsFlag = Schemas['DmsFlag'];

@@ -1,9 +1,9 @@
 // Behind a connection pooler: the service as managed PostgreSQL is often reached, through Debian's PgBouncer in
 // transaction mode, which hands each transaction whichever server connection is free. The test starts its own
 // pgbouncer (an ini and userlist in a temp dir, a free port) in front of the run's PostgreSQL, then the README's
-// split layout as compiled processes, an API and a worker, with DATABASE_URL through pgbouncer and
-// DATABASE_DIRECT_URL straight to the server, on an empty database: both migrate it through the pooler at once.
-// Then keyed requests, creates with Idempotency-Key, a DMS push posted by the worker's jobs, a webhook delivery, and a
+// split layout as compiled processes, an API and a worker started at once, with DATABASE_URL through pgbouncer and
+// DATABASE_DIRECT_URL straight to the server. Migrations from two starts at once through the pooler, on an empty
+// database; then keyed requests, creates with Idempotency-Key, a DMS push posted by the worker's jobs, a webhook delivery, and a
 // key revocation that must reach the API's key cache through its LISTEN. pgbouncer picks its server connections in
 // turn (server_round_robin), so anything of a session carried from one transaction to the next lands elsewhere at
 // once instead of now and then (docs/decisions/0043-behind-a-transaction-pooler.md). .ci/run installs pgbouncer;
@@ -18,6 +18,8 @@ import { pino } from 'pino';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { listenToChannel, type ChannelListener } from '../../server/platform/database/notifications.js';
+import { applyMigrations, readMigrations } from '../../server/platform/database/migrations.js';
+import { migrateSimulators } from '../../server/connectors/simulators/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
@@ -27,7 +29,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
-import { createEmptyDatabase, type TestDatabase } from '../support/database.js';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
 import { TEST_SECRETS, TEST_WEBHOOK_SECRET_KEY } from '../support/secrets.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -59,8 +61,8 @@ function findPgBouncer(): string | null {
   return null;
 }
 
-/** pgbouncer in transaction mode on a free port, in front of `server` (the run's PostgreSQL), for `database` only. */
-async function startPgBouncer(server: URL, database: string): Promise<PgBouncer> {
+/** pgbouncer in transaction mode on a free port, in front of `server` (the run's PostgreSQL), for any of its databases. */
+async function startPgBouncer(server: URL): Promise<PgBouncer> {
   const binary = findPgBouncer();
   if (!binary) throw new Error(PGBOUNCER_MISSING);
   const dir = mkdtempSync(join(tmpdir(), 'erp-pgbouncer-'));
@@ -71,7 +73,7 @@ async function startPgBouncer(server: URL, database: string): Promise<PgBouncer>
   writeFileSync(join(dir, 'userlist.txt'), `"${user}" "${password}"\n`, { mode: 0o644 });
   writeFileSync(join(dir, 'pgbouncer.ini'), [
     '[databases]',
-    `${database} = host=${server.hostname} port=${server.port} dbname=${database}`,
+    `* = host=${server.hostname} port=${server.port}`,
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
     `listen_port = ${port}`,
@@ -137,8 +139,10 @@ let baseUrl: string;
 const started: ServerProcess[] = [];
 
 test.before(async () => {
-  database = await createEmptyDatabase('pgbouncer'); // empty: both processes migrate it through the pooler, at once
-  bouncer = await startPgBouncer(new URL(process.env.TEST_POSTGRES_URL!), database.name);
+  // Migrated, with pg-boss's schema (the first test migrates an empty one through the pooler): the two processes
+  // start at once, and migrate the simulators' schema through it.
+  database = await createTestDatabase('pgbouncer');
+  bouncer = await startPgBouncer(new URL(process.env.TEST_POSTGRES_URL!));
   direct = new pg.Pool({ connectionString: database.url, max: 4 });
   receiver = await startReceiver();
   const port = await freePort();
@@ -189,17 +193,30 @@ const db = () => kyselyOver(direct);
 let sequence = 0;
 const outletCode = () => `UG${String(7_000_000 + ++sequence).padStart(7, '0')}`;
 
-test.serial('both processes migrated one database through the pooler at once, and no advisory lock outlives its transaction', async (t) => {
-  const { rows: migrations } = await direct.query<{ n: number; unfinished: number }>('SELECT count(*)::int AS n, count(*) FILTER (WHERE finished_at IS NULL)::int AS unfinished FROM "_prisma_migrations"');
-  t.true(migrations[0]!.n > 0);
-  t.is(migrations[0]!.unfinished, 0);
+test.serial('two starts at once migrate an empty database through the pooler: each migration once, no advisory lock left held', async (t) => {
+  const empty = await createEmptyDatabase('pgbouncer_migrate');
+  const pools = [0, 1].map(() => new pg.Pool({ connectionString: bouncer.url(empty.name), max: 3 }));
+  try {
+    const [a, b] = await Promise.all(pools.map((pool) => applyMigrations(pool)));
+    t.deepEqual([...a!, ...b!].sort(), readMigrations().map((migration) => migration.name));
+    const [c, d] = await Promise.all(pools.map((pool) => migrateSimulators(kyselyOver(pool))));
+    t.true(c!.length + d!.length > 0);
+    t.is(new Set([...c!, ...d!]).size, c!.length + d!.length, 'each simulators migration applied by one of the two');
+    // A session-level lock taken through transaction pooling stays on a server connection after its "unlock" ran on
+    // another (and the second start's migrations run beside the first's, into duplicate keys).
+    const { rows } = await direct.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = $1", [empty.name]);
+    t.is(rows[0]!.n, 0, 'no advisory lock is held once the migrations are done');
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+    await empty.drop();
+  }
+});
+
+test.serial('the service\'s pools are pgbouncer\'s clients, and its processes hold no advisory lock between transactions', async (t) => {
   const { rows: simulators } = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM simulators.migrations');
-  t.true(simulators[0]!.n > 0, 'the simulators (in both processes) migrated their schema');
-  // A session-level lock taken through transaction pooling stays on a server connection after its "unlock" ran on
-  // another; the next start would wait for it for ever.
-  const { rows: locks } = await direct.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
-  t.is(locks[0]!.n, 0, 'no advisory lock is held while nothing runs');
-  // The service's pools are pgbouncer's clients: what ran above went through it.
+  t.true(simulators[0]!.n > 0, 'the simulators (in both processes) migrated their schema through the pooler');
+  const { rows: locks } = await direct.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = $1", [database.name]);
+  t.is(locks[0]!.n, 0);
   const clients = await bouncer.show('SHOW CLIENTS');
   const names = new Set(clients.map((client) => client.application_name));
   for (const name of ['erp-api', 'erp-api-bookkeeping', 'erp-jobs']) t.true(names.has(name), `${name} connects through pgbouncer (clients: ${[...names].join(', ')})`);
@@ -211,12 +228,19 @@ test.serial('keyed requests and creates with Idempotency-Key: many at once, each
   t.deepEqual([...new Set(reads.map((res) => res.status))], [200], reads.find((res) => res.status !== 200)?.text);
 
   const creates = Array.from({ length: 8 }, (_, i) => ({ key: `pgb-create-${i}`, json: { outletCode: outletCode(), name: `Pooled Shop ${i}`, channel: 'retail' } }));
-  // Each create sent three times at once: the duplicates wait on the key's transaction-level lock and replay its answer.
-  const answers = await Promise.all(creates.flatMap((create) => [0, 1, 2].map(() => request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': create.key }, json: create.json }))));
+  const send = (create: (typeof creates)[number]) => request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': create.key }, json: create.json });
+  // Each create sent three times at once: one makes the customer, a copy that arrives while it runs is answered 409
+  // idempotency_in_progress by the key's transaction-level try-lock (docs/decisions/0008), and a retry after it
+  // replays the same answer.
+  const answers = await Promise.all(creates.flatMap((create) => [0, 1, 2].map(() => send(create))));
   for (const [i, create] of creates.entries()) {
     const mine = answers.slice(i * 3, i * 3 + 3);
-    t.deepEqual(mine.map((res) => res.status), [201, 201, 201], mine.map((res) => res.text).join('\n'));
-    t.is(new Set(mine.map((res) => res.body.id)).size, 1, `${create.key}: one customer for the three requests`);
+    t.is(mine.filter((res) => res.status === 201 && res.headers.get('idempotent-replayed') !== 'true').length, 1, mine.map((res) => res.text).join('\n'));
+    t.true(mine.every((res) => res.status === 201 || (res.status === 409 && res.body.code === 'idempotency_in_progress')), mine.map((res) => res.text).join('\n'));
+    const retried = await send(create);
+    t.is(retried.status, 201);
+    t.is(retried.headers.get('idempotent-replayed'), 'true');
+    t.deepEqual(new Set([...mine.filter((res) => res.status === 201), retried].map((res) => res.body.id)).size, 1, `${create.key}: one customer`);
   }
   const { rows } = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [caller.organizationId]);
   t.is(rows[0]!.n, creates.length);
@@ -281,6 +305,12 @@ test.serial('a key revoked from outside the API stops working at once: the key c
   t.is(refused.body.code, 'unauthorized');
 });
 
+test.serial('nothing in either process logged an error, and pgbouncer saw no protocol error', (t) => {
+  const errors = [api, worker].flatMap((child) => child.output().split('\n').filter((line) => /"level":(50|60)/.test(line)));
+  t.deepEqual(errors, []);
+  t.notRegex(bouncer.output(), /prepared statement|unsupported startup parameter: options=-c synchronous_commit|ERROR/i);
+});
+
 test.serial('why: through pgbouncer a LISTEN hears nothing and a session setting is refused, where the direct connection hears', async (t) => {
   const logger = pino({ level: 'silent' });
   const heard = { direct: [] as string[], pooled: [] as string[] };
@@ -305,8 +335,3 @@ test.serial('why: through pgbouncer a LISTEN hears nothing and a session setting
   t.regex(refused?.message ?? 'connected', /unsupported startup parameter/);
 });
 
-test.serial('nothing in either process logged an error, and pgbouncer saw no protocol error', (t) => {
-  const errors = [api, worker].flatMap((child) => child.output().split('\n').filter((line) => /"level":(50|60)/.test(line)));
-  t.deepEqual(errors, []);
-  t.notRegex(bouncer.output(), /prepared statement|unsupported startup parameter: options=-c synchronous_commit|ERROR/i);
-});

@@ -28,6 +28,7 @@ import { addConnection } from '../../server/modules/dms/connections.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { API_BASE_PATH } from '../../server/platform/spec.js';
+import { ConfigError, loadConfig } from '../../server/platform/config.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
@@ -192,6 +193,15 @@ const request = async (method: string, path: string, init: { headers?: Record<st
 const db = () => kyselyOver(direct);
 let sequence = 0;
 const outletCode = () => `UG${String(7_000_000 + ++sequence).padStart(7, '0')}`;
+
+test('DATABASE_DIRECT_URL is a postgres URL beside DATABASE_URL: refused alone or malformed, and defaults to DATABASE_URL', (t) => {
+  const alone = t.throws(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://db/erp' }), { instanceOf: ConfigError }) as ConfigError;
+  t.regex(alone.message, /DATABASE_DIRECT_URL needs DATABASE_URL/);
+  const malformed = t.throws(() => loadConfig({ DATABASE_URL: 'postgres://pooler/erp', DATABASE_DIRECT_URL: 'db:5432' }), { instanceOf: ConfigError }) as ConfigError;
+  t.regex(malformed.message, /DATABASE_DIRECT_URL="db:5432" is invalid; expected a postgres:\/\//);
+  t.is(loadConfig({ DATABASE_URL: 'postgres://pooler/erp' }).databaseDirectUrl, null);
+  t.is(loadConfig({ DATABASE_URL: 'postgres://pooler/erp', DATABASE_DIRECT_URL: 'postgres://db/erp' }).databaseDirectUrl, 'postgres://db/erp');
+});
 
 test.serial('two starts at once migrate an empty database through the pooler: each migration once, no advisory lock left held', async (t) => {
   const empty = await createEmptyDatabase('pgbouncer_migrate');

@@ -219,7 +219,7 @@ function startAccessMemory(database: Database, logger: Logger): AccessMemory {
   const keys = new KeyCache<KeyFacts>();
   const budget = new RateBudget(database.relaxed);
   keys.onChange((organizationId) => budget.forgetOrganization(organizationId));
-  const listener = listenToChannel(database.url, ACCESS_CHANGED_CHANNEL, {
+  const listener = listenToChannel(database.directUrl, ACCESS_CHANGED_CHANNEL, {
     onNotification: (organizationId) => keys.organizationChanged(organizationId),
     onListening: () => keys.listeningStarted(),
     onLost: () => keys.listeningLost(),

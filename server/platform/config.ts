@@ -15,6 +15,12 @@ export interface Config {
   port: number;
   /** Null: run the embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
+  /**
+   * A connection to the same database that keeps its session (not through a transaction-mode pooler such as
+   * PgBouncer): what LISTENs. Null: databaseUrl is such a connection itself. Setting it also says that databaseUrl
+   * is a pooler, so nothing of a session is sent there (see database/database.ts).
+   */
+  databaseDirectUrl: string | null;
   dataDir: string;
   embeddedPostgresPort: number;
   logLevel: LogLevel;
@@ -133,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST', '127.0.0.1', (raw) => raw, 'an interface address'),
     port: read('PORT', 3000, integer(0, 65535), 'a port number from 0 to 65535'),
     databaseUrl: read('DATABASE_URL', null as string | null, postgresUrl, 'a postgres:// or postgresql:// URL'),
+    databaseDirectUrl: read('DATABASE_DIRECT_URL', null as string | null, postgresUrl, 'a postgres:// or postgresql:// URL'),
     dataDir: read('DATA_DIR', '.data', (raw) => raw, 'a directory'),
     embeddedPostgresPort: read('EMBEDDED_POSTGRES_PORT', 54329, integer(1024, 65535), 'a port number from 1024 to 65535'),
     logLevel: read('LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
@@ -185,6 +192,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {
     problems.push('DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)');
+  }
+  if (config.databaseDirectUrl !== null && config.databaseUrl === null) {
+    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection beside a pooled DATABASE_URL; the embedded PostgreSQL needs neither)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,8 @@
 // Where the data lives: the server named by DATABASE_URL, or else an embedded PostgreSQL under DATA_DIR. Every
 // query of the service goes through one Kysely<DB> over the pool (see transaction.ts); `pg` is used only here.
+// DATABASE_URL may be a pooler in transaction mode (PgBouncer): each transaction may then run on another server
+// connection, so nothing that goes through it may rely on a session (a session-level SET or advisory lock, a named
+// prepared statement, a LISTEN). What needs a session connects to `directUrl` (docs/decisions/0043-behind-a-transaction-pooler.md).
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -12,12 +15,19 @@ import type { Db } from './transaction.js';
 export const EMBEDDED_DATABASE_NAME = 'erp';
 
 export interface Database {
+  /** What the pools connect to: DATABASE_URL (perhaps a transaction-mode pooler), or the embedded server's URL. */
   url: string;
+  /**
+   * A connection that keeps its session, for what holds session state between transactions (a LISTEN: pass it to
+   * listenToChannel): DATABASE_DIRECT_URL when set, or else `url`. Resolved here only, so every caller agrees.
+   */
+  directUrl: string;
   db: Db;
   /**
    * Connections with synchronous_commit off, for bookkeeping whose last few writes may be lost in a database crash
    * without harm (rate-limit buckets, API log batches). Waiting for the WAL flush there would serialise every
-   * request of a key behind the bucket row's lock for the length of an fsync.
+   * request of a key behind the bucket row's lock for the length of an fsync. The setting is the connection's
+   * session's, so behind a pooler (DATABASE_DIRECT_URL set) it is not asked for and these commit like the others.
    */
   relaxed: Db;
   /** The pool under `db`, for tests that look at the database from outside the service. */
@@ -35,8 +45,15 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     url = embedded.url(EMBEDDED_DATABASE_NAME);
     logger.info({ port: embedded.port, startedHere: embedded.ownsServer }, 'embedded PostgreSQL ready');
   }
+  const directUrl = config.databaseDirectUrl ?? url;
+  // A startup parameter sets the session, which a transaction-mode pooler does not keep: PgBouncer refuses `options`
+  // ("unsupported startup parameter") unless told to ignore it, and could not pass it to every server connection a
+  // client's transactions run on. So behind one the bookkeeping pool asks for nothing and its commits wait for the
+  // WAL flush like the others; a session-level SET instead would stay on a server connection that other clients'
+  // transactions (payments, invoices) run on next.
+  const pooled = directUrl !== url;
   const pool = new pg.Pool({ connectionString: url, max: 20, application_name: 'erp-api' });
-  const relaxedPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'erp-api-bookkeeping', options: '-c synchronous_commit=off' });
+  const relaxedPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'erp-api-bookkeeping', ...(pooled ? {} : { options: '-c synchronous_commit=off' }) });
   for (const p of [pool, relaxedPool]) {
     p.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
     // A checked-out connection that dies (backend terminated, failover) must fail its request with a 500, not
@@ -47,6 +64,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   const relaxed = kyselyOver(relaxedPool);
   return {
     url,
+    directUrl,
     db,
     relaxed,
     pool,

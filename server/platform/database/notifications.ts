@@ -20,7 +20,11 @@ export interface ListenHandlers {
 
 const RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
-/** LISTENs on `channel` (a constant identifier of the code, never input) until closed. */
+/**
+ * LISTENs on `channel` (a constant identifier of the code, never input) until closed. `url` must reach a session of
+ * its own: pass Database.directUrl, never a transaction-mode pooler's (PgBouncer would run the LISTEN on a server
+ * connection it then hands to other clients, and this listener would report listening while it hears nothing).
+ */
 export function listenToChannel(url: string, channel: string, handlers: ListenHandlers, logger: Logger): ChannelListener {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`listenToChannel: ${channel} is not a plain identifier`);
   let closed = false;

@@ -2,6 +2,8 @@
 // otherwise pay Kysely's build-and-compile cost per request (~50-70 us for authentication's CTE, measured by npm run
 // bench). The statement is compiled once with a sentinel string for each argument; each run binds the arguments
 // in the sentinels' places. Only string arguments, each distinct from every constant of the statement.
+// "Prepared" here means built once in this process: it runs as pg's unnamed statement, so nothing is prepared on a
+// server connection for a later transaction, which a transaction-mode pooler could run elsewhere (decision 0043).
 import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Db } from './transaction.js';

@@ -219,7 +219,7 @@ export async function cancelCreditNote(tx: Tx, actor: Actor, id: string, reason:
   const status = note.status as CreditNoteStatus;
   const { to, event } = creditNoteLifecycle.next(status, 'cancel', id); // 409 when cancelled already
   if (note.fiscal_status === 'submitted' || note.fiscal_status === 'fiscalised') {
-    throw new ApiError('invalid_state', `Credit note ${note.number} is fiscalised (fiscal status ${note.fiscal_status}${note.fiscal_fdn ? `, FDN ${note.fiscal_fdn}` : ''}): the tax authority holds it, so it cannot be cancelled here. Issue a new invoice for the amount instead.`);
+    throw new ApiError('fiscal_submitted', `Credit note ${note.number} is fiscalised (fiscal status ${note.fiscal_status}${note.fiscal_fdn ? `, FDN ${note.fiscal_fdn}` : ''}): the tax authority holds it, so it cannot be cancelled here. Issue a new invoice for the amount instead.`);
   }
   if (note.type === 'return') {
     throw new ApiError('invalid_state', `Credit note ${note.number} is a return's credit note: the goods came back into stock, and cancelling the credit would leave them there unpaid. It cannot be cancelled.`);

@@ -104,6 +104,7 @@ test('a reversal while the accounting posting is under way waits (409 invalid_st
   await markSent(sold.id, 'pending');
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'posting_under_way', 'the code the DMS waits on (dms/refusals.ts), not the words');
   t.regex(error.message, /under way/);
   t.like(await world.db.selectFrom('invoices').select('status').where('id', '=', sold.id).executeTakeFirstOrThrow(), { status: 'open' });
 });
@@ -114,6 +115,7 @@ test('a posted document is reversed in the service only once the accounting syst
   await markSent(sold.id, 'posted', '148');
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'held_by_accounting');
   t.true(error.message.includes('Void Invoice 148 in the accounting system by hand first'), error.message);
 
   await world.db.updateTable('external_postings').set({ reversible_at: new Date() }).where('document_id', '=', sold.id).execute();
@@ -144,6 +146,7 @@ test('an invoice already submitted to the fiscal system is never voided: 409 say
     .where('document_id', '=', sold.id).where('system', '=', 'fiscal').execute();
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'fiscal_submitted');
   t.regex(error.message, /credit note/);
 });
 

@@ -84,7 +84,7 @@ test('the settlement sheet of a DMS day counts the van\'s replenishments as its 
   const [more] = await shop.push(doc('van_replenishment', 'VR000002', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: 5 }] }));
   t.is(more!.state, 'posted');
   const [trip] = (await listTrips(world.db, shop.operator, {}, { status: 'in_transit' })).rows;
-  const [flag] = await shop.push(routeSettlement({ cashHandedIn: '28320', credit: '0', closingStock: [{ productCode: '100201', quantity: 456 + 120 }], documents: ['CSR01000001'] }));
+  const [flag] = await shop.push(routeSettlement({ cashHandedIn: '28320', credit: '0', closingStock: [{ productCode: '100201', quantity: 456 + 120 }], documents: ['CSR01000001', 'VR000002'] }));
   t.is(flag!.state, 'posted');
   const sheet = await getTripSettlement(world.db, shop.operator, trip!.id);
   t.like(sheet.stock.find((line) => line.counted !== null), { loaded: 480 + 120, sold: 24, returned: 0, counted: 576, difference: 0 });

@@ -74,6 +74,15 @@ export interface ReversalOutcome {
   fiscal?: { status: 'cancelled' };
 }
 
+export interface ReversalOptions {
+  /**
+   * true: an accounting posting not sent yet makes the reversal wait (409, reason posting_under_way) instead of being
+   * cancelled. The product specification's rule for a DMS reversal of another document (a bounced cheque against a
+   * collection waits, R08, while the collection's accounting posting is pending); REST cancels the posting.
+   */
+  waitWhilePending?: boolean;
+}
+
 /** How long the accounting system's "not held" answer, asked before a reversal, stays good for it. */
 export const REVERSIBLE_FOR_SECONDS = 300;
 
@@ -93,7 +102,7 @@ export const REVERSIBLE_FOR_SECONDS = 300;
  * The rows are locked first (FOR UPDATE), so a posting job that starts now waits for this decision, and this
  * decision sees the job's last write.
  */
-export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string): Promise<ReversalOutcome> {
+export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string, options: ReversalOptions = {}): Promise<ReversalOutcome> {
   const rows = await tx.selectFrom('external_postings')
     .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'related_refs', 'reason'])
     // Whether the accounting system was found not holding it a moment ago (the database's clock; the seconds bound).
@@ -116,11 +125,15 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
       }
       continue;
     }
-    if (row.status === 'pending' && !sent) {
+    if (row.status === 'pending' && !sent && options.waitWhilePending) {
+      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is pending (not sent yet); the reversal waits for it. Retry when its posting.status is posted or failed.`)
+        .about({ type: document.type, id: document.id });
+    } else if (row.status === 'pending' && !sent) {
       await cancel(row.id, `${what} before it was posted.`);
       outcome.posting = { status: 'not_applicable', reason: `${what} before it was posted: nothing was sent to the accounting system.` };
     } else if (row.status === 'pending') {
-      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`);
+      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`)
+        .about({ type: document.type, id: document.id });
     } else if (row.status === 'posted' && !row.reversible) {
       throw new ApiError('held_by_accounting', heldMessage(document, row.external_type, row.external_ref, what));
     } else if (row.status === 'posted') {

@@ -59,6 +59,10 @@ test('a refusal reason decides over its problem code: invalid_state waits only w
 test('a wait keeps the service\'s words as its note; waiting for stock, it names what is short and waits for the van named', (t) => {
   const underWay = refusalOutcome(new ApiError('posting_under_way', 'Under way (1 attempt(s)).')) as DmsWait;
   t.deepEqual([underWay.note, underWay.waitingFor], ['Under way (1 attempt(s)).', null]);
+  const named = refusalOutcome(new ApiError('posting_under_way', 'Pending.').about({ type: 'payment', id: 'pmt_1' }), 'V_R01-G') as DmsWait;
+  t.deepEqual([named.note, named.waitingFor], ['Pending.', 'posting:payment:pmt_1'], 'woken when the posting of the document it is about settles, not by stock');
+  const stockNamed = refusalOutcome(new ApiError('insufficient_stock', 'Short.').about({ type: 'invoice', id: 'inv_1' })) as DmsWait;
+  t.is(stockNamed.waitingFor, null, 'a stock wait wakes on stock only');
   const short = new ApiError('insufficient_stock', 'Line 1 takes V_R01-G below zero.', [
     { field: '/lines/0/quantity', code: 'insufficient_stock', message: 'V_R01-G holds 0' },
     { field: '/lines/1/quantity', code: 'insufficient_stock', message: 'V_R01-G holds 2' },

@@ -23,16 +23,21 @@ export interface RefusalRow {
   outcome: 'wait' | 'reject';
   reasonCode: ReasonCode;
   text: 'detail' | 'in_the_service' | 'stock';
+  /**
+   * What wakes a waiting document at once (besides its growing retry intervals): stock arriving on the location the
+   * caller names, or the posting of the document the refusal is about (ApiError.subject) settling.
+   */
+  wakesOn?: 'stock' | 'posting';
 }
 
-const wait = (text: RefusalRow['text'] = 'detail'): RefusalRow => ({ outcome: 'wait', reasonCode: 'R08', text });
+const wait = (text: RefusalRow['text'], wakesOn: RefusalRow['wakesOn']): RefusalRow => ({ outcome: 'wait', reasonCode: 'R08', text, wakesOn });
 const reject = (reasonCode: ReasonCode, text: RefusalRow['text'] = 'detail'): RefusalRow => ({ outcome: 'reject', reasonCode, text });
 
 /** Every refusal code the service knows, and what the DMS does with it. */
 export const REFUSAL_TABLE: Record<RefusalCode, RefusalRow> = {
   // Clears by itself: the document waits.
-  insufficient_stock: wait('stock'),
-  posting_under_way: wait(),
+  insufficient_stock: wait('stock', 'stock'),
+  posting_under_way: wait('detail', 'posting'),
   // The service's books are closed through the document's date (R06 says which system's).
   period_closed: reject('R06', 'in_the_service'),
   // Never clears by itself: the spec's R09 ("Other"), with the service's words.
@@ -93,8 +98,14 @@ const fieldsOf = (errors: readonly FieldError[] | undefined, withField: boolean)
 export function refusalOutcome(error: ApiError, stockAt?: string): DmsWait | DmsRejection {
   const row = refusalRow(error);
   const text = textOf(error, row, stockAt);
-  if (row.outcome === 'wait') return new DmsWait(text, row.text === 'stock' && stockAt ? waitKeys.stock(stockAt) : null);
+  if (row.outcome === 'wait') return new DmsWait(text, wakeKey(error, row, stockAt));
   return new DmsRejection(row.reasonCode, text);
+}
+
+function wakeKey(error: ApiError, row: RefusalRow, stockAt: string | undefined): string | null {
+  if (row.wakesOn === 'stock' && stockAt) return waitKeys.stock(stockAt);
+  if (row.wakesOn === 'posting' && error.subject) return waitKeys.posting(error.subject.type, error.subject.id);
+  return null;
 }
 
 function textOf(error: ApiError, row: RefusalRow, stockAt: string | undefined): string {

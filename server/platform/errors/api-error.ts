@@ -19,6 +19,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly reason: RefusalReason | undefined;
+  /** The record the refusal is about, where another channel acts on it (a posting under way: the document's). */
+  subject: { type: string; id: string } | undefined;
 
   constructor(
     code: ErrorCode | RefusalReason,
@@ -31,5 +33,11 @@ export class ApiError extends Error {
     this.code = problem;
     this.reason = isRefusalReason(code) ? code : undefined;
     this.status = ERROR_CATALOGUE[problem].status;
+  }
+
+  /** This refusal, naming the record it is about. */
+  about(subject: { type: string; id: string }): this {
+    this.subject = subject;
+    return this;
   }
 }

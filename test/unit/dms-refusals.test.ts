@@ -1,8 +1,10 @@
 // The code-to-reason-code table (server/modules/dms/refusals.ts), row by row, pure (no database): every refusal code
 // of the catalogue and every refusal reason has its row, each row gives the outcome and reason code written out
-// here (not read back from the table), and the flag's text reads as the spec wants. The rows that real postings
-// reach are also held end to end in test/dms (insufficient_stock and posting_under_way wait, period_closed is R06,
-// not_fiscalisable and fiscal_submitted are R09). `npm run mutate -- dms-refusals` holds the table with this file.
+// here (not read back from the table), and the flag's text reads as the spec wants. The rows real postings reach
+// are held end to end too: insufficient_stock (a sale before its stock), posting_under_way (a bounced cheque while its
+// collection's posting is pending) and not_fiscalisable (the fiscal rules) in test/dms/documents.test.ts; period_closed
+// (R06) in test/dms/flags.test.ts; fiscal_submitted and a held posting (R09) in test/service/dms.test.ts.
+// `npm run mutate -- dms-refusals` holds the table with this file.
 import test from 'ava';
 import { ApiError } from '../../server/platform/errors/api-error.js';
 import { ERROR_CATALOGUE, REFUSAL_REASON_CATALOGUE, type ErrorCode, type RefusalReason } from '../../server/platform/errors/catalogue.js';

@@ -31,6 +31,9 @@ for (const code of ALL_CODES) {
     const [outcome, reasonCode] = expected(code);
     t.deepEqual([refusalRow(error).outcome, refusalRow(error).reasonCode], [outcome, reasonCode]);
     const result = refusalOutcome(error);
+    const text = result instanceof DmsWait ? result.note : result.text;
+    const said = code === 'insufficient_stock' ? `Stock not yet on the location: Refused: ${code}.` : code === 'period_closed' ? `In the service: Refused: ${code}.` : `Refused: ${code}.`;
+    t.is(text, said);
     if (outcome === 'wait') {
       t.true(result instanceof DmsWait);
       t.is((result as DmsWait).kind, 'dependency', 'a wait ends in R08 after the retry window');

@@ -109,13 +109,18 @@ function wakeKey(error: ApiError, row: RefusalRow, stockAt: string | undefined):
 }
 
 function textOf(error: ApiError, row: RefusalRow, stockAt: string | undefined): string {
-  if (row.text === 'stock') {
-    const short = fieldsOf(error.errors, false);
-    return `Stock not yet on ${stockAt ? `the van ${stockAt}` : 'the location'}: ${error.detail}${short ? ` (${short})` : ''}`;
+  switch (row.text) {
+    case 'stock': {
+      const short = fieldsOf(error.errors, false);
+      return `Stock not yet on ${stockAt ? `the van ${stockAt}` : 'the location'}: ${error.detail}${short ? ` (${short})` : ''}`;
+    }
+    case 'in_the_service':
+      return `In the service: ${error.detail}`;
+    case 'detail': {
+      const fields = fieldsOf(error.errors, true);
+      return `${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''}`;
+    }
   }
-  if (row.text === 'in_the_service') return `In the service: ${error.detail}`;
-  const fields = fieldsOf(error.errors, true);
-  return `${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''}`;
 }
 
 /** Any error a handler or a posting function threw, as an outcome: null for one that is no refusal (a bug). */

@@ -20,6 +20,12 @@ export class ErpApiError extends Error {
   readonly requestId: string;
   /** Short, fixed summary of the code (the HTTP status text when the body was no problem document). */
   readonly title: string;
+  /**
+   * The finer, stable code of the refusal where `code` covers cases to tell apart (a 409 `invalid_state` with
+   * `posting_under_way` clears by itself; with `fiscal_submitted` or `held_by_accounting` it never will); undefined
+   * when the problem document carries none. Decide on `code` and `reason`, never on `detail`.
+   */
+  readonly reason: string | undefined;
   /** What went wrong with this request and what to do about it. */
   readonly detail: string;
   /** Path of the code's description (`/api/v1/errors/{code}`); `about:blank` when the body was no problem document (RFC 9457). */
@@ -41,6 +47,7 @@ export class ErpApiError extends Error {
     this.errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : [];
     this.requestId = requestId;
     this.title = stringMember(problem, 'title') ?? (response.statusText || `HTTP ${response.status}`);
+    this.reason = stringMember(problem, 'reason');
     this.detail = detail;
     this.type = stringMember(problem, 'type') ?? 'about:blank';
     const retryAfter = retryAfterMs(response.headers);

@@ -27,6 +27,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'customer-account', file: 'server/modules/invoices/account.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },
   { name: 'postings', file: 'server/domain/postings.ts', tests: ['test/domain/postings.test.ts'], database: true },
   { name: 'dms-canonical', file: 'server/modules/dms/canonical.ts', tests: ['test/unit/dms-canonical.test.ts'] },
+  { name: 'dms-refusals', file: 'server/modules/dms/refusals.ts', tests: ['test/unit/dms-refusals.test.ts'] },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

@@ -74,25 +74,35 @@ export interface ReversalOutcome {
   fiscal?: { status: 'cancelled' };
 }
 
+export interface ReversalOptions {
+  /**
+   * true: an accounting posting not sent yet makes the reversal wait (409, reason posting_under_way) instead of being
+   * cancelled. The product specification's rule for a DMS reversal of another document (a bounced cheque against a
+   * collection waits, R08, while the collection's accounting posting is pending); REST cancels the posting.
+   */
+  waitWhilePending?: boolean;
+}
+
 /** How long the accounting system's "not held" answer, asked before a reversal, stays good for it. */
 export const REVERSIBLE_FOR_SECONDS = 300;
 
 /**
  * The reversal rules, in the reversing document's transaction (the spec's Reversals):
  * - a posting not yet sent is cancelled: nothing reached the system (the block becomes not_applicable);
- * - a posting sent and not finished makes the reversal wait: 409 invalid_state, retry when it ends;
+ * - a posting sent and not finished makes the reversal wait: 409 invalid_state, reason posting_under_way (retry when
+ *   it ends);
  * - a posted document is reversed in the accounting system too (a `reverse` posting, queued now: QuickBooks voids an
  *   Invoice or a Payment and deletes the others) only while that system does not hold it: the REST route asks it
  *   just before this transaction (server/modules/postings/reversal.ts, which marks the posting `reversible_at`);
  *   once the system holds it (a deposited payment, closed books) the route has refused with 409 naming what to void
- *   there by hand. A caller that did not ask (none yet but REST) is refused the same way;
+ *   there by hand (reason held_by_accounting). A caller that did not ask (none yet but REST) is refused the same way;
  * - a posting that failed left nothing in the system: nothing to do;
  * - a fiscal submission not yet sent is cancelled; one that reached the fiscal system is refused (409): a fiscalised
- *   document is corrected by a credit note, never withdrawn.
+ *   document is corrected by a credit note, never withdrawn (reason fiscal_submitted).
  * The rows are locked first (FOR UPDATE), so a posting job that starts now waits for this decision, and this
  * decision sees the job's last write.
  */
-export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string): Promise<ReversalOutcome> {
+export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string, options: ReversalOptions = {}): Promise<ReversalOutcome> {
   const rows = await tx.selectFrom('external_postings')
     .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'related_refs', 'reason'])
     // Whether the accounting system was found not holding it a moment ago (the database's clock; the seconds bound).
@@ -111,17 +121,21 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
         await cancel(row.id, `${what} before it was submitted to the fiscal system.`);
         outcome.fiscal = { status: 'cancelled' };
       } else if (row.status === 'pending' || row.status === 'posted') {
-        throw new ApiError('invalid_state', `${document.number} has been submitted to the fiscal system${row.external_ref ? ` (${row.external_ref})` : ''}: it cannot be withdrawn from the service. Correct it with a credit note instead.`);
+        throw new ApiError('fiscal_submitted', `${document.number} has been submitted to the fiscal system${row.external_ref ? ` (${row.external_ref})` : ''}: it cannot be withdrawn from the service. Correct it with a credit note instead.`);
       }
       continue;
     }
-    if (row.status === 'pending' && !sent) {
+    if (row.status === 'pending' && !sent && options.waitWhilePending) {
+      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is pending (not sent yet); the reversal waits for it. Retry when its posting.status is posted or failed.`)
+        .about({ type: document.type, id: document.id });
+    } else if (row.status === 'pending' && !sent) {
       await cancel(row.id, `${what} before it was posted.`);
       outcome.posting = { status: 'not_applicable', reason: `${what} before it was posted: nothing was sent to the accounting system.` };
     } else if (row.status === 'pending') {
-      throw new ApiError('invalid_state', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`);
+      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`)
+        .about({ type: document.type, id: document.id });
     } else if (row.status === 'posted' && !row.reversible) {
-      throw new ApiError('invalid_state', heldMessage(document, row.external_type, row.external_ref, what));
+      throw new ApiError('held_by_accounting', heldMessage(document, row.external_type, row.external_ref, what));
     } else if (row.status === 'posted') {
       const id = newId('xpo');
       await tx.insertInto('external_postings').values({

@@ -78,6 +78,20 @@ test('route settlement: counts the van, settles and closes the DMS day\'s trip t
   t.is(Number(journal.variance), -6640, 'the cash difference is the settlement\'s variance (its journal entry books it)');
 });
 
+test('the settlement sheet of a DMS day counts the van\'s replenishments as its loads: the one the evening before and one during the day', async (t) => {
+  const shop = await readyShop();
+  await shop.push(saleInvoice('CSR01000001', 'UG0000001', 1, { method: 'cash' }));
+  const [more] = await shop.push(doc('van_replenishment', 'VR000002', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: 5 }] }));
+  t.is(more!.state, 'posted');
+  const [trip] = (await listTrips(world.db, shop.operator, {}, { status: 'in_transit' })).rows;
+  const [flag] = await shop.push(routeSettlement({ cashHandedIn: '28320', credit: '0', closingStock: [{ productCode: '100201', quantity: 456 + 120 }], documents: ['CSR01000001', 'VR000002'] }));
+  t.is(flag!.state, 'posted');
+  const sheet = await getTripSettlement(world.db, shop.operator, trip!.id);
+  t.like(sheet.stock.find((line) => line.counted !== null), { loaded: 480 + 120, sold: 24, returned: 0, counted: 576, difference: 0 });
+  const day = await reconciled(shop);
+  t.is(day.status, 'balanced', JSON.stringify(day.differences));
+});
+
 test('a DMS trip is read-only: an operator cannot move or settle it by hand (409 invalid_state)', async (t) => {
   const shop = await readyShop();
   await shop.push(saleInvoice('CSR01000001', 'UG0000001', 1, { method: 'cash' }));
@@ -154,6 +168,47 @@ test('rule 2: a day with no route settlement is named; a day that agrees is bala
   t.deepEqual(day.differences, []);
   t.is(day.status, 'balanced');
   t.is(day.differenceCount, 0);
+});
+
+test('rule 3: a comparison document the other lists (the route settlement in the daily totals) arrived: it is not missing, and a day that agrees is balanced', async (t) => {
+  const shop = await readyShop();
+  await shop.push(saleInvoice('CSR01000001', 'UG0000001', 1, { method: 'cash' }));
+  const [settlement] = await shop.push(routeSettlement({ cashHandedIn: '28320', credit: '0', closingStock: [{ productCode: '100201', quantity: 456 }], documents: ['CSR01000001'] }));
+  t.is(settlement!.state, 'posted');
+  await shop.push(dailyTotals({
+    totals: [{ documentType: 'sale_invoice', count: 1, value: '28320' }, { documentType: 'route_settlement', count: 1, value: '0' }],
+    documents: ['CSR01000001', 'RS-R01-20261125'],
+  }));
+  const day = await reconciled(shop);
+  t.deepEqual(day.differences, [], JSON.stringify(day.differences));
+  t.is(day.status, 'balanced');
+  t.like(day.totals.find((x) => x.documentType === 'route_settlement'), { counts: { received: 1, posted: 1 }, dms: { count: 1, value: '0' } });
+});
+
+test('rule 3: a listed route settlement that did not post is named once, as not posted (not missing)', async (t) => {
+  const shop = await readyShop();
+  await shop.push(saleInvoice('CSR01000001', 'UG0000001', 1, { method: 'cash' }));
+  const [settlement] = await shop.push(routeSettlement({ cashHandedIn: '28320', documents: ['CSR01000001', 'CSR01000009'] }));
+  t.is(settlement!.state, 'received');
+  await shop.push(dailyTotals({ totals: [{ documentType: 'sale_invoice', count: 1, value: '28320' }], documents: ['CSR01000001', 'RS-R01-20261125'] }));
+  const day = await reconciled(shop);
+  t.deepEqual(day.differences.map((d) => `${d.kind} ${d.documentNumber ?? ''}`).sort(), ['missing CSR01000009', 'not_posted RS-R01-20261125']);
+});
+
+test('a document rejected R07 (another distributor\'s) is no document of the day: not named, not counted, and makes no day due', async (t) => {
+  const shop = await readyShop();
+  await shop.push(saleInvoice('CSR01000001', 'UG0000001', 1, { method: 'cash' }),
+    routeSettlement({ cashHandedIn: '28320', credit: '0', closingStock: [{ productCode: '100201', quantity: 456 }], documents: ['CSR01000001'] }));
+  const [foreign] = await shop.send({ ...saleInvoice('CSR01000002', 'UG0000002', 1, { method: 'cash' }), distributorCode: 'DIST002' });
+  t.like(foreign, { state: 'rejected', reasonCode: 'R07' });
+  const day = await reconciled(shop);
+  t.deepEqual(day.differences, [], JSON.stringify(day.differences));
+  t.like(day.totals.find((x) => x.documentType === 'sale_invoice'), { counts: { received: 1, posted: 1, rejected: 0, pending: 0 } });
+  // Another distributor's document alone on a day: that day is no day of this connection's.
+  await shop.send({ ...saleInvoice('CSR01000003', 'UG0000001', 1, { method: 'cash' }), distributorCode: 'DIST002', documentDate: PREVIOUS_DAY, salesmanCode: 'SM09' });
+  await reconcileDue(world.db, AFTER_CUT_OFF, shop.organizationId);
+  const page = await listReconciliations(world.db, shop.connection, {}, { salesman: 'SM09', date: PREVIOUS_DAY });
+  t.is(page.rows.length, 0);
 });
 
 test('rule 4, 5 and 6: a late document refreshes its day, with an event and a notification; an unchanged day sends nothing', async (t) => {

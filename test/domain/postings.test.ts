@@ -104,8 +104,19 @@ test('a reversal while the accounting posting is under way waits (409 invalid_st
   await markSent(sold.id, 'pending');
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'posting_under_way', 'the code the DMS waits on (dms/refusals.ts), not the words');
   t.regex(error.message, /under way/);
   t.like(await world.db.selectFrom('invoices').select('status').where('id', '=', sold.id).executeTakeFirstOrThrow(), { status: 'open' });
+});
+
+test('waitWhilePending (the DMS\'s bounced cheque): a posting not sent yet makes the reversal wait, naming the document, instead of being cancelled', async (t) => {
+  const s = await shop({ accounting: true });
+  const sold = await sell(s);
+  const paid = await world.post((tx) => recordPayment(tx, s.operator, { customerId: s.customer, method: 'cheque', reference: '2', amount: { amount: '10000', currency: 'UGX' }, paymentDate: '2026-11-24', allocations: [{ invoiceId: sold.id, amount: { amount: '10000', currency: 'UGX' } }] }));
+  const error = await refusal(t, () => world.post((tx) => reversePayment(tx, s.operator, paid.ids[0]!, 'bounced', { waitWhilePending: true })));
+  t.like(error, { code: 'invalid_state', reason: 'posting_under_way', subject: { type: 'payment', id: paid.ids[0]! } });
+  t.deepEqual((await postings(paid.ids[0]!)).map((r) => r.status), ['pending'], 'nothing cancelled');
+  t.like(await world.db.selectFrom('payments').select('status').where('id', '=', paid.ids[0]!).executeTakeFirstOrThrow(), { status: 'posted' });
 });
 
 test('a posted document is reversed in the service only once the accounting system was found not holding it: unasked, 409 naming what to void there by hand; asked, its void there is queued and its block stays posted until that runs', async (t) => {
@@ -114,6 +125,7 @@ test('a posted document is reversed in the service only once the accounting syst
   await markSent(sold.id, 'posted', '148');
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'held_by_accounting');
   t.true(error.message.includes('Void Invoice 148 in the accounting system by hand first'), error.message);
 
   await world.db.updateTable('external_postings').set({ reversible_at: new Date() }).where('document_id', '=', sold.id).execute();
@@ -144,6 +156,7 @@ test('an invoice already submitted to the fiscal system is never voided: 409 say
     .where('document_id', '=', sold.id).where('system', '=', 'fiscal').execute();
   const error = await refusal(t, () => world.post((tx) => voidInvoice(tx, s.operator, sold.id, 'wrong customer')));
   t.is(error.code, 'invalid_state');
+  t.is(error.reason, 'fiscal_submitted');
   t.regex(error.message, /credit note/);
 });
 

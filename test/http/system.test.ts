@@ -1,6 +1,6 @@
 import test from 'ava';
 import { apiDocument, apiDocumentText } from '../../server/platform/spec.js';
-import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE } from '../../server/platform/errors/catalogue.js';
+import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, REFUSAL_REASON_CATALOGUE } from '../../server/platform/errors/catalogue.js';
 import { useTestService } from '../support/service.js';
 
 const api = useTestService(test, 'system');
@@ -52,7 +52,7 @@ test('GET /errors lists every code of the catalogue, problem codes and field rea
   const res = await api().request('GET', '/errors');
   t.is(res.status, 200);
   const codes = res.body.data.map((entry: { code: string }) => entry.code);
-  t.deepEqual([...codes].sort(), [...Object.keys(ERROR_CATALOGUE), ...Object.keys(FIELD_REASON_CATALOGUE)].sort());
+  t.deepEqual([...codes].sort(), [...Object.keys(ERROR_CATALOGUE), ...Object.keys(REFUSAL_REASON_CATALOGUE), ...Object.keys(FIELD_REASON_CATALOGUE)].sort());
   const order = res.body.data.map((e: { status: number; code: string }) => `${e.status}:${e.code}`);
   t.deepEqual(order, [...order].sort());
 });

@@ -47,3 +47,14 @@ test('an answer that is no problem document (a proxy\'s HTML page) still rejects
   const error = await t.throwsAsync(createErpClient({ baseUrl: proxy.baseUrl, maxRetries: 0 }).GET('/health'), { instanceOf: ErpApiError });
   t.like(error, { status: 502, code: 'http_502', type: 'about:blank', title: 'Bad Gateway', detail: '<h1>Bad gateway</h1>', requestId: '', errors: [] });
 });
+
+test('a refusal\'s reason comes with the error: a 409 invalid_state that clears by itself says posting_under_way', async (t) => {
+  const problem = { type: '/api/v1/errors/invalid_state', title: 'Invalid state', status: 409, code: 'invalid_state', reason: 'posting_under_way', detail: 'The accounting posting of INV-000001 is under way.', requestId: 'r1' };
+  const server = await standIn((_request, response) => response.writeHead(409, { 'content-type': 'application/problem+json' }).end(JSON.stringify(problem)));
+  t.teardown(() => server.close());
+  const error = await t.throwsAsync(createErpClient({ baseUrl: server.baseUrl, maxRetries: 0 }).GET('/health'), { instanceOf: ErpApiError });
+  t.like(error, { status: 409, code: 'invalid_state', reason: 'posting_under_way' });
+  const plain = await createCaller(pool());
+  const validation = await t.throwsAsync(createErpClient({ apiKey: plain.secret, baseUrl: baseUrl() }).GET('/customers', { params: { query: { limit: 0 } } }), { instanceOf: ErpApiError });
+  t.is(validation!.reason, undefined, 'a problem without a reason');
+});

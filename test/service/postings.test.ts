@@ -252,6 +252,7 @@ test('a reversal while the accounting posting is under way waits: 409 saying to 
   await eventually(async () => (await postingRow(sold.id, 'accounting')).last_attempt_at !== null, 10_000, 'the first attempt started');
   const waiting = await post(w.caller, `/invoices/${sold.id}/void`, { reason: 'wrong customer' });
   t.is(waiting.status, 409, waiting.text);
+  t.like(waiting.body, { code: 'invalid_state', reason: 'posting_under_way' });
   t.regex(waiting.body.detail, /under way/);
   await until(w, `/invoices/${sold.id}`, (b) => b.posting.status === 'posted', 'posted');
 });

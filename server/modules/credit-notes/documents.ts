@@ -69,6 +69,13 @@ export interface IssueCreditNoteCommand {
   lines: CreditNoteLineCommand[];
   /** false: not submitted to the fiscal system (a DMS connection whose fiscalise switch is off). */
   fiscalise?: boolean;
+  /**
+   * true: what the fiscal system cannot record is refused before anything is written (422 business_rule, reason
+   * not_fiscalisable: a line that carries only an amount, a product not on exactly one sale line of the invoice),
+   * instead of being posted and then refused by the fiscal system. The product specification gives this rule to DMS
+   * documents while fiscalisation applies to them; REST leaves it to the fiscal system. Only with fiscalise not false.
+   */
+  refuseUnfiscalisable?: boolean;
 }
 
 export interface PostedCreditNote {
@@ -132,6 +139,7 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   await refuseClosedPeriod(tx, organizationId, issueDate, '/issueDate');
 
   const products = await resolveProducts(tx, organizationId, command.lines);
+  if (command.refuseUnfiscalisable && command.fiscalise !== false) await refuseUnfiscalisable(tx, organizationId, invoice, command.lines, products);
   const problems: FieldError[] = [];
   const amounts: LineAmounts[] = [];
   const rates: string[] = [];
@@ -219,7 +227,7 @@ export async function cancelCreditNote(tx: Tx, actor: Actor, id: string, reason:
   const status = note.status as CreditNoteStatus;
   const { to, event } = creditNoteLifecycle.next(status, 'cancel', id); // 409 when cancelled already
   if (note.fiscal_status === 'submitted' || note.fiscal_status === 'fiscalised') {
-    throw new ApiError('invalid_state', `Credit note ${note.number} is fiscalised (fiscal status ${note.fiscal_status}${note.fiscal_fdn ? `, FDN ${note.fiscal_fdn}` : ''}): the tax authority holds it, so it cannot be cancelled here. Issue a new invoice for the amount instead.`);
+    throw new ApiError('fiscal_submitted', `Credit note ${note.number} is fiscalised (fiscal status ${note.fiscal_status}${note.fiscal_fdn ? `, FDN ${note.fiscal_fdn}` : ''}): the tax authority holds it, so it cannot be cancelled here. Issue a new invoice for the amount instead.`);
   }
   if (note.type === 'return') {
     throw new ApiError('invalid_state', `Credit note ${note.number} is a return's credit note: the goods came back into stock, and cancelling the credit would leave them there unpaid. It cannot be cancelled.`);
@@ -286,6 +294,30 @@ async function resolveCustomer(tx: Tx, organizationId: string, ref: RecordRef): 
 interface ProductFacts { id: string; name: string; taxRate: string }
 
 /** Each line's product (undefined on an adjustment line); 422 product_not_found naming every line whose product is not the organisation's. */
+/**
+ * The fiscal system's limits on a credit note, up front (IssueCreditNoteCommand.refuseUnfiscalisable): it credits
+ * lines of the fiscalised invoice, each product on exactly one of the invoice's sale lines, so a line that carries only
+ * an amount, or a product on none or several of them, cannot be fiscalised.
+ */
+async function refuseUnfiscalisable(tx: Tx, organizationId: string, invoice: { id: string; number: string }, lines: readonly CreditNoteLineCommand[], products: readonly (ProductFacts | undefined)[]): Promise<void> {
+  const amountOnly = lines.findIndex((line) => (line.type ?? 'product') === 'adjustment');
+  if (amountOnly >= 0) {
+    throw new ApiError('not_fiscalisable', 'A credit note against an invoice that carries only an amount cannot be fiscalised: the fiscal system credits the invoice\'s lines. Send its lines. Nothing was posted.', [
+      { field: `/lines/${amountOnly}/type`, code: 'business_rule', message: 'an amount without a product, while the credit note is fiscalised' },
+    ]);
+  }
+  const onInvoice = await tx.selectFrom('invoice_lines').select('product_id')
+    .where('organization_id', '=', organizationId).where('invoice_id', '=', invoice.id).where('kind', '=', 'sale').execute();
+  for (const [i, product] of products.entries()) {
+    const count = onInvoice.filter((line) => line.product_id === product!.id).length;
+    if (count === 1) continue;
+    const { product_code: code } = await tx.selectFrom('products').select('product_code').where('organization_id', '=', organizationId).where('id', '=', product!.id).executeTakeFirstOrThrow();
+    throw new ApiError('not_fiscalisable', `Product ${code} is on ${count} lines of invoice ${invoice.number}; a fiscal credit note credits a product that is on exactly one line. Nothing was posted.`, [
+      { field: `/lines/${i}/product`, code: 'business_rule', message: `on ${count} sale lines of the invoice, not exactly one` },
+    ]);
+  }
+}
+
 async function resolveProducts(tx: Tx, organizationId: string, lines: CreditNoteLineCommand[]): Promise<(ProductFacts | undefined)[]> {
   const ids: (string | null | undefined)[] = [];
   for (const [i, line] of lines.entries()) ids.push(line.product === undefined ? undefined : await idOf(tx, organizationId, 'product', line.product, `/lines/${i}/product`));

@@ -13,7 +13,6 @@ import { sql } from 'kysely';
 import type { DmsConnectionActor } from '../../domain/actor.js';
 import { actingOrganization, getOrganization } from '../../platform/access/organizations.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
-import { ApiError } from '../../platform/errors/api-error.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
 import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
 import { fileBatchesOf, noteFlagFiles } from './actions.js';
@@ -21,6 +20,7 @@ import { setFlags, setPostedFlags, type FlagChange } from './flags.js';
 import { HANDLERS } from './handlers/index.js';
 import { forgetVanDays } from './handlers/van-day.js';
 import { requeueFailedPostings } from '../postings/operations.js';
+import { asOutcome } from './refusals.js';
 import type { Applied, DmsContext, DmsRunner, LoadedDocument, PreviousVersion } from './handlers/types.js';
 
 export type { DmsRunner };
@@ -167,8 +167,9 @@ async function processOne(runner: DmsRunner, organizationId: string, id: string,
       try {
         await HANDLERS.get(peek.type)!.prepare!(runner, context, peek);
       } catch (error) {
-        refusal = asRejection(error);
-        if (!refusal) throw error;
+        const outcome = asOutcome(error);
+        if (!(outcome instanceof DmsRejection)) throw error;
+        refusal = outcome;
       }
     }
     return await inTransaction(runner.db, async (tx) => {
@@ -306,13 +307,11 @@ async function postSet(tx: Tx, context: DmsContext, documents: readonly LoadedDo
   await markPosted(tx, context, posted);
 }
 
-/** A handler's refusal as the document's flag: a wait (R08 in time) or a rejection; any other error is thrown on. */
+/** A handler's refusal as the document's flag (refusals.ts's table): a wait (R08 in time) or a rejection; any other error is thrown on. */
 async function refuse(tx: Tx, document: LoadedDocument, error: unknown): Promise<'received' | 'rejected'> {
-  if (error instanceof DmsWait) return wait(tx, document, error);
-  const rejection = asRejection(error);
-  if (rejection) return reject(tx, document, rejection);
-  const waiting = asWait(error);
-  if (waiting) return wait(tx, document, waiting);
+  const outcome = asOutcome(error);
+  if (outcome instanceof DmsWait) return wait(tx, document, outcome);
+  if (outcome) return reject(tx, document, outcome);
   throw error;
 }
 
@@ -417,27 +416,6 @@ export async function wake(tx: Tx, organizationId: string, keys: readonly string
     .where('organization_id', '=', organizationId).where('state', '=', 'received').where('waiting_for', 'in', [...keys])
     .where((eb) => eb.or([eb('retry_until', 'is', null), eb('retry_until', '>', eb.fn<Date>('now'))]))
     .execute();
-}
-
-/** A domain refusal as the DMS's reason code (R06 for a closed period, R09 with the service's own words otherwise). */
-function asRejection(error: unknown): DmsRejection | null {
-  if (error instanceof DmsRejection) return error;
-  if (!(error instanceof ApiError)) return null;
-  if (error.code === 'insufficient_stock' || (error.code === 'invalid_state' && /is under way/.test(error.detail))) return null;
-  const fields = (error.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
-  if (error.code === 'period_closed') return new DmsRejection('R06', `In the service: ${error.detail}`);
-  return new DmsRejection('R09', `${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''}`);
-}
-
-/** A domain refusal that clears by itself in time: stock not yet on the location, a posting under way. */
-function asWait(error: unknown): DmsWait | null {
-  if (!(error instanceof ApiError)) return null;
-  if (error.code === 'insufficient_stock') {
-    const fields = (error.errors ?? []).map((e) => e.message).join('; ');
-    return new DmsWait(`Stock not yet on the location: ${error.detail}${fields ? ` (${fields})` : ''}`, null);
-  }
-  if (error.code === 'invalid_state' && /is under way/.test(error.detail)) return new DmsWait(error.detail, null);
-  return null;
 }
 
 /**

@@ -12,6 +12,8 @@
 // 6. a changed result (the first one included) is a dms.reconciliation.completed event.
 // A result is compared by the SHA-256 of its canonical JSON: an unchanged day writes nothing but its checkedAt.
 import { createHash } from 'node:crypto';
+import type { ExpressionBuilder } from 'kysely';
+import type { DB } from '../../../generated/kysely/types.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
 import { canonicalJson } from '../../platform/canonical-json.js';
@@ -22,6 +24,7 @@ import { notify } from '../../platform/webhooks/notifications.js';
 import { MASTER_DATA_TYPES } from './canonical.js';
 import type { DmsConnectionRow } from './connections.js';
 import type { DayCloseResult } from './handlers/day-close.js';
+import type { ReasonCode } from './reasons.js';
 import { businessNow, localTimeIn } from '../../platform/clock.js';
 import { timeZoneOf } from '../../platform/access/organizations.js';
 
@@ -98,12 +101,16 @@ export function computeResult(documents: readonly DayDocument[], listedElsewhere
   const push = <T>(map: Map<string, T[]>, key: string, value: T) => { const list = map.get(key) ?? []; list.push(value); map.set(key, list); };
   let missing = 0;
   if (listed) {
-    const byNumber = new Map(day.map((d) => [d.document_number, d]));
+    // The comparison documents are found by their numbers too (a daily totals document lists the route settlement):
+    // they arrived. The route settlement's own state is judged below, once.
+    const byNumber = new Map(documents.filter((d) => !MASTER_DATA_TYPES.has(d.document_type)).map((d) => [d.document_number, d]));
     for (const number of [...listed].sort()) {
       const found = byNumber.get(number) ?? listedElsewhere.get(number);
       if (!found) {
         missing += 1;
         differences.push({ kind: 'missing', message: `Document ${number} is listed by the DMS and never arrived.`, documentNumber: number });
+      } else if (found === settlement) {
+        continue;
       } else if (found.state !== 'posted') {
         differences.push(notPosted(found));
         push(notPostedOf, found.document_type, found);
@@ -124,11 +131,14 @@ export function computeResult(documents: readonly DayDocument[], listedElsewhere
     }
   }
 
-  // Rule 1: counts and values per type and state.
+  // Rule 1: counts and values per type and state. A comparison document counts where the daily totals count its type.
   const dmsTotals = new Map((bodyOf(totalsDoc).totals ?? []).map((t) => [t.documentType, t]));
+  const counted = [...day, ...documents.filter((d) => COMPARISON_TYPES.has(d.document_type) && dmsTotals.has(d.document_type))];
+  // The route settlement not posted is named below, once; here it explains its type's count like any waiting document.
+  if (settlement && settlement.state !== 'posted') push(notPostedOf, settlement.document_type, settlement);
   const types = [...new Set([...day.map((d) => d.document_type), ...dmsTotals.keys()])].sort();
   const totals: TypeTotals[] = types.map((type) => {
-    const of = day.filter((d) => d.document_type === type);
+    const of = counted.filter((d) => d.document_type === type);
     const count = (state?: string) => of.filter((d) => state === undefined || d.state === state).length;
     const value = (state?: string) => of.filter((d) => state === undefined || d.state === state).reduce((sum, d) => sum.plus(valueOf(d.content)), new Decimal(0)).toFixed();
     const dms = dmsTotals.get(type);
@@ -191,6 +201,14 @@ export function computeResult(documents: readonly DayDocument[], listedElsewhere
 
 const DOCUMENT_COLUMNS = ['id', 'document_type', 'document_number', 'state', 'note', 'reason_code', 'content', 'result'] as const;
 
+/**
+ * A document rejected R07 is another distributor's (the connection serves one distributor code): it is no document
+ * of this distributor's days, neither counted nor named, and does not make a day due.
+ */
+const ofThisDistributor = (eb: ExpressionBuilder<DB, 'dms_documents'>) =>
+  eb.or([eb('reason_code', 'is', null), eb('reason_code', '<>', OTHER_DISTRIBUTOR)]);
+const OTHER_DISTRIBUTOR: ReasonCode = 'R07';
+
 /** Reconciles one salesman's day in one transaction; returns whether its result changed. */
 export async function reconcileDay(db: Db, connection: DmsConnectionRow, salesmanCode: string, businessDate: string): Promise<boolean> {
   const org = connection.organization_id;
@@ -199,13 +217,14 @@ export async function reconcileDay(db: Db, connection: DmsConnectionRow, salesma
     await tx.selectFrom('dms_connections').select('id').where('organization_id', '=', org).where('id', '=', connection.id).forNoKeyUpdate().execute();
     const documents = await tx.selectFrom('dms_documents').select(DOCUMENT_COLUMNS)
       .where('organization_id', '=', org).where('connection_id', '=', connection.id).where('document_date', '=', businessDate)
-      .where('salesman_code', '=', salesmanCode).where('state', '<>', 'superseded').orderBy('received_at').orderBy('id').execute() as DayDocument[];
+      .where('salesman_code', '=', salesmanCode).where('state', '<>', 'superseded').where(ofThisDistributor)
+      .orderBy('received_at').orderBy('id').execute() as DayDocument[];
     const numbers = new Set(documents.map((d) => d.document_number));
     const listed = documents.filter((d) => COMPARISON_TYPES.has(d.document_type))
       .flatMap((d) => ((d.content as { body?: { documents?: string[] } }).body?.documents ?? [])).filter((n) => !numbers.has(n));
     const elsewhere = listed.length === 0 ? [] : await tx.selectFrom('dms_documents').select(DOCUMENT_COLUMNS)
       .where('organization_id', '=', org).where('connection_id', '=', connection.id).where('document_number', 'in', [...new Set(listed)])
-      .where('state', '<>', 'superseded').orderBy('received_at').execute() as DayDocument[];
+      .where('state', '<>', 'superseded').where(ofThisDistributor).orderBy('received_at').execute() as DayDocument[];
     const result = computeResult(documents, new Map(elsewhere.map((d) => [d.document_number, d])));
     return save(tx, connection, salesmanCode, businessDate, result);
   });
@@ -250,6 +269,7 @@ export async function dueDays(db: Db, connection: DmsConnectionRow, now: Date): 
     .where('d.organization_id', '=', connection.organization_id).where('d.connection_id', '=', connection.id)
     .where('d.salesman_code', 'is not', null).where('d.document_date', 'is not', null).where('d.document_date', '<=', closed)
     .where('d.document_type', 'not in', [...MASTER_DATA_TYPES])
+    .where((eb) => eb.or([eb('d.reason_code', 'is', null), eb('d.reason_code', '<>', OTHER_DISTRIBUTOR)]))
     .where((eb) => eb.or([
       eb('d.document_date', '>=', recent),
       eb.not(eb.exists(eb.selectFrom('dms_reconciliations as r').select('r.id')

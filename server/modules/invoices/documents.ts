@@ -73,7 +73,17 @@ export interface CreateInvoiceCommand {
   payment?: { method: PaymentMethod; reference?: string | null } | null;
   /** false: not submitted to the fiscal system (a DMS connection whose fiscalise switch is off). */
   fiscalise?: boolean;
+  /**
+   * true: what the fiscal system cannot record is refused before anything is written (422 business_rule, reason
+   * not_fiscalisable: a sale paid by a method other than cash or mobile money), instead of being posted and then
+   * refused by the fiscal system. The product specification gives this rule to DMS documents while fiscalisation
+   * applies to them; REST leaves it to the fiscal system. Only with fiscalise not false.
+   */
+  refuseUnfiscalisable?: boolean;
 }
+
+/** The methods the fiscal system records a sale paid at once by (a sale on credit has no payment). */
+export const FISCAL_SALE_METHODS: readonly PaymentMethod[] = ['cash', 'mobile_money'];
 
 export interface PostedInvoice {
   id: string;
@@ -294,6 +304,11 @@ interface Draft {
 async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): Promise<Omit<Draft, 'index'>> {
   const organizationId = actor.organization.id;
   const currency = command.currency;
+  if (command.refuseUnfiscalisable && command.fiscalise !== false && command.payment && !FISCAL_SALE_METHODS.includes(command.payment.method)) {
+    throw new ApiError('not_fiscalisable', `A sale paid by ${command.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`, [
+      { field: '/payment/method', code: 'business_rule', message: 'cash or mobile money while the sale is fiscalised' },
+    ]);
+  }
   if (currency !== actor.organization.baseCurrency) {
     throw new ApiError('currency_not_supported', `Invoices are in the organisation's base currency ${actor.organization.baseCurrency}; got ${currency}.`, [
       { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },

@@ -14,7 +14,7 @@ import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
-import { planReversal, queuePostingsOf } from '../../domain/postings.js';
+import { planReversal, queuePostingsOf, type ReversalOptions } from '../../domain/postings.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -188,7 +188,7 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
  * amount back on the invoice (open again if it was paid) or, for an unallocated rest, on the account; status
  * reversed with the reason, by a guarded UPDATE, so that of two reversals racing only one passes.
  */
-export async function reversePayment(tx: Transaction<DB>, actor: Actor, paymentId: string, reason: string): Promise<{ id: string }> {
+export async function reversePayment(tx: Transaction<DB>, actor: Actor, paymentId: string, reason: string, options: ReversalOptions = {}): Promise<{ id: string }> {
   const organizationId = actor.organization.id;
   if (reason.trim() === '') throw new ApiError('invalid_field', 'Say why the receipt is reversed.', [{ field: '/reason', code: 'invalid_field', message: 'say why the receipt is reversed' }]);
   const payment = await tx.selectFrom('payments').select(['id', 'number', 'status', 'customer_id', 'invoice_id', 'amount', 'currency'])
@@ -204,7 +204,7 @@ export async function reversePayment(tx: Transaction<DB>, actor: Actor, paymentI
   await refuseClosedPeriod(tx, organizationId, payment.payment_day, '/paymentDate');
   // The accounting side (the spec's reversal rules): a posting not yet made is cancelled, one under way makes this
   // wait (409), one the accounting system holds gets its void there queued.
-  const reversal = await planReversal(tx, organizationId, { type: 'payment', id: paymentId, number: payment.number }, 'Reversed');
+  const reversal = await planReversal(tx, organizationId, { type: 'payment', id: paymentId, number: payment.number }, 'Reversed', options);
   const { numUpdatedRows } = await tx.updateTable('payments')
     .set((eb) => ({
       status: to, reversal_reason: reason, reversed_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now'),

@@ -21,7 +21,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
 import { readPage, type Filter, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { postStockAdjustment, postStockTransfer, type StockDocument, type StockUnit } from '../stock/documents.js';
+import { postStockAdjustment, postStockTransfer, STOCK_DOCUMENT, type StockDocument, type StockUnit } from '../stock/documents.js';
 import { heldAt, lockLevels } from '../stock/ledger.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { tripLifecycle, type TripCommand, type TripStatus } from './lifecycle.js';
@@ -173,7 +173,34 @@ export async function dmsDayTrip(tx: Tx, actor: Actor, command: Required<Pick<Op
   if (open?.status === 'loading') return departTrip(tx, actor, open.id);
   if (open) throw new ApiError('invalid_state', `The van's trip ${open.number} is ${open.status}: it must be closed before the van's next day.`);
   const trip = await openTrip(tx, actor, { ...command, source: 'dms' });
+  await adoptLoads(tx, actor.organization.id, trip.id, command.vanLocationId);
   return departTrip(tx, actor, trip.id);
+}
+
+/**
+ * The van's DMS day in transit (or loading), if one is open: a van replenishment posted while it is is one of its
+ * loads (its transfer names the trip, and the settlement sheet counts it as loaded).
+ */
+export async function openDmsTripOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null> {
+  const open = await tx.selectFrom('trips').select('id').where('organization_id', '=', organizationId).where('van_location_id', '=', vanLocationId)
+    .where('source', '=', 'dms').where('status', 'in', ['loading', 'in_transit']).executeTakeFirst();
+  return open?.id ?? null;
+}
+
+/**
+ * A new DMS day's loads: the transfers into its van that no trip names, posted since the van's last trip came back
+ * (a replenishment the evening before, or the morning before the day's first sale opened the day).
+ */
+async function adoptLoads(tx: Tx, organizationId: string, tripId: string, vanLocationId: string): Promise<void> {
+  const last = await tx.selectFrom('trips').select((eb) => eb.fn.max('returned_at').as('returned_at'))
+    .where('organization_id', '=', organizationId).where('van_location_id', '=', vanLocationId).where('id', '<>', tripId).executeTakeFirst();
+  let query = tx.updateTable('stock_documents').set({ trip_id: tripId })
+    .where('organization_id', '=', organizationId).where('trip_id', 'is', null).where('type', '=', 'transfer')
+    .where((eb) => eb.exists(eb.selectFrom('stock_movements as m').select('m.id')
+      .whereRef('m.organization_id', '=', 'stock_documents.organization_id').where('m.document_type', '=', STOCK_DOCUMENT)
+      .whereRef('m.document_id', '=', 'stock_documents.id').where('m.to_location_id', '=', vanLocationId)));
+  if (last?.returned_at) query = query.where('created_at', '>', last.returned_at);
+  await query.execute();
 }
 
 /** Loads the van: a transfer from the trip's warehouse to its van, only while the trip is loading (event trip.loaded). */

@@ -64,11 +64,32 @@ export const FIELD_REASON_CATALOGUE = {
 
 export type FieldReason = keyof typeof FIELD_REASON_CATALOGUE;
 
-/** A code a caller can meet, as a problem's `code` or as a field's `code` in `errors[]`. */
+/**
+ * Finer codes of a refusal whose problem code covers cases a caller must tell apart (its `problem`): a problem
+ * document carries one as its `reason`. A 409 invalid_state that clears by itself (a posting under way) reads the
+ * same as one that never will (the fiscal system holds the document) but for its reason, so a caller, and the DMS
+ * (server/modules/dms/refusals.ts), decides on the reason, never on the detail's words. Served at GET
+ * /errors/{code} like the others.
+ */
+export const REFUSAL_REASON_CATALOGUE = {
+  posting_under_way: { problem: 'invalid_state', title: 'Posting under way', description: 'The reason of a 409 invalid_state: the document\'s accounting posting is being sent now, and a reversal waits for it. Nothing changed. Retry when the document\'s posting.status is posted or failed.' },
+  held_by_accounting: { problem: 'invalid_state', title: 'Held by the accounting system', description: 'The reason of a 409 invalid_state: the accounting system holds the document\'s posting (deposited, reconciled or in closed books there), so the service cannot void it there. Void it in the accounting system by hand first (the detail names it), then ask again here.' },
+  fiscal_submitted: { problem: 'invalid_state', title: 'Submitted to the fiscal system', description: 'The reason of a 409 invalid_state: the document reached the fiscal system (the tax authority may hold it), so it cannot be withdrawn. Correct it with a credit note or a new invoice instead.' },
+  not_fiscalisable: { problem: 'business_rule', title: 'Not fiscalisable', description: 'The reason of a 422 business_rule: the document is to be submitted to the fiscal system, which cannot record it as it is (a sale paid by a method other than cash or mobile money; a credit note that carries only an amount, or credits a product not on exactly one line of its invoice). Nothing was posted. Fix the document as the detail says.' },
+} as const satisfies Record<string, { problem: ErrorCode; title: string; description: string }>;
+
+export type RefusalReason = keyof typeof REFUSAL_REASON_CATALOGUE;
+
+export function isRefusalReason(value: string): value is RefusalReason {
+  return Object.hasOwn(REFUSAL_REASON_CATALOGUE, value);
+}
+
+/** A code a caller can meet, as a problem's `code` or `reason`, or as a field's `code` in `errors[]`. */
 export function catalogueEntry(code: string): ErrorCodeEntry | null {
   if (isErrorCode(code)) return ERROR_CATALOGUE[code];
-  if (!Object.hasOwn(FIELD_REASON_CATALOGUE, code)) return null;
-  const reason = FIELD_REASON_CATALOGUE[code as FieldReason];
+  const reason = isRefusalReason(code) ? REFUSAL_REASON_CATALOGUE[code]
+    : Object.hasOwn(FIELD_REASON_CATALOGUE, code) ? FIELD_REASON_CATALOGUE[code as FieldReason] : null;
+  if (!reason) return null;
   return { status: ERROR_CATALOGUE[reason.problem].status, title: reason.title, description: reason.description };
 }
 

@@ -11,6 +11,7 @@ export function sendProblem(res: Response, error: ApiError): void {
     title: ERROR_CATALOGUE[error.code].title,
     status: error.status,
     code: error.code,
+    ...(error.reason ? { reason: error.reason } : {}),
     detail: error.detail,
     requestId: res.locals.requestId as string,
     ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),

@@ -17,17 +17,13 @@ async function askAboutReceipts(runner: DmsRunner, context: DmsContext, receiptI
   for (const id of receiptIds) await checkReversible(runner.db, runner.settings, context.actor.organization.id, { type: 'payment', id }, what);
 }
 
-/** A receipt whose accounting posting is still pending makes the reversal wait (R08 after 48 hours). */
-async function waitForPostings(tx: Tx, organizationId: string, receiptIds: readonly string[], what: string): Promise<void> {
-  if (receiptIds.length === 0) return;
-  const pending = await tx.selectFrom('external_postings').select(['document_id', 'document_number'])
-    .where('organization_id', '=', organizationId).where('document_type', '=', 'payment').where('document_id', 'in', [...receiptIds])
-    .where('system', '=', 'accounting').where('operation', '=', 'post').where('status', '=', 'pending').orderBy('document_id').executeTakeFirst();
-  if (pending) throw new DmsWait(`${what} waits for the accounting posting of receipt ${pending.document_number}, which is pending.`, waitKeys.posting('payment', pending.document_id));
-}
-
-async function reverseReceipts(tx: Tx, context: DmsContext, receiptIds: readonly string[], reason: string): Promise<void> {
-  for (const id of receiptIds) await reversePayment(tx, context.actor, id, reason);
+/**
+ * Reverses the receipts through the payments module. `waitWhilePending`: a receipt whose accounting posting is still
+ * pending makes the reversal wait (R08 after 48 hours) instead of cancelling that posting: the spec's rule for a
+ * bounced cheque, held by planReversal (ReversalOptions).
+ */
+async function reverseReceipts(tx: Tx, context: DmsContext, receiptIds: readonly string[], reason: string, options: { waitWhilePending?: boolean } = {}): Promise<void> {
+  for (const id of receiptIds) await reversePayment(tx, context.actor, id, reason, options);
 }
 
 /** The receipts of a collection still posted, from its first receipt (a read: in a transaction or before one). */
@@ -92,9 +88,8 @@ export const chequeProcessing: DocumentHandler = {
     if (document.previous?.dmsStatus === 'bounced') throw new DmsRejection('R09', `Cheque ${body.chequeNumber} has bounced and its receipts are reversed; a bounced cheque cannot clear. Record a new collection.`);
     if (document.status === 'cleared') return { table: 'payments', id: collection.ids[0] ?? document.previous?.mikonoId ?? collection.documentId };
     if (collection.ids.length === 0) throw new DmsRejection('R09', `The receipts of collection ${body.collectionNumber} are already reversed.`);
-    await waitForPostings(tx, organizationId, collection.ids, `The bounced cheque ${body.chequeNumber}`);
     const first = collection.ids[0]!;
-    await reverseReceipts(tx, context, collection.ids, `Cheque ${body.chequeNumber} bounced${body.reasonCode ? ` (${body.reasonCode})` : ''} (DMS ${document.number})`);
+    await reverseReceipts(tx, context, collection.ids, `Cheque ${body.chequeNumber} bounced${body.reasonCode ? ` (${body.reasonCode})` : ''} (DMS ${document.number})`, { waitWhilePending: true });
     return { table: 'payments', id: first };
   },
 };

@@ -15,9 +15,6 @@ import { requireAccounts, requireLinkedSalesman, requireStockProducts } from './
 import { asStockWait, vanDayOf } from './van-day.js';
 import type { Applied, DmsContext, DmsRunner, DocumentHandler, LoadedDocument } from './types.js';
 
-/** Payment methods the fiscal system records on a cash sale. */
-const FISCAL_CASH_METHODS = new Set(['cash', 'mobile_money']);
-
 /** A version that changes a posted document's status: only a cancel is understood. */
 function refuseOtherChange(document: LoadedDocument, what: string): void {
   if (document.status !== 'cancelled') {
@@ -53,8 +50,9 @@ export const saleInvoice: DocumentHandler = {
 /**
  * First versions of CS invoices of one van day, posted as one set by the invoices module's createInvoices (the
  * function REST's single invoice goes through too): the codes they name are read once, each is checked (R04 with the
- * service's tax, the fiscal rule) and refused alone, and the accepted ones are written together. Each outcome is what
- * posting the document alone gives: what it posted, or the refusal or wait it would have thrown.
+ * service's tax; the fiscal rule is createInvoices', asked for with refuseUnfiscalisable) and refused alone, and the
+ * accepted ones are written together. Each outcome is what posting the document alone gives: what it posted, or the
+ * refusal or wait it would have thrown.
  */
 async function postSaleInvoices(tx: Tx, context: DmsContext, documents: readonly LoadedDocument[]): Promise<(Applied | Error)[]> {
   const organizationId = context.actor.organization.id;
@@ -70,9 +68,6 @@ async function postSaleInvoices(tx: Tx, context: DmsContext, documents: readonly
       requireProducts(products, body.lines.map((line) => line.productCode));
       // R04 with the service's tax: each line at its product's rate (a free issue carries no tax).
       checkTotals(body.lines.map((line) => ({ ...line, taxRate: line.free ? '0' : products.get(line.productCode)!.tax_rate })), body.totals, body.currency, true);
-      if (context.fiscalApplies && body.payment.method !== 'credit' && !FISCAL_CASH_METHODS.has(body.payment.method)) {
-        throw new DmsRejection('R09', `A sale paid by ${body.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`);
-      }
       requireStockProducts(document, products, body.lines.map((line) => line.productCode));
       // The sale lands on the sales account, what is paid at once on the cash account, a free issue or a discount on
       // the promotions expense account (setup.ts: only with an accounting connection).
@@ -86,7 +81,8 @@ async function postSaleInvoices(tx: Tx, context: DmsContext, documents: readonly
         externalCodes: { dms: document.number },
         lines: body.lines.map((line) => ({ kind: line.free ? 'free' as const : 'sale' as const, productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, ...(line.discount !== undefined ? { discount: line.discount } : {}) })),
         payment: body.payment.method === 'credit' ? null : { method: body.payment.method, reference: body.payment.reference ?? null },
-        fiscalise: context.fiscalApplies,
+        // While fiscalisation applies, what the fiscal system cannot record is refused up front (the spec's DMS rule).
+        fiscalise: context.fiscalApplies, refuseUnfiscalisable: context.fiscalApplies,
       } });
     } catch (error) {
       if (!(error instanceof DmsRejection) && !(error instanceof DmsWait)) throw error;
@@ -142,18 +138,6 @@ export const creditNote: DocumentHandler = {
     const invoiceId = await invoiceByNumber(tx, organizationId, body.invoiceNumber);
     const lines = body.lines ?? [];
     const products = await productsByCode(tx, organizationId, lines.map((line) => line.productCode));
-    if (context.fiscalApplies) {
-      if (body.amount !== undefined) {
-        throw new DmsRejection('R09', 'A credit note against an invoice that carries only an amount cannot be fiscalised: the fiscal system credits the invoice\'s lines. Send its lines. Nothing was posted.');
-      }
-      const invoiceLines = await tx.selectFrom('invoice_lines').select(['product_id']).where('organization_id', '=', organizationId).where('invoice_id', '=', invoiceId).where('kind', '=', 'sale').execute();
-      for (const line of lines) {
-        const count = invoiceLines.filter((l) => l.product_id === products.get(line.productCode)!.id).length;
-        if (count !== 1) {
-          throw new DmsRejection('R09', `Product ${line.productCode} is on ${count} lines of invoice ${body.invoiceNumber}; a fiscal credit note credits a product that is on exactly one line. Nothing was posted.`);
-        }
-      }
-    }
     await requireAccounts(tx, context, document, { sales: true, cash: true });
     if (body.totals) {
       checkTotals(lines.map((line) => ({ ...line, taxRate: products.get(line.productCode)!.tax_rate })), body.totals, context.actor.organization.baseCurrency, true);
@@ -163,7 +147,8 @@ export const creditNote: DocumentHandler = {
       lines: body.amount !== undefined
         ? [{ type: 'adjustment', description: body.reason, quantity: 1, unitPrice: new Decimal(body.amount).toFixed() }]
         : lines.map((line) => ({ type: 'product' as const, product: { id: products.get(line.productCode)!.id }, quantity: line.quantity, unitPrice: line.unitPrice })),
-      fiscalise: context.fiscalApplies,
+      // While fiscalisation applies, what the fiscal system cannot record is refused up front (the spec's DMS rule).
+      fiscalise: context.fiscalApplies, refuseUnfiscalisable: context.fiscalApplies,
     });
     return { table: 'credit_notes', id: note.id, accounting: { type: 'credit_note', id: note.id } };
   },

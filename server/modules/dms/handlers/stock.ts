@@ -4,6 +4,7 @@
 // nothing: its differences with the service's levels are kept with the document). All through the stock module.
 import { Decimal } from 'decimal.js';
 import { postStockAdjustment, postStockTransfer } from '../../stock/documents.js';
+import { openDmsTripOf } from '../../trips/service.js';
 import type { BodyOf } from '../canonical.js';
 import { DmsRejection, waitKeys } from '../reasons.js';
 import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
@@ -36,8 +37,10 @@ export const vanReplenishment: DocumentHandler = {
     const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
     await requireVanSalesman(tx, document, route);
     requireStockProducts(document, products, body.lines.map((line) => line.productCode));
+    // A load of the van's DMS day when one is open; else the day adopts it when it opens (trips' dmsDayTrip).
+    const tripId = await openDmsTripOf(tx, org, van.id);
     const moved = await postStockTransfer(tx, context.actor, {
-      date: documentDate(document), fromLocationId: warehouse.id, toLocationId: van.id, note: `DMS van replenishment ${document.number}`,
+      date: documentDate(document), fromLocationId: warehouse.id, toLocationId: van.id, tripId, note: `DMS van replenishment ${document.number}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
     }).catch((error: unknown) => stockWait(error, warehouse.code));
     return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(van.code)] };

@@ -4,7 +4,8 @@
 import { ApiError } from '../../../platform/errors/api-error.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import { dmsDayTrip } from '../../trips/service.js';
-import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
+import { DmsRejection } from '../reasons.js';
+import { refusalOutcome } from '../refusals.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
 import { requireLinkedSalesman } from './setup.js';
 import type { DmsContext, LoadedDocument } from './types.js';
@@ -58,11 +59,10 @@ export function stockWait(error: unknown, vanCode: string): never {
   throw asStockWait(error, vanCode);
 }
 
-/** stockWait as a value: the wait for an insufficient_stock refusal, any other error as it is. */
+/**
+ * stockWait as a value: a refusal as its outcome (refusals.ts), a wait for stock waiting for `vanCode`'s; any other
+ * error as it is.
+ */
 export function asStockWait(error: unknown, vanCode: string): unknown {
-  if (error instanceof ApiError && error.code === 'insufficient_stock') {
-    const detail = (error.errors ?? []).map((e) => e.message).join('; ');
-    return new DmsWait(`Stock not yet on the van ${vanCode}: ${error.detail}${detail ? ` (${detail})` : ''}`, waitKeys.stock(vanCode));
-  }
-  return error;
+  return error instanceof ApiError ? refusalOutcome(error, vanCode) : error;
 }

@@ -1,6 +1,6 @@
 // The console's tests: a distributor with DMS documents in every state the console shows (posted master data, a
 // customer with a phone and tax ID, an invoice rejected R01, one waiting for a customer not received, one rejected
-// R03 for a salesman not set up), a notification, its owner made by the CLI (`admin console owner`) and a clerk
+// R03 for a salesman linked to no member), a notification, its owner made by the CLI (`admin console owner`) and a clerk
 // (role none) with a password; and a small browser-less client that keeps the session cookie.
 import pino from 'pino';
 import { createOrganization } from '../../server/platform/access/organizations.js';
@@ -11,6 +11,7 @@ import { inTransaction, type Db } from '../../server/platform/database/transacti
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { processDocuments } from '../../server/modules/dms/process.js';
+import { salespeople } from '../../server/modules/salespeople/service.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { sql } from 'kysely';
 import { runCliJson } from '../support/cli.js';
@@ -20,6 +21,8 @@ export interface Distributor {
   organizationId: string;
   owner: { memberId: string; email: string; password: string };
   clerk: { memberId: string; email: string; password: string };
+  /** A member who manages settings (no console password). */
+  accountantId: string;
   documents: { customer: string; rejectedR01: string; waiting: string; rejectedR03: string };
 }
 
@@ -29,6 +32,8 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
   const operator = operatorActor(actingOrganization(await getOrganization(db, org)), 'console test');
   const connection = await inTransaction(db, async (tx) => {
     await dmsSetUp(tx, operator);
+    // A second salesman, linked to no member: his van documents are rejected R03 until he is.
+    await salespeople.create(tx, operator, { salesmanCode: 'SM02', name: 'Mukasa John' });
     return addConnection(tx, org, 'canonical', { distributorCode: DISTRIBUTOR, synchronous: false });
   });
   const documents = [
@@ -36,7 +41,7 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
     doc('customer', 'UG0000001', { name: 'Kisenyi Corner <Shop>', channel: 'retail', routeCode: 'R01', phone: '+256700123456', taxId: '1000123456' }, { status: 'active' }),
     saleInvoice('CSR01000001', undefined, 1),
     saleInvoice('CSR01000002', 'UG0000099', 1),
-    { ...saleInvoice('CSR01000003', 'UG0000001', 1), salesmanCode: 'SM99' },
+    { ...saleInvoice('CSR01000003', 'UG0000001', 1), salesmanCode: 'SM02' },
   ];
   const stored = await inTransaction(db, (tx) => ingestBatch(tx, connection, documents));
   const ids = stored.flags.map((flag) => flag.id);
@@ -47,8 +52,10 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
     if (due.length === 0) break;
     await processDocuments(runner, org, due.map((row) => row.id));
   }
-  await notify(db, org, 'dms.reconciliation', 'Salesman SM01\'s day 2026-11-25 reconciled with 2 differences.');
   const owner = await runCliJson<{ memberId: string; email: string; password: string }>(['console', 'owner', '--org', org, '--email', 'Grace@Example.com', '--name', 'Grace Namuli'], { DATABASE_URL: databaseUrl });
+  // A second member who receives the notifications, to show that one member's reading is not another's.
+  const accountant = await addMember(db, org, { name: 'Sarah Achieng', email: 'sarah@example.com', role: 'manage-settings' });
+  await notify(db, org, 'dms.reconciliation', 'Salesman SM01\'s day 2026-11-25 reconciled with 2 differences.');
   await notify(db, org, 'webhook.disabled', 'Webhook endpoint https://erp.example.com/hooks was turned off after 5 days of failures.');
   const clerkMember = await addMember(db, org, { name: 'Peter Ssali', email: 'peter@example.com', role: 'none' });
   const clerk = await runCliJson<{ memberId: string; email: string; password: string }>(['console', 'password', clerkMember.id, '--org', org], { DATABASE_URL: databaseUrl });
@@ -56,6 +63,7 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
     organizationId: org,
     owner: { memberId: owner.memberId, email: owner.email, password: owner.password },
     clerk: { memberId: clerk.memberId, email: clerk.email, password: clerk.password },
+    accountantId: accountant.id,
     documents: { customer: ids[3]!, rejectedR01: ids[4]!, waiting: ids[5]!, rejectedR03: ids[6]! },
   };
 }

@@ -12,6 +12,7 @@ export const STYLESHEET = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
 a{color:#0b4f9c}
 a:focus,button:focus,input:focus,select:focus{outline:3px solid #f0a000;outline-offset:1px}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip{position:absolute;left:-9999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px}
 header{background:#12355b;color:#fff;padding:8px 16px;display:flex;flex-wrap:wrap;gap:12px;align-items:center}
 header a{color:#fff}
@@ -25,7 +26,7 @@ th,td{border:1px solid #c8c8c8;padding:4px 6px;text-align:left;vertical-align:to
 th{background:#eef1f5}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;background:#fff;padding:8px;border:1px solid #c8c8c8}
-form.filters label{display:flex;flex-direction:column;font-size:.9em}
+form.filters .field{display:flex;flex-direction:column;font-size:.9em}
 input,select{font:inherit;padding:3px 4px;border:1px solid #767676;border-radius:2px}
 button{font:inherit;padding:4px 10px;border:1px solid #12355b;background:#12355b;color:#fff;border-radius:3px;cursor:pointer}
 button.secondary{background:#fff;color:#12355b}
@@ -36,6 +37,7 @@ pre{background:#fff;border:1px solid #c8c8c8;padding:8px;overflow:auto;max-heigh
 .secret{font-family:monospace;font-size:1.05em;background:#fff8d6;border:1px solid #8a6d00;padding:6px;word-break:break-all}
 .state-rejected{color:#a4262c;font-weight:600}.state-posted{color:#2d6a1f}.state-received{color:#6b4e00}
 .muted{color:#555}
+.nowrap{white-space:nowrap}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 `;
 

@@ -15,6 +15,11 @@ import { recordAction, requireManager, sendPage, sessionOf, type ConsoleDeps } f
 import type { ConsoleSession } from '../sessions.js';
 
 const STATES = ['received', 'posted', 'rejected', 'superseded'] as const;
+/**
+ * Reasons that re-processing never changes: refused on arrival, before the document took its place among its key's
+ * versions (R01, R04, R07: the DMS sends it again corrected), R05 (never), R02 (never sent). No button for them.
+ */
+const ARRIVAL_OR_FINAL: readonly ReasonCode[] = ['R01', 'R02', 'R04', 'R05', 'R07'];
 const PAGE_SIZE = 100;
 const CSV_LIMIT = 10_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -129,7 +134,7 @@ function notice(req: Request): Html {
 }
 
 function select(name: string, label: string, current: string | undefined, options: readonly (readonly [string, string])[]): Html {
-  return html`<label for="f-${name}">${label}<select id="f-${name}" name="${name}"><option value="">All</option>${options.map(([value, text]) => html`<option value="${value}"${current === value ? html` selected` : ''}>${text}</option>`)}</select></label>`;
+  return html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">All</option>${options.map(([value, text]) => html`<option value="${value}"${current === value ? html` selected` : ''}>${text}</option>`)}</select></div>`;
 }
 
 function stateCell(row: { state: string; reason_code: string | null; waiting_for: string | null }): Html {
@@ -139,8 +144,8 @@ function stateCell(row: { state: string; reason_code: string | null; waiting_for
 }
 
 function reprocessReasonForm(session: ConsoleSession, reason: ReasonCode, filters: Filters): Html {
-  if (!manages(session) || reason === 'R05') return html``;
-  return html`<form class="inline" method="post" action="${CONSOLE_PATH}/dms/reprocess"><input type="hidden" name="_csrf" value="${session.csrfToken}"><input type="hidden" name="reason" value="${reason}">${filters.date ? html`<input type="hidden" name="date" value="${filters.date}">` : ''}<button type="submit" class="secondary" aria-label="Re-process every ${reason} document${filters.date ? ` of ${filters.date}` : ''}">Re-process all</button></form>`;
+  if (!manages(session) || ARRIVAL_OR_FINAL.includes(reason)) return html``;
+  return html`<form class="inline" method="post" action="${CONSOLE_PATH}/dms/reprocess"><input type="hidden" name="_csrf" value="${session.csrfToken}"><input type="hidden" name="reason" value="${reason}">${filters.date ? html`<input type="hidden" name="date" value="${filters.date}">` : ''}<button type="submit" class="secondary">Re-process all<span class="vh"> ${reason} documents${filters.date ? ` of ${filters.date}` : ''}</span></button></form>`;
 }
 
 async function listPage(deps: ConsoleDeps, req: Request, res: Response): Promise<void> {
@@ -169,7 +174,7 @@ ${ignored.length > 0 ? html`<p class="error" role="alert">Ignored (not a valid v
 ${select('state', 'State', filters.waiting ? 'waiting' : filters.state, [['received', 'Received'], ['waiting', 'Waiting (R08 wait list)'], ['posted', 'Posted'], ['rejected', 'Rejected'], ['superseded', 'Superseded']])}
 ${select('reason', 'Reason', filters.reason, REASON_CODES.map((code) => [code, code] as const))}
 ${select('salesman', 'Salesman', filters.salesman, salesmen.map((s) => [s.salesman_code, `${s.salesman_code} ${s.name}`] as const))}
-<label for="f-date">Document date<input id="f-date" name="date" type="date" value="${filters.date ?? ''}"></label>
+<div class="field"><label for="f-date">Document date</label><input id="f-date" name="date" type="date" value="${filters.date ?? ''}"></div>
 ${select('type', 'Document type', filters.type, types.map((t) => [t, t] as const))}
 <button type="submit">Show</button>
 <a href="${CONSOLE_PATH}/dms">Clear</a>
@@ -185,7 +190,7 @@ ${reasons.length === 0 ? html`<p>No rejected documents under these filters.</p>`
 <p><a href="${CONSOLE_PATH}/dms${queryString(filters, { format: 'csv' })}">Download these documents as CSV</a> (up to ${CSV_LIMIT.toLocaleString('en')})</p>
 ${shown.length === 0 ? html`<p>No documents under these filters.</p>` : html`<table>
 <thead><tr><th scope="col">Type</th><th scope="col">Number</th><th scope="col">Date</th><th scope="col">Salesman</th><th scope="col">State</th><th scope="col">Why</th><th scope="col">Updated</th></tr></thead>
-<tbody>${shown.map((r) => html`<tr><td>${r.document_type}</td><td><a href="${CONSOLE_PATH}/dms/${r.id}">${r.document_number}</a></td><td>${r.document_date ?? ''}</td><td>${r.salesman_code ?? ''}</td><td>${stateCell(r)}</td><td>${r.state === 'rejected' ? r.reason_text : r.waiting_for ? html`waits for ${r.waiting_for}${r.note ? html`: ${r.note}` : ''}` : r.note ?? ''}</td><td>${when(r.updated_at)}</td></tr>`)}</tbody>
+<tbody>${shown.map((r) => html`<tr><td>${r.document_type}</td><td><a href="${CONSOLE_PATH}/dms/${r.id}">${r.document_number}</a></td><td class="nowrap">${r.document_date ?? ''}</td><td>${r.salesman_code ?? ''}</td><td>${stateCell(r)}</td><td>${r.state === 'rejected' ? r.reason_text : r.waiting_for ? html`waits for ${r.waiting_for}${r.note ? html`: ${r.note}` : ''}` : r.note ?? ''}</td><td class="nowrap">${when(r.updated_at)}</td></tr>`)}</tbody>
 </table>`}
 ${older ? html`<p><a href="${older}">Older documents</a></p>` : ''}`;
   sendPage(res, 'DMS documents', body);
@@ -213,7 +218,9 @@ async function documentPage(deps: ConsoleDeps, req: Request, res: Response): Pro
     whyNotReprocessable(deps.db, org, id),
   ]);
   const content = dmsContentFor(session, row.content);
-  const canReprocess = manages(session) && why === null;
+  // What reprocessDocuments selects (operations.ts): rejected but not R05 and placed among its versions, or held with no retry left.
+  const reprocessable = (row.state === 'rejected' && row.reason_code !== 'R05' && row.natural_key !== null) || (row.state === 'received' && row.next_attempt_at === null);
+  const canReprocess = manages(session) && reprocessable;
   const body = html`${notice(req)}
 <dl class="facts">
 <dt>State</dt><dd>${stateCell(row)}</dd>
@@ -231,7 +238,7 @@ ${row.waiting_for ? html`<dt>Waits for</dt><dd>${row.waiting_for}${row.retry_unt
 ${row.quickbooks_ref ? html`<dt>QuickBooks</dt><dd>${row.quickbooks_ref}</dd>` : ''}
 </dl>
 ${canReprocess ? html`<form method="post" action="${CONSOLE_PATH}/dms/${id}/reprocess"><input type="hidden" name="_csrf" value="${session.csrfToken}"><p><button type="submit">Re-process this document</button> <span class="muted">once its cause is fixed (set-up, period, the document it waits for)</span></p></form>`
-    : why && row.state !== 'posted' && row.state !== 'superseded' ? html`<p class="muted">${why}</p>` : ''}
+    : !reprocessable && why && row.state !== 'posted' && row.state !== 'superseded' ? html`<p class="muted">${why}</p>` : ''}
 <h2>Postings in the external systems</h2>
 ${postings.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th scope="col">System</th><th scope="col">Operation</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Reference</th><th scope="col">Why</th><th scope="col">Last attempt</th></tr></thead>
 <tbody>${postings.map((p) => html`<tr><td>${p.system}</td><td>${p.operation}</td><td>${p.status}</td><td class="num">${p.attempts}</td><td>${p.external_ref ?? ''}</td><td>${p.reason ?? ''}</td><td>${when(p.last_attempt_at)}</td></tr>`)}</tbody></table>`}
@@ -244,10 +251,10 @@ ${versions.length === 0 ? html`<p>This document took no place among versions (re
 ${history.map((e) => html`<tr><td>${when(e.created_at)}</td><td>flag changed (${e.type})</td></tr>`)}
 ${actions.map((a) => html`<tr><td>${when(a.updated_at)}</td><td>${a.kind}: ${a.detail ?? a.status}</td></tr>`)}
 <tr><td>${when(row.updated_at)}</td><td>now ${row.state}${row.reason_code ? ` ${row.reason_code}` : ''}</td></tr></tbody></table>
-${row.result ? html`<h2>What posting found</h2><pre>${JSON.stringify(row.result, null, 2)}</pre>` : ''}
+${row.result ? html`<h2>What posting found</h2><pre tabindex="0" role="region" aria-label="What posting found">${JSON.stringify(row.result, null, 2)}</pre>` : ''}
 <h2>Body as received</h2>
 ${seesPersonalData(session) ? '' : html`<p class="muted">Personal fields (phone, tax ID) are left out for your role.</p>`}
-<pre>${JSON.stringify(content, null, 2)}</pre>
+<pre tabindex="0" role="region" aria-label="Body as received">${JSON.stringify(content, null, 2)}</pre>
 <p><a href="${CONSOLE_PATH}/dms">All DMS documents</a></p>`;
   sendPage(res, `${row.document_type} ${row.document_number}`, body);
 }

@@ -23,7 +23,7 @@ async function keysPage(deps: ConsoleDeps, req: Request, res: Response, shown: H
 <p><a href="${CONSOLE_PATH}/keys?format=csv">Download as CSV</a></p>
 ${keys.length === 0 ? html`<p>No keys yet.</p>` : html`<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Made</th><th scope="col">State</th><th scope="col">Action</th></tr></thead>
-<tbody>${keys.map((k) => html`<tr><td>${k.name}</td><td>${k.prefix}</td><td>${k.scopes.join(', ')}</td><td>${when(k.createdAt)}${k.createdByMemberId ? html`<br><span class="muted">by ${k.createdByMemberId}</span>` : ''}</td><td>${k.revokedAt ? `revoked ${when(k.revokedAt)}` : k.expiresAt ? `expires ${when(k.expiresAt)}` : 'active'}</td><td>${k.revokedAt ? '' : html`<form class="inline" method="post" action="${CONSOLE_PATH}/keys/${k.id}/revoke">${token}<button type="submit" class="secondary" aria-label="Revoke key ${k.name} (${k.prefix})">Revoke</button></form>`}</td></tr>`)}</tbody>
+<tbody>${keys.map((k) => html`<tr><td>${k.name}</td><td>${k.prefix}</td><td>${k.scopes.join(', ')}</td><td>${when(k.createdAt)}${k.createdByMemberId ? html`<br><span class="muted">by ${k.createdByMemberId}</span>` : ''}</td><td>${k.revokedAt ? `revoked ${when(k.revokedAt)}` : k.expiresAt ? `expires ${when(k.expiresAt)}` : 'active'}</td><td>${k.revokedAt ? '' : html`<form class="inline" method="post" action="${CONSOLE_PATH}/keys/${k.id}/revoke">${token}<button type="submit" class="secondary">Revoke<span class="vh"> key ${k.name} (${k.prefix})</span></button></form>`}</td></tr>`)}</tbody>
 </table>`}
 <h2>Make a key</h2>
 <form method="post" action="${CONSOLE_PATH}/keys">${token}

@@ -33,7 +33,7 @@ export function notificationRoutes(deps: ConsoleDeps): Router {
 ${list.some((n) => n.readAt === null) ? html`<form method="post" action="${CONSOLE_PATH}/notifications/read-all">${token}<button type="submit" class="secondary">Mark all as read</button></form>` : ''}
 ${list.length === 0 ? html`<p>No notifications${unread ? ' unread' : ''}. ${session.role === 'none' ? 'Notifications go to the owner and the members who manage settings.' : ''}</p>` : html`<table>
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Message</th><th scope="col">Read</th></tr></thead>
-<tbody>${list.map((n) => html`<tr><td>${when(n.createdAt)}</td><td>${n.kind}</td><td>${n.readAt ? n.message : html`<strong>${n.message}</strong>`}</td><td>${n.readAt ? when(n.readAt) : html`<form class="inline" method="post" action="${CONSOLE_PATH}/notifications/${n.id}/read">${token}<button type="submit" class="secondary" aria-label="Mark “${n.message.slice(0, 60)}” as read">Mark read</button></form>`}</td></tr>`)}</tbody>
+<tbody>${list.map((n) => html`<tr><td>${when(n.createdAt)}</td><td>${n.kind}</td><td>${n.readAt ? n.message : html`<strong>${n.message}</strong>`}</td><td>${n.readAt ? when(n.readAt) : html`<form class="inline" method="post" action="${CONSOLE_PATH}/notifications/${n.id}/read">${token}<button type="submit" class="secondary">Mark read<span class="vh">: ${n.message.slice(0, 60)}</span></button></form>`}</td></tr>`)}</tbody>
 </table>`}`);
     } catch (error) {
       next(error);

@@ -13,6 +13,8 @@ import { cookies, recordAction, refuse, sendPage, sessionOf, SESSION_COOKIE, set
 import { dmsRoutes } from './pages/dms.js';
 import { notificationRoutes, unreadCount } from './pages/notifications.js';
 import { keyRoutes } from './pages/keys.js';
+import { postingRoutes } from './pages/postings.js';
+import { apiLogRoutes } from './pages/api-log.js';
 
 function signInForm(csrf: string, values: { email?: string; organization?: string }, message: Html | null): Html {
   return html`${message}
@@ -128,6 +130,8 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.use(dmsRoutes(deps));
   router.use(notificationRoutes(deps));
   router.use(keyRoutes(deps));
+  router.use(postingRoutes(deps));
+  router.use(apiLogRoutes(deps));
 
   router.use((_req, res) => refuse(res, 404, 'Not found', 'There is no such page in the console.'));
   // eslint-disable-next-line @typescript-eslint/no-unused-vars

@@ -67,7 +67,9 @@ ${session ? html`<nav aria-label="Console">
 <ul>
 <li><a href="${CONSOLE_PATH}/dms">DMS documents</a></li>
 <li><a href="${CONSOLE_PATH}/notifications">Notifications${options.unread ? html` (${options.unread} unread)` : ''}</a></li>
-${manages(session) ? html`<li><a href="${CONSOLE_PATH}/keys">API keys</a></li>` : ''}
+${manages(session) ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
+<li><a href="${CONSOLE_PATH}/keys">API keys</a></li>
+<li><a href="${CONSOLE_PATH}/log">API log</a></li>` : ''}
 </ul>
 </nav>
 <div class="who"><span>${session.memberName} (${session.role})</span>

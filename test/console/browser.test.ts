@@ -111,6 +111,12 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   await check('API key made');
   await screenshot(page, 'api-keys');
 
+  await page.getByRole('link', { name: 'Postings' }).click();
+  await check('postings');
+  await page.getByRole('link', { name: 'API log' }).click();
+  t.true(await page.getByText(`member:${shop.owner.memberId}`).first().isVisible());
+  await check('API log');
+
   // A download of the list as CSV, from the link.
   await page.goto(`${base}/console/dms`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download these documents as CSV' }).click()]);
@@ -120,7 +126,7 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   t.is(new URL(page.url()).pathname, '/console/sign-in');
   t.true(await page.getByText('You are signed out.').isVisible());
   await context.close();
-  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made']);
+  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'postings', 'API log']);
 });
 
 test('a member of role none sees no re-process button, no keys link, and no personal field of a document', async (t) => {

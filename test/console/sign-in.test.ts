@@ -248,9 +248,39 @@ test.serial('API keys: made with chosen scopes, the secret shown once and record
   t.is((await api().request('GET', '/customers', { headers: { authorization: `Bearer ${secret}` } })).status, 401);
 });
 
+test.serial('postings: a failed one is listed with why and retried through the postings module; the API log shows the member\'s changes; role none sees neither', async (t) => {
+  await db().insertInto('external_postings').values({
+    organization_id: shop.organizationId, id: 'xpo_consoletest1', document_type: 'invoice', document_id: 'inv_consoletest1', document_number: 'CS-000001',
+    system: 'accounting', operation: 'reverse', status: 'failed', request_id: 'req_consoletest1', attempts: 5, reason: 'QuickBooks answered 6210: the accounting period is closed.',
+  }).execute();
+  const owner = await signedIn('owner');
+  const failed = await owner.get('/console/postings?status=failed');
+  t.is(failed.status, 200);
+  t.true(failed.text.includes('QuickBooks answered 6210: the accounting period is closed.'));
+  const retried = await owner.post('/console/postings/xpo_consoletest1/retry', '/console/postings');
+  t.is(retried.status, 303);
+  t.is(retried.location, '/console/postings?notice=retried');
+  const again = await owner.post('/console/postings/xpo_consoletest1/retry', '/console/postings');
+  t.is(again.location, '/console/postings?notice=nothing', 'no longer failed: nothing to retry');
+  const csv = await owner.get('/console/postings?format=csv');
+  t.true(csv.text.split('\r\n')[1]!.startsWith('xpo_consoletest1,invoice,CS-000001,accounting,reverse,'));
+
+  await api().service.apiLog.flush();
+  const log = await owner.get('/console/log');
+  t.is(log.status, 200);
+  t.true(log.text.includes(`member:${shop.owner.memberId}`));
+  t.true(log.text.includes('POST /console/postings/xpo_consoletest1/retry'));
+  const only303 = await owner.get('/console/log?status=303&format=csv');
+  t.true(only303.text.trim().split('\r\n').slice(1).every((line) => line.split(',')[4] === '303'));
+
+  const clerk = await signedIn('clerk');
+  t.is((await clerk.get('/console/postings')).status, 403);
+  t.is((await clerk.get('/console/log')).status, 403);
+});
+
 test.serial('each page answers within 200 ms on this data', async (t) => {
   const owner = await signedIn('owner');
-  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/dms?format=csv'];
+  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/dms?format=csv'];
   for (const path of pages) await owner.get(path); // warm
   for (const path of pages) {
     const started = performance.now();

@@ -15,6 +15,7 @@ import { notificationRoutes, unreadCount } from './pages/notifications.js';
 import { keyRoutes } from './pages/keys.js';
 import { postingRoutes } from './pages/postings.js';
 import { apiLogRoutes } from './pages/api-log.js';
+import { reconciliationRoutes } from './pages/reconciliation.js';
 
 function signInForm(csrf: string, values: { email?: string; organization?: string }, message: Html | null): Html {
   return html`${message}
@@ -130,6 +131,7 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.use(dmsRoutes(deps));
   router.use(notificationRoutes(deps));
   router.use(keyRoutes(deps));
+  router.use(reconciliationRoutes(deps));
   router.use(postingRoutes(deps));
   router.use(apiLogRoutes(deps));
 

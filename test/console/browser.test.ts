@@ -111,6 +111,11 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   await check('API key made');
   await screenshot(page, 'api-keys');
 
+  await page.getByRole('link', { name: 'Reconciliation' }).click();
+  await page.getByRole('row').filter({ hasText: 'SM01' }).getByRole('link', { name: '2026-11-25' }).click();
+  t.true(await page.getByRole('heading', { name: 'Salesman SM01, 2026-11-25' }).isVisible());
+  await check('reconciliation day');
+  await screenshot(page, 'reconciliation');
   await page.getByRole('link', { name: 'Postings' }).click();
   await check('postings');
   await page.getByRole('link', { name: 'API log' }).click();
@@ -126,7 +131,7 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   t.is(new URL(page.url()).pathname, '/console/sign-in');
   t.true(await page.getByText('You are signed out.').isVisible());
   await context.close();
-  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'postings', 'API log']);
+  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'postings', 'API log']);
 });
 
 test('a member of role none sees no re-process button, no keys link, and no personal field of a document', async (t) => {

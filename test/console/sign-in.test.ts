@@ -278,9 +278,25 @@ test.serial('postings: a failed one is listed with why and retried through the p
   t.is((await clerk.get('/console/log')).status, 403);
 });
 
+test.serial('reconciliation: the salesman\'s day with its differences in words, the documents named linked to their pages; CSV of the days', async (t) => {
+  const clerk = await signedIn('clerk');
+  const list = await clerk.get('/console/reconciliation?status=differences');
+  t.is(list.status, 200, 'every role reads it (dms:flags:read)');
+  const id = /href="\/console\/reconciliation\/(dmr_[A-Z0-9]+)">2026-11-25<\/a><\/td><td>SM01<\/td><td class="state-rejected">differences<\/td>/.exec(list.text)?.[1];
+  t.truthy(id, 'SM01\'s day 2026-11-25 is listed with differences');
+  const day = await clerk.get(`/console/reconciliation/${id}`);
+  t.is(day.status, 200);
+  t.true(day.text.includes('no_route_settlement'));
+  t.true(day.text.includes(`href="/console/dms/${shop.documents.rejectedR01}"`), 'the rejected invoice is named and linked');
+  const csv = await clerk.get('/console/reconciliation?format=csv');
+  t.is(csv.text.split('\r\n')[0], 'id,salesmanCode,businessDate,status,differenceCount,checkedAt');
+  t.true(csv.text.includes(`${id},SM01,2026-11-25,differences,`));
+  t.is((await clerk.get('/console/reconciliation/dmr_00000000000000000000000000')).status, 404);
+});
+
 test.serial('each page answers within 200 ms on this data', async (t) => {
   const owner = await signedIn('owner');
-  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/dms?format=csv'];
+  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/reconciliation', '/console/dms?format=csv'];
   for (const path of pages) await owner.get(path); // warm
   for (const path of pages) {
     const started = performance.now();

@@ -11,11 +11,12 @@ import { inTransaction, type Db } from '../../server/platform/database/transacti
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { processDocuments } from '../../server/modules/dms/process.js';
+import { reconcileDay } from '../../server/modules/dms/reconciliation.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { sql } from 'kysely';
 import { runCliJson } from '../support/cli.js';
-import { dmsSetUp, doc, DISTRIBUTOR, masterData, saleInvoice } from '../support/dms.js';
+import { DAY, dmsSetUp, doc, DISTRIBUTOR, masterData, saleInvoice } from '../support/dms.js';
 
 export interface Distributor {
   organizationId: string;
@@ -56,6 +57,8 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
   // A second member who receives the notifications, to show that one member's reading is not another's.
   const accountant = await addMember(db, org, { name: 'Sarah Achieng', email: 'sarah@example.com', role: 'manage-settings' });
   await notify(db, org, 'dms.reconciliation', 'Salesman SM01\'s day 2026-11-25 reconciled with 2 differences.');
+  // SM01's day reconciled (no route settlement, documents not posted): what the daily job does after the cut-off.
+  await reconcileDay(db, connection, 'SM01', DAY);
   await notify(db, org, 'webhook.disabled', 'Webhook endpoint https://erp.example.com/hooks was turned off after 5 days of failures.');
   const clerkMember = await addMember(db, org, { name: 'Peter Ssali', email: 'peter@example.com', role: 'none' });
   const clerk = await runCliJson<{ memberId: string; email: string; password: string }>(['console', 'password', clerkMember.id, '--org', org], { DATABASE_URL: databaseUrl });

@@ -16,6 +16,7 @@ import { keyRoutes } from './pages/keys.js';
 import { postingRoutes } from './pages/postings.js';
 import { apiLogRoutes } from './pages/api-log.js';
 import { reconciliationRoutes } from './pages/reconciliation.js';
+import { webhookRoutes } from './pages/webhooks.js';
 
 function signInForm(csrf: string, values: { email?: string; organization?: string }, message: Html | null): Html {
   return html`${message}
@@ -134,10 +135,17 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.use(reconciliationRoutes(deps));
   router.use(postingRoutes(deps));
   router.use(apiLogRoutes(deps));
+  router.use(webhookRoutes(deps));
 
   router.use((_req, res) => refuse(res, 404, 'Not found', 'There is no such page in the console.'));
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // A form the body parser refused (too large, too many fields, malformed): the client's, said as such.
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      if (!res.headersSent) refuse(res, status, 'Refused', 'The form could not be read (too large or malformed). Open the page again and repeat.');
+      return;
+    }
     deps.logger.error({ err: error }, 'console request failed');
     if (!res.headersSent) refuse(res, 500, 'Something went wrong', 'The console could not do that. Nothing was changed unless the page says so; try again, and tell your administrator if it repeats.');
   });

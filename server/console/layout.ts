@@ -70,6 +70,7 @@ ${session ? html`<nav aria-label="Console">
 <li><a href="${CONSOLE_PATH}/notifications">Notifications${options.unread ? html` (${options.unread} unread)` : ''}</a></li>
 ${manages(session) ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
 <li><a href="${CONSOLE_PATH}/keys">API keys</a></li>
+<li><a href="${CONSOLE_PATH}/webhooks">Webhooks</a></li>
 <li><a href="${CONSOLE_PATH}/log">API log</a></li>` : ''}
 </ul>
 </nav>

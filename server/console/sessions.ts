@@ -92,6 +92,9 @@ export async function signIn(db: Db, input: { email: string; password: string; o
   if (!found) return lockedUntil && candidates.length === 1 ? { kind: 'locked', until: lockedUntil } : { kind: 'refused' };
   await db.updateTable('console_credentials').set({ failed_attempts: 0, locked_until: null, updated_at: new Date() })
     .where('organization_id', '=', found.organization_id).where('member_id', '=', found.member_id).execute();
+  // The member's sessions that have ended and were never used again go now (there is no sweep job).
+  await db.deleteFrom('console_sessions').where('organization_id', '=', found.organization_id).where('member_id', '=', found.member_id)
+    .where((eb) => eb.or([eb('expires_at', '<=', new Date(now)), eb('last_seen_at', '<=', new Date(now - IDLE_MS))])).execute();
   const token = randomBytes(32).toString('base64url');
   const id = newId('css');
   await db.insertInto('console_sessions').values({

@@ -118,6 +118,8 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   await screenshot(page, 'reconciliation');
   await page.getByRole('link', { name: 'Postings' }).click();
   await check('postings');
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await check('webhooks');
   await page.getByRole('link', { name: 'API log' }).click();
   t.true(await page.getByText(`member:${shop.owner.memberId}`).first().isVisible());
   await check('API log');
@@ -131,7 +133,7 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   t.is(new URL(page.url()).pathname, '/console/sign-in');
   t.true(await page.getByText('You are signed out.').isVisible());
   await context.close();
-  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'postings', 'API log']);
+  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'postings', 'webhooks', 'API log']);
 });
 
 test('a member of role none sees no re-process button, no keys link, and no personal field of a document', async (t) => {

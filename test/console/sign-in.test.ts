@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { LOCK_AFTER } from '../../server/console/sessions.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { runCliJson } from '../support/cli.js';
 import { ConsoleClient, seedDistributor, type Distributor } from './support.js';
 
 let running: TestService;
@@ -93,6 +94,8 @@ test.serial('forms without the session\'s CSRF token are refused 403 and change 
   t.is(crossed.status, 403, 'another session\'s token is not this one\'s');
   const after = await db().selectFrom('dms_documents').select(['state', 'updated_at']).where('organization_id', '=', shop.organizationId).where('id', '=', shop.documents.rejectedR01).executeTakeFirstOrThrow();
   t.deepEqual(after, before);
+  const huge = await client.request('POST', `/console/dms/${shop.documents.rejectedR01}/reprocess`, { _csrf: 'x', filler: 'y'.repeat(40_000) });
+  t.is(huge.status, 413, 'a form over 32 KB is refused as the client\'s, not a 500');
   const signIn = await new ConsoleClient(api().baseUrl).request('POST', '/console/sign-in', { _csrf: 'made-up', email: shop.owner.email, password: shop.owner.password });
   t.is(signIn.status, 403);
   t.false(signIn.headers.getSetCookie().some((line) => line.startsWith('console_session=')));
@@ -294,9 +297,30 @@ test.serial('reconciliation: the salesman\'s day with its differences in words, 
   t.is((await clerk.get('/console/reconciliation/dmr_00000000000000000000000000')).status, 404);
 });
 
+test.serial('webhooks: the organisation\'s endpoints with their deliveries; turning one off is recorded; role none gets 403', async (t) => {
+  const added = await runCliJson<{ id: string }>(['webhook', 'add', '--org', shop.organizationId, '--url', 'http://127.0.0.1:9/erp-hooks', '--events', 'dms.document.flagged'],
+    { DATABASE_URL: api().database.url, WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  const owner = await signedIn('owner');
+  const list = await owner.get('/console/webhooks');
+  t.is(list.status, 200);
+  t.true(list.text.includes(`href="/console/webhooks/${added.id}">http://127.0.0.1:9/erp-hooks</a>`));
+  const page = await owner.get(`/console/webhooks/${added.id}`);
+  t.is(page.status, 200);
+  t.true(page.text.includes('Deliveries'));
+  const off = await owner.post(`/console/webhooks/${added.id}/disable`, `/console/webhooks/${added.id}`);
+  t.is(off.status, 303);
+  const row = await db().selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('organization_id', '=', shop.organizationId).where('id', '=', added.id).executeTakeFirstOrThrow();
+  t.deepEqual(row, { enabled: false, disabled_reason: 'turned off in the console by Grace Namuli' });
+  const csv = await owner.get(`/console/webhooks/${added.id}?format=csv`);
+  t.is(csv.text.split('\r\n')[0], 'id,eventId,eventType,status,attempts,lastResponseCode,lastDurationMs,lastError,createdAt,updatedAt');
+  t.is((await owner.get('/console/webhooks/whe_00000000000000000000000000')).status, 404);
+  const clerk = await signedIn('clerk');
+  t.is((await clerk.get('/console/webhooks')).status, 403);
+});
+
 test.serial('each page answers within 200 ms on this data', async (t) => {
   const owner = await signedIn('owner');
-  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/reconciliation', '/console/dms?format=csv'];
+  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/reconciliation', '/console/webhooks', '/console/dms?format=csv'];
   for (const path of pages) await owner.get(path); // warm
   for (const path of pages) {
     const started = performance.now();

@@ -17,6 +17,7 @@ import { postingRoutes } from './pages/postings.js';
 import { apiLogRoutes } from './pages/api-log.js';
 import { reconciliationRoutes } from './pages/reconciliation.js';
 import { webhookRoutes } from './pages/webhooks.js';
+import { tripRoutes } from './pages/trips.js';
 
 function signInForm(csrf: string, values: { email?: string; organization?: string }, message: Html | null): Html {
   return html`${message}
@@ -133,6 +134,7 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.use(notificationRoutes(deps));
   router.use(keyRoutes(deps));
   router.use(reconciliationRoutes(deps));
+  router.use(tripRoutes(deps));
   router.use(postingRoutes(deps));
   router.use(apiLogRoutes(deps));
   router.use(webhookRoutes(deps));

@@ -67,6 +67,7 @@ ${session ? html`<nav aria-label="Console">
 <ul>
 <li><a href="${CONSOLE_PATH}/dms">DMS documents</a></li>
 <li><a href="${CONSOLE_PATH}/reconciliation">Reconciliation</a></li>
+<li><a href="${CONSOLE_PATH}/trips">Trips</a></li>
 <li><a href="${CONSOLE_PATH}/notifications">Notifications${options.unread ? html` (${options.unread} unread)` : ''}</a></li>
 ${manages(session) ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
 <li><a href="${CONSOLE_PATH}/keys">API keys</a></li>

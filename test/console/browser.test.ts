@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { CHROMIUM_MISSING, findChromium, launchChromium } from '../docs/chromium.js';
+import { openOneTrip } from '../support/trips.js';
 import { seedDistributor, type Distributor } from './support.js';
 
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -25,6 +26,7 @@ test.before(async () => {
   if (!chromium) throw new Error(CHROMIUM_MISSING);
   running = await startTestService('console_browser');
   shop = await seedDistributor(kyselyOver(running.service.database.pool), running.database.url);
+  await openOneTrip(running.service.database.pool, shop.organizationId);
   browser = await launchChromium(chromium);
 });
 test.after.always(async () => {
@@ -116,6 +118,12 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   t.true(await page.getByRole('heading', { name: 'Salesman SM01, 2026-11-25' }).isVisible());
   await check('reconciliation day');
   await screenshot(page, 'reconciliation');
+  await page.getByRole('link', { name: 'Trips' }).click();
+  await check('trips');
+  await page.locator('table tbody tr').first().getByRole('link').click();
+  t.true(await page.getByRole('heading', { name: 'Money' }).isVisible());
+  await check('settlement sheet');
+  await screenshot(page, 'settlement-sheet');
   await page.getByRole('link', { name: 'Postings' }).click();
   await check('postings');
   await page.getByRole('link', { name: 'Webhooks' }).click();
@@ -133,7 +141,7 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
   t.is(new URL(page.url()).pathname, '/console/sign-in');
   t.true(await page.getByText('You are signed out.').isVisible());
   await context.close();
-  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'postings', 'webhooks', 'API log']);
+  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'trips', 'settlement sheet', 'postings', 'webhooks', 'API log']);
 });
 
 test('a member of role none sees no re-process button, no keys link, and no personal field of a document', async (t) => {

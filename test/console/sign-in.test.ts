@@ -7,6 +7,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { LOCK_AFTER } from '../../server/console/sessions.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { runCliJson } from '../support/cli.js';
+import { openOneTrip } from '../support/trips.js';
 import { ConsoleClient, seedDistributor, type Distributor } from './support.js';
 
 let running: TestService;
@@ -318,9 +319,25 @@ test.serial('webhooks: the organisation\'s endpoints with their deliveries; turn
   t.is((await clerk.get('/console/webhooks')).status, 403);
 });
 
+test.serial('trips: the trips with their salesman and a trip\'s settlement sheet through the settlements module; CSV of both; another organisation\'s trip is 404', async (t) => {
+  const tripId = await openOneTrip(api().service.database.pool, shop.organizationId);
+  const clerk = await signedIn('clerk');
+  const list = await clerk.get('/console/trips');
+  t.is(list.status, 200, 'every role reads trips (trips:read)');
+  t.true(list.text.includes(`href="/console/trips/${tripId}"`));
+  const sheet = await clerk.get(`/console/trips/${tripId}`);
+  t.is(sheet.status, 200);
+  t.true(sheet.text.includes('Amounts in UGX.'));
+  t.regex(sheet.text, /<th scope="row">Cash expected<\/th><td class="num">0 UGX<\/td>/);
+  const csv = await clerk.get('/console/trips?format=csv');
+  t.is(csv.text.split('\r\n')[0], 'id,number,businessDate,status,salesperson,departedAt,returnedAt,closedAt');
+  t.true(csv.text.includes(tripId));
+  t.is((await clerk.get('/console/trips/trp_00000000000000000000000000')).status, 404);
+});
+
 test.serial('each page answers within 200 ms on this data', async (t) => {
   const owner = await signedIn('owner');
-  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/reconciliation', '/console/webhooks', '/console/dms?format=csv'];
+  const pages = ['/console/dms', '/console/dms?state=rejected', `/console/dms/${shop.documents.customer}`, '/console/notifications', '/console/keys', '/console/postings', '/console/log', '/console/reconciliation', '/console/webhooks', '/console/trips', '/console/dms?format=csv'];
   for (const path of pages) await owner.get(path); // warm
   for (const path of pages) {
     const started = performance.now();

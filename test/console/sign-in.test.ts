@@ -345,5 +345,6 @@ test.serial('each page answers within 200 ms on this data', async (t) => {
     const ms = performance.now() - started;
     t.is(response.status, 200, path);
     t.true(ms < 200, `${path} took ${ms.toFixed(1)} ms`);
+    t.log(`${path}: ${ms.toFixed(1)} ms`);
   }
 });

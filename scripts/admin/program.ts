@@ -18,6 +18,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerConnectorCommands } from './commands/connector.js';
 import { registerPostingsCommands } from './commands/postings.js';
 import { registerDmsCommands } from './commands/dms.js';
+import { registerConsoleCommands } from './commands/console.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -45,5 +46,6 @@ export function buildProgram(): Command {
   registerConnectorCommands(program);
   registerPostingsCommands(program);
   registerDmsCommands(program);
+  registerConsoleCommands(program);
   return program;
 }

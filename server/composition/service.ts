@@ -26,6 +26,7 @@ import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
 import { startSimulatorServer, type SimulatorServer } from '../connectors/simulators/server.js';
 import { MODULES } from './modules.js';
+import { withConsole } from '../console/app.js';
 import { setClockOffsetDays } from '../platform/clock.js';
 
 export interface RunningService {
@@ -143,7 +144,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
         requestTimeout: config.requestTimeoutMs,
         headersTimeout: Math.min(60_000, config.requestTimeoutMs),
         connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs / 2),
-      }, app);
+      }, withConsole(app, { db: database.db, apiLog, logger, environment: config.environment, trustProxy: config.trustProxy }));
       server.keepAliveTimeout = 5_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);

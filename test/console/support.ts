@@ -1,0 +1,129 @@
+// The console's tests: a distributor with DMS documents in every state the console shows (posted master data, a
+// customer with a phone and tax ID, an invoice rejected R01, one waiting for a customer not received, one rejected
+// R03 for a salesman linked to no member), a notification, its owner made by the CLI (`admin console owner`) and a clerk
+// (role none) with a password; and a small browser-less client that keeps the session cookie.
+import pino from 'pino';
+import { createOrganization } from '../../server/platform/access/organizations.js';
+import { addMember } from '../../server/platform/access/members.js';
+import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
+import { operatorActor } from '../../server/domain/actor.js';
+import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
+import { addConnection } from '../../server/modules/dms/connections.js';
+import { ingestBatch } from '../../server/modules/dms/ingest.js';
+import { processDocuments } from '../../server/modules/dms/process.js';
+import { reconcileDay } from '../../server/modules/dms/reconciliation.js';
+import { salespeople } from '../../server/modules/salespeople/service.js';
+import { notify } from '../../server/platform/webhooks/notifications.js';
+import { sql } from 'kysely';
+import { runCliJson } from '../support/cli.js';
+import { DAY, dmsSetUp, doc, DISTRIBUTOR, masterData, saleInvoice } from '../support/dms.js';
+
+export interface Distributor {
+  organizationId: string;
+  owner: { memberId: string; email: string; password: string };
+  clerk: { memberId: string; email: string; password: string };
+  /** A member who manages settings (no console password). */
+  accountantId: string;
+  documents: { customer: string; rejectedR01: string; waiting: string; rejectedR03: string };
+}
+
+export async function seedDistributor(db: Db, databaseUrl: string): Promise<Distributor> {
+  const organization = await createOrganization(db, { name: 'Kampala Beverages Ltd', modules: ['delivery', 'field-sales'] });
+  const org = organization.id;
+  const operator = operatorActor(actingOrganization(await getOrganization(db, org)), 'console test');
+  const connection = await inTransaction(db, async (tx) => {
+    await dmsSetUp(tx, operator);
+    // A second salesman, linked to no member: his van documents are rejected R03 until he is.
+    await salespeople.create(tx, operator, { salesmanCode: 'SM02', name: 'Mukasa John' });
+    return addConnection(tx, org, 'canonical', { distributorCode: DISTRIBUTOR, synchronous: false });
+  });
+  const documents = [
+    masterData.soda, masterData.prices, masterData.salesman(),
+    doc('customer', 'UG0000001', { name: 'Kisenyi Corner <Shop>', channel: 'retail', routeCode: 'R01', phone: '+256700123456', taxId: '1000123456' }, { status: 'active' }),
+    saleInvoice('CSR01000001', undefined, 1),
+    saleInvoice('CSR01000002', 'UG0000099', 1),
+    { ...saleInvoice('CSR01000003', 'UG0000001', 1), salesmanCode: 'SM02' },
+  ];
+  const stored = await inTransaction(db, (tx) => ingestBatch(tx, connection, documents));
+  const ids = stored.flags.map((flag) => flag.id);
+  const runner = { db, settings: { secretKey: Buffer.alloc(32, 7), simulatorUrl: null }, logger: pino({ level: 'silent' }) };
+  for (let round = 0; round < 10; round += 1) {
+    const due = await db.selectFrom('dms_documents').select('id').where('organization_id', '=', org).where('state', '=', 'received')
+      .where('next_attempt_at', '<=', sql<Date>`now()`).orderBy('received_at').orderBy('position').execute();
+    if (due.length === 0) break;
+    await processDocuments(runner, org, due.map((row) => row.id));
+  }
+  const owner = await runCliJson<{ memberId: string; email: string; password: string }>(['console', 'owner', '--org', org, '--email', 'Grace@Example.com', '--name', 'Grace Namuli'], { DATABASE_URL: databaseUrl });
+  // A second member who receives the notifications, to show that one member's reading is not another's.
+  const accountant = await addMember(db, org, { name: 'Sarah Achieng', email: 'sarah@example.com', role: 'manage-settings' });
+  await notify(db, org, 'dms.reconciliation', 'Salesman SM01\'s day 2026-11-25 reconciled with 2 differences.');
+  // SM01's day reconciled (no route settlement, documents not posted): what the daily job does after the cut-off.
+  await reconcileDay(db, connection, 'SM01', DAY);
+  await notify(db, org, 'webhook.disabled', 'Webhook endpoint https://erp.example.com/hooks was turned off after 5 days of failures.');
+  const clerkMember = await addMember(db, org, { name: 'Peter Ssali', email: 'peter@example.com', role: 'none' });
+  const clerk = await runCliJson<{ memberId: string; email: string; password: string }>(['console', 'password', clerkMember.id, '--org', org], { DATABASE_URL: databaseUrl });
+  return {
+    organizationId: org,
+    owner: { memberId: owner.memberId, email: owner.email, password: owner.password },
+    clerk: { memberId: clerk.memberId, email: clerk.email, password: clerk.password },
+    accountantId: accountant.id,
+    documents: { customer: ids[3]!, rejectedR01: ids[4]!, waiting: ids[5]!, rejectedR03: ids[6]! },
+  };
+}
+
+export interface ConsoleResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+/** A browser-less client of the console: keeps its cookies, follows no redirect, reads CSRF tokens from forms. */
+export class ConsoleClient {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>): Promise<ConsoleResponse> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    let body: string | undefined;
+    if (form) {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(form)) for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers, body, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (value === '' || /Max-Age=0/.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: response.status, headers: response.headers, text: await response.text(), location: response.headers.get('location') };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+
+  /** The CSRF token of the first form on the page. */
+  static csrf(text: string): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(text);
+    if (!match) throw new Error(`no CSRF token on the page:\n${text.slice(0, 500)}`);
+    return match[1]!;
+  }
+
+  async signIn(email: string, password: string): Promise<ConsoleResponse> {
+    const form = await this.get('/console/sign-in');
+    return this.request('POST', '/console/sign-in', { _csrf: ConsoleClient.csrf(form.text), email, password });
+  }
+
+  /** A POST with the session's CSRF token, read from the page given. */
+  async post(path: string, fromPage: string, form: Record<string, string | string[]> = {}): Promise<ConsoleResponse> {
+    const page = await this.get(fromPage);
+    return this.request('POST', path, { _csrf: ConsoleClient.csrf(page.text), ...form });
+  }
+}

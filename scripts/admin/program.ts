@@ -1,5 +1,6 @@
 // The command tree of the operator CLI. Each group lives in commands/; this file only assembles them.
 import { Command } from 'commander';
+import { io } from './io.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerEmptiesCommands } from './commands/empties.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
@@ -25,6 +26,8 @@ export function buildProgram(): Command {
     .usage('<command> [options]   (npm run --silent admin -- <command> ...)')
     // Settings set before .command() are inherited by every subcommand.
     .exitOverride()
+    // commander's own messages (usage errors, --help) go where the run's output goes, not to process.stdout.
+    .configureOutput({ writeOut: (text) => io().stdout(text), writeErr: (text) => io().stderr(text) })
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);
   registerOrgCommands(program);

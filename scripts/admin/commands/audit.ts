@@ -5,6 +5,7 @@ import { getOrganization } from '../../../server/platform/access/organizations.j
 import { auditCustomerAccount } from '../../../server/modules/invoices/audit.js';
 import { auditStock } from '../../../server/modules/stock/audit.js';
 import { withDatabase } from '../database.js';
+import { failWithoutError } from '../io.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerAuditCommand(program: Command): void {
@@ -20,6 +21,6 @@ export function registerAuditCommand(program: Command): void {
       if (options.json) printJson({ differences });
       else if (differences.length === 0) printText('no differences: every balance agrees with its ledger');
       else printText(...table(['KIND', 'SUBJECT', 'LEDGER SAYS', 'KEPT'], differences.map((d) => [d.kind, d.subject, d.expected, d.actual])));
-      if (differences.length > 0) process.exitCode = 1;
+      if (differences.length > 0) failWithoutError();
     });
 }

@@ -19,6 +19,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerConnectorCommands } from './commands/connector.js';
 import { registerPostingsCommands } from './commands/postings.js';
 import { registerDmsCommands } from './commands/dms.js';
+import { registerSimulatorsCommand } from './commands/simulators.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -48,5 +49,6 @@ export function buildProgram(): Command {
   registerConnectorCommands(program);
   registerPostingsCommands(program);
   registerDmsCommands(program);
+  registerSimulatorsCommand(program);
   return program;
 }

@@ -388,7 +388,9 @@ test.serial('keys the CLI issues authenticate over HTTP; revoke and a rotation w
 });
 
 
-test('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
+// Serial: the CLI, in this process, creates the cluster with initdb through execFileSync, which holds the event loop
+// for seconds; beside other tests' CLI runs that would outlast their 5 s database check.
+test.serial('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
   t.timeout(150_000); // initdb and the migrations, twice: slow on a loaded 2-core machine
   const dataDir = mkdtempSync(join(tmpdir(), 'erp-admin-'));
   chmodSync(dataDir, 0o755); // the postgres user (when the tests run as root) must reach the cluster below it

@@ -6,7 +6,7 @@ import { auditCustomerAccount } from '../../../server/modules/invoices/audit.js'
 import { auditStock } from '../../../server/modules/stock/audit.js';
 import { withDatabase } from '../database.js';
 import { failWithoutError } from '../io.js';
-import { listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { listFormatOptions, printList } from '../output.js';
 
 export function registerAuditCommand(program: Command): void {
   program.command('audit')

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { withDatabase } from '../database.js';
 import { getOrganization, listCodeSystems, registerCodeSystem } from '../../../server/platform/access/organizations.js';
-import { listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { listFormatOptions, printJson, printList, printText } from '../output.js';
 
 export function registerCodeSystemCommands(program: Command): void {
   const codeSystem = program.command('code-system').description('external code systems of an organisation');

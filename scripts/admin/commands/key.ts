@@ -6,7 +6,7 @@ import type { RateLimits } from '../../../server/platform/access/rate-limit.js';
 import { withDatabase } from '../database.js';
 import { parseCidrs, parseFutureTimestamp, parseHours, parseRateLimits, parseScopes } from '../options.js';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { fields, listFormatOptions, printJson, printList, printText, table, warn } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText, warn } from '../output.js';
 
 const ONCE = 'The secret is shown only now; only its SHA-256 hash is kept. Store it in a secret manager.';
 

@@ -4,7 +4,7 @@ import { API_LOG_DEFAULT_LIMIT, API_LOG_MAX_LIMIT, readApiLog } from '../../../s
 import { withDatabase } from '../database.js';
 import { integerIn } from '../options.js';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { listFormatOptions, printList, printText } from '../output.js';
 
 export function registerLogCommand(program: Command): void {
   program.command('log')

@@ -9,7 +9,7 @@ import { inTransaction, type Db } from '../../../server/platform/database/transa
 import { salespeople } from '../../../server/modules/salespeople/service.js';
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
-import { fields, listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const roleOption = () => new Option('--role <role>', 'owner (one per organisation), manage-settings (receives the notifications, as the owner does) or none').choices([...MEMBER_ROLES]);
 

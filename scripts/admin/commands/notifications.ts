@@ -7,7 +7,7 @@ import { listMemberNotifications, listNotifications, markNotificationRead } from
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
 import { integerIn } from '../options.js';
-import { listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { listFormatOptions, printList } from '../output.js';
 
 export function registerNotificationsCommand(program: Command): void {
   program.command('notifications')

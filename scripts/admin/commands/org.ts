@@ -4,7 +4,7 @@ import { createOrganization, getOrganization, listOrganizations, updateOrganizat
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
 import { parseModules, parseOnOff, parseTimeZone } from '../options.js';
-import { fields, listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 function modulesOf(organization: OrganizationRecord): string {
   const on = [organization.deliveryModuleEnabled && 'delivery', organization.fieldSalesModuleEnabled && 'field-sales'].filter(Boolean);

@@ -1,7 +1,7 @@
 // scopes: the scopes a key can hold (from the spec), for --scopes.
 import type { Command } from 'commander';
 import { scopeCatalogue } from '../../../server/platform/access/scopes.js';
-import { listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { listFormatOptions, printList } from '../output.js';
 
 export function registerScopesCommand(program: Command): void {
   program.command('scopes')

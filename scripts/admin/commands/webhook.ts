@@ -11,7 +11,7 @@ import { getOrganization } from '../../../server/platform/access/organizations.j
 import { webhookEventTypes } from '../../../server/composition/modules.js';
 import { withDatabase, withDeliveries } from '../database.js';
 import { commaList, integerIn, parseHours } from '../options.js';
-import { fields, listFormatOptions, printJson, printList, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const ONCE = 'The signing secret is shown only now; it is stored sealed. Give it to the receiver to verify Service-Signature.';
 

@@ -1,5 +1,6 @@
 // The command tree of the operator CLI. Each group lives in commands/; this file only assembles them.
 import { Command } from 'commander';
+import { io } from './io.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerEmptiesCommands } from './commands/empties.js';
 import { registerCodeSystemCommands } from './commands/code-system.js';
@@ -19,6 +20,7 @@ import { registerConnectorCommands } from './commands/connector.js';
 import { registerPostingsCommands } from './commands/postings.js';
 import { registerDmsCommands } from './commands/dms.js';
 import { registerConsoleCommands } from './commands/console.js';
+import { registerSimulatorsCommand } from './commands/simulators.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
     .usage('<command> [options]   (npm run --silent admin -- <command> ...)')
     // Settings set before .command() are inherited by every subcommand.
     .exitOverride()
+    // commander's own messages (usage errors, --help) go where the run's output goes, not to process.stdout.
+    .configureOutput({ writeOut: (text) => io().stdout(text), writeErr: (text) => io().stderr(text) })
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);
   registerOrgCommands(program);
@@ -47,5 +51,6 @@ export function buildProgram(): Command {
   registerPostingsCommands(program);
   registerDmsCommands(program);
   registerConsoleCommands(program);
+  registerSimulatorsCommand(program);
   return program;
 }

@@ -1,5 +1,5 @@
-// The operator CLI (scripts/admin/cli.ts), run as a child process against this file's own database, as an
-// operator would run `npm run --silent admin -- ...`. Assertions are on the rows it leaves and on what it prints.
+// The operator CLI (scripts/admin/cli.ts), run in-process through runCli against this file's own database, as an
+// operator would run `npm run --silent admin -- ...` (test/admin/run.test.ts runs the compiled binary itself). Assertions are on the rows it leaves and on what it prints.
 import test from 'ava';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -357,7 +357,10 @@ test('a database the CLI cannot reach, or a bad configuration, exits 1 with the 
   t.regex(badConfig.stderr, /DATABASE_URL=.* is invalid/);
 });
 
-test('keys the CLI issues authenticate over HTTP; revoke and a rotation with --overlap-hours 0 stop the old key at once', async (t) => {
+// Serial (ava runs serial tests before the concurrent ones): the service it starts compiles its validators on this
+// process's event loop, and the CLI now runs in this process too; a start beside other tests' CLI runs can hold the
+// loop past their 5 s database check.
+test.serial('keys the CLI issues authenticate over HTTP; revoke and a rotation with --overlap-hours 0 stop the old key at once', async (t) => {
   const service = await startTestService('admin_cli_http');
   try {
     const env = { DATABASE_URL: service.database.url };
@@ -385,7 +388,9 @@ test('keys the CLI issues authenticate over HTTP; revoke and a rotation with --o
 });
 
 
-test('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
+// Serial: the CLI, in this process, creates the cluster with initdb through execFileSync, which holds the event loop
+// for seconds; beside other tests' CLI runs that would outlast their 5 s database check.
+test.serial('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
   t.timeout(150_000); // initdb and the migrations, twice: slow on a loaded 2-core machine
   const dataDir = mkdtempSync(join(tmpdir(), 'erp-admin-'));
   chmodSync(dataDir, 0o755); // the postgres user (when the tests run as root) must reach the cluster below it

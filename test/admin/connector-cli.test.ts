@@ -2,6 +2,8 @@
 // test per group: CLI processes are costly). The posting rules themselves are proved in test/domain/postings.test.ts
 // and, against the simulators, in test/service/postings.test.ts.
 import test from 'ava';
+import { sql } from 'kysely';
+import { migrateSimulators } from '../../server/connectors/simulators/database.js';
 import { listFailures } from '../../server/connectors/simulators/failures.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { locations } from '../../server/modules/locations/service.js';
@@ -106,4 +108,39 @@ test('postings lists an organisation\'s postings by status; retry queues a faile
   t.like(await world.db.selectFrom('invoices').select(['posting_status', 'posting_reason']).where('id', '=', sold.id).executeTakeFirstOrThrow(), { posting_status: 'pending', posting_reason: null });
   const badStatus = await runCli(['postings', '--org', org, '--status', 'lost'], env());
   t.is(badStatus.code, 1);
+});
+
+test('simulators shows what the QuickBooks and EFRIS simulators hold for the organisation, with the failures waiting; a connection elsewhere is exit 1', async (t) => {
+  const { organization } = await world.organization();
+  const org = organization.id;
+  await runCliJson(['connector', 'set', '--org', org, '--system', 'accounting', '--base-url', 'simulator', '--account', '9130352'], env());
+  await runCliJson(['connector', 'set', '--org', org, '--system', 'fiscal', '--base-url', 'simulator', '--account', '1000023516', '--device-no', 'TCS1'], env());
+  await migrateSimulators(world.db);
+  // What the simulators keep after a posting each (their own behaviour is proved in test/connectors/).
+  await sql`INSERT INTO simulators.qbo_realms (realm_id, book_close_date) VALUES ('9130352', '2026-10-31')`.execute(world.db);
+  await sql`INSERT INTO simulators.qbo_entities (realm_id, id, entity, doc_number, txn_date, total, balance, body) VALUES ('9130352', 101, 'Invoice', 'INV-000001', '2026-11-24', 29500, 29500, '{}')`.execute(world.db);
+  await sql`INSERT INTO simulators.efris_documents (tin, invoice_id, fdn, antifake_code, kind, reference_no, currency, buyer_name, gross_amount, tax_amount, lines)
+    VALUES ('1000023516', '3220001', '322000150001', 'AF1', 'invoice', 'INV-000001', 'UGX', 'Mama Shop, Kisenyi', 29500, 4500, '[]')`.execute(world.db);
+  await runCliJson(['connector', 'fail', '--org', org, '--system', 'fiscal', '--mode', 'outage', '--for', '1'], env());
+
+  const held = await runCliJson<{ connections: unknown[]; records: Record<string, unknown>[]; failures: unknown[]; bookCloseDate: string }>(['simulators', '--org', org], env());
+  t.deepEqual((held.connections as { system: string; account: string }[]).map((c) => `${c.system} ${c.account}`).sort(), ['accounting 9130352', 'fiscal 1000023516']);
+  t.like(held.records, [
+    { system: 'accounting', kind: 'Invoice', id: '101', number: 'INV-000001', date: '2026-11-24', status: 'active', total: '29500.0000' },
+    { system: 'fiscal', kind: 'invoice', id: '3220001', number: 'INV-000001', status: 'fiscalised', currency: 'UGX', total: '29500.0000' },
+  ]);
+  t.is(held.bookCloseDate, '2026-10-31');
+  t.like(held.failures, [{ system: 'fiscal', mode: 'outage', remaining: 1 }]);
+
+  const text = await runCli(['simulators', '--org', org, '--system', 'fiscal'], env());
+  t.is(text.code, 0, text.stderr);
+  t.regex(text.stdout, /^SYSTEM\s+ACCOUNT\s+KIND\s+ID\s+NUMBER\s+DATE\s+STATUS\s+CURRENCY\s+TOTAL\s+DETAIL\nfiscal\s+1000023516\s+invoice\s+3220001\s+INV-000001/);
+  t.regex(text.stdout, /Failures waiting[^\n]*\nSYSTEM\s+ACCOUNT\s+MODE\s+REMAINING\s+DELAY MS\nfiscal\s+1000023516\s+outage\s+1\s+0/);
+  const csv = await runCli(['simulators', '--org', org, '--system', 'fiscal', '--csv'], env());
+  t.regex(csv.stdout, /^SYSTEM,ACCOUNT,KIND,ID,NUMBER,DATE,STATUS,CURRENCY,TOTAL,DETAIL\r\nfiscal,1000023516,invoice,3220001,INV-000001,\d{4}-\d{2}-\d{2},fiscalised,UGX,29500.0000,"FDN 322000150001, tax 4500.0000, buyer Mama Shop, Kisenyi"\r\n$/);
+
+  const other = await world.organization();
+  const none = await runCli(['simulators', '--org', other.organization.id], env());
+  t.is(none.code, 1);
+  t.regex(none.stderr, /has no accounting or fiscal connection to the simulators/);
 });

@@ -92,3 +92,44 @@ test('trip settle: the expenses as kind:amount:description[:receipt]; a fuel exp
   t.regex(again.stderr, /is settled already/);
   t.is(await settlements(), 1);
 });
+
+test('trip list, show and sheet name the salesperson and the products; the van stock comes as a table, JSON or CSV', async (t) => {
+  const f = await fleet();
+  const env = { DATABASE_URL: world.database.url };
+  const tripId = await world.post(async (tx) => {
+    const trip = await openTrip(tx, f.operator, { vanLocationId: f.van, warehouseLocationId: f.warehouse, businessDate: '2026-11-23' });
+    await loadTrip(tx, f.operator, { tripId: trip.id, lines: [{ productId: f.soda, unit: 'case', quantity: 3 }] });
+    await departTrip(tx, f.operator, trip.id);
+    await returnTrip(tx, f.operator, { tripId: trip.id, lines: [{ productId: f.soda, unit: 'bottle', countedQuantity: 70 }] });
+    return trip.id;
+  });
+  const org = ['--org', f.org];
+
+  const listed = await runCliJson<{ trips: { id: string; status: string }[] }>(['trip', 'list', ...org, '--status', 'returned'], env);
+  t.deepEqual(listed.trips.map((trip) => [trip.id, trip.status]), [[tripId, 'returned']]);
+  t.deepEqual((await runCliJson<{ trips: unknown[] }>(['trip', 'list', ...org, '--date', '2026-11-24'], env)).trips, []);
+  const table = await runCli(['trip', 'list', ...org], env);
+  t.regex(table.stdout, /^NUMBER\s+ID\s+STATUS\s+SOURCE\s+DATE\s+SALESPERSON\s+VAN\nTRP-000001\s+trp_\w+\s+returned\s+\w+\s+2026-11-23\s+Joseph Okello \(SM01\)/);
+
+  const shown = await runCli(['trip', 'show', tripId, ...org], env);
+  t.is(shown.code, 0, shown.stderr);
+  t.regex(shown.stdout, /Trip TRP-000001 \(trp_\w+\)\n\s+status\s+returned\n/);
+  t.regex(shown.stdout, /salesperson\s+Joseph Okello \(SM01\)/);
+  t.regex(shown.stdout, /PRODUCT\s+NAME\s+UNIT\s+LOADED\s+SOLD\s+RETURNED\s+DAMAGED\s+COUNTED\s+DIFFERENCE\n500001\s+Soda 300ml\s+bottle\s+72\s+0\s+0\s+0\s+70\s+-2\n/);
+  const json = await runCliJson<{ trip: { id: string }; stock: Record<string, unknown>[] }>(['trip', 'show', tripId, ...org], env);
+  t.is(json.trip.id, tripId);
+  t.like(json.stock, [{ productId: f.soda, productCode: '500001', productName: 'Soda 300ml', loaded: 72, counted: 70, difference: -2 }]);
+  const csv = await runCli(['trip', 'show', tripId, ...org, '--csv'], env);
+  t.is(csv.stdout, 'PRODUCT,NAME,UNIT,LOADED,SOLD,RETURNED,DAMAGED,COUNTED,DIFFERENCE\r\n500001,Soda 300ml,bottle,72,0,0,0,70,-2\r\n');
+
+  const sheet = await runCli(['trip', 'sheet', tripId, ...org], env);
+  t.is(sheet.code, 0, sheet.stderr);
+  t.regex(sheet.stdout, /^Settlement of trip TRP-000001 \(trp_\w+\): open\n/);
+  t.regex(sheet.stdout, /cash expected\s+0\n/);
+  t.regex(sheet.stdout, /500001\s+Soda 300ml\s+bottle\s+72/);
+  const sheetJson = await runCliJson<{ tripId: string; stock: Record<string, unknown>[] }>(['trip', 'sheet', tripId, ...org], env);
+  t.is(sheetJson.tripId, tripId);
+  t.like(sheetJson.stock, [{ productName: 'Soda 300ml', productCode: '500001' }]);
+  t.is((await runCli(['trip', 'sheet', 'trp_missing', ...org], env)).code, 1);
+  t.is((await runCli(['trip', 'list', ...org, '--status', 'parked'], env)).code, 2);
+});

@@ -1,6 +1,9 @@
-// Runs the operator CLI as a user would: a child process, its exit code, stdout and stderr (under `npm test` from the
-// run's bundle of scripts/admin/cli.ts, see entry.ts).
+// Runs the operator CLI for a test. runCli runs the command in-process through scripts/admin/run.ts (the same
+// function the `admin` binary calls), with the test's environment and its own captured stdout, stderr and exit code:
+// no Node start per command. runCliProcess runs the compiled binary as a child process (under `npm test` the run's
+// bundle of scripts/admin/cli.ts, see entry.ts), for the few tests that prove the binary itself works.
 import { spawn } from 'node:child_process';
+import { runCli as runInProcess } from '../../scripts/admin/run.js';
 import { entryArguments } from './entry.js';
 import { TEST_SECRETS } from './secrets.js';
 
@@ -10,10 +13,20 @@ export interface CliRun {
   stderr: string;
 }
 
+/** The environment a CLI run sees: this process's, the sandbox and the test secrets, then the test's own. */
+function cliEnv(env: Record<string, string>): Record<string, string | undefined> {
+  return { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...TEST_SECRETS, ...env };
+}
+
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runInProcess(args, { env: cliEnv(env) });
+}
+
+/** The compiled `admin` binary as a child process: its exit code, stdout and stderr. */
+export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entryArguments('scripts/admin/cli.ts'), ...args], {
-      env: { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...TEST_SECRETS, ...env },
+      env: cliEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { withDatabase } from '../database.js';
 import { getOrganization, listCodeSystems, registerCodeSystem } from '../../../server/platform/access/organizations.js';
-import { printJson, printText, table } from '../output.js';
+import { listFormatOptions, printJson, printList, printText } from '../output.js';
 
 export function registerCodeSystemCommands(program: Command): void {
   const codeSystem = program.command('code-system').description('external code systems of an organisation');
@@ -23,14 +23,13 @@ export function registerCodeSystemCommands(program: Command): void {
 
   codeSystem.command('list')
     .description('list an organisation\'s code systems (dms is built in and always there)')
-    .requiredOption('--org <org-id>', 'the organisation')
-    .option('--json', 'print a JSON array of names')
-    .action(async (options: { org: string; json?: boolean }) => {
+    .requiredOption('--org <org-id>', 'the organisation');
+  listFormatOptions(codeSystem.commands.at(-1)!, 'print a JSON array of names')
+    .action(async (options: { org: string; json?: boolean; csv?: boolean }) => {
       const names = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return listCodeSystems(db, options.org);
       });
-      if (options.json) printJson(names);
-      else printText(...table(['NAME'], names.map((name) => [name === 'dms' ? 'dms (built in)' : name])));
+      printList(options, names, [{ header: 'NAME', value: (name) => (name === 'dms' && !options.csv ? 'dms (built in)' : name) }]);
     });
 }

@@ -9,7 +9,7 @@ import { clearFailures, injectFailure, listFailures } from '../../../server/conn
 import { QUICKBOOKS_FAILURE_MODES } from '../../../server/connectors/simulators/quickbooks/router.js';
 import { EFRIS_FAILURE_MODES } from '../../../server/connectors/simulators/efris/router.js';
 import { withDatabase } from '../database.js';
-import { printJson, printText } from '../output.js';
+import { listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const system = (raw: string): ExternalSystem => {
   if (raw !== 'accounting' && raw !== 'fiscal') throw new InvalidArgumentError('Expected accounting or fiscal.');
@@ -61,16 +61,17 @@ export function registerConnectorCommands(program: Command): void {
 
   connector.command('show')
     .description("an organisation's connections (never their credentials)")
-    .requiredOption('--org <id>', 'organisation id')
-    .option('--json', 'print {"connections": [...]}')
-    .action(async (options: { org: string; json?: boolean }) => {
+    .requiredOption('--org <id>', 'organisation id');
+  listFormatOptions(connector.commands.at(-1)!, 'print {"connections": [...]}')
+    .action(async (options: { org: string; json?: boolean; csv?: boolean }) => {
       const connections = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return readConnections(db, options.org);
       });
-      if (options.json) printJson({ connections: connections.map(shown) });
-      else if (connections.length === 0) printText(`${options.org} has no connection: nothing is posted to an accounting or fiscal system.`);
-      else for (const c of connections) printText(`${c.system}\t${c.provider}\t${c.enabled ? 'enabled' : 'disabled'}\t${c.baseUrl}\t${c.account}`);
+      printList(options, connections.map(shown), [
+        { header: 'SYSTEM', value: (c) => c.system }, { header: 'PROVIDER', value: (c) => c.provider }, { header: 'STATUS', value: (c) => (c.enabled ? 'enabled' : 'disabled') },
+        { header: 'BASE URL', value: (c) => c.baseUrl }, { header: 'ACCOUNT', value: (c) => c.account }, { header: 'DEVICE', value: (c) => c.deviceNo ?? '' },
+      ], { empty: `${options.org} has no connection: nothing is posted to an accounting or fiscal system.`, json: (rows) => ({ connections: rows }) });
     });
 
   connector.command('fail')

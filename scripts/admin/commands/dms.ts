@@ -1,6 +1,8 @@
-// dms connection add | update | show; dms show; dms reprocess. An organisation's DMS connections (the distributor
-// code each serves, synchronous or not, how flags go back, the fiscalise switch, the business day's cut-off), one
-// document with its flag, and the re-processing of rejected or held documents (a new flag each; R05 never).
+// dms connection add | update | show; dms list; dms show; dms reconciliations; dms reprocess; dms actions. An
+// organisation's DMS connections (the distributor code each serves, synchronous or not, how flags go back, the
+// fiscalise switch, the business day's cut-off), its documents by state, reason, date, salesman and type, one
+// document with its flag, the reconciled days per salesman, and the re-processing of rejected or held documents (a
+// new flag each; R05 never).
 import { InvalidArgumentError, type Command } from 'commander';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
 import { inTransaction } from '../../../server/platform/database/transaction.js';
@@ -11,9 +13,11 @@ import { DMS_DOCUMENT_FLAGGED } from '../../../server/modules/dms/flags.js';
 import { listActions } from '../../../server/modules/dms/actions.js';
 import { changeConnection, reprocessDocuments, showDocument, whyNotReprocessable } from '../../../server/modules/dms/operations.js';
 import { REASON_CODES } from '../../../server/modules/dms/reasons.js';
+import { DOCUMENT_SCHEMAS } from '../../../server/modules/dms/canonical.js';
+import { listDocuments, listReconciledDays } from '../reads/dms.js';
 import { withDatabase } from '../database.js';
 import { commaList } from '../options.js';
-import { printJson, printText } from '../output.js';
+import { listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const onOff = (raw: string): boolean => {
   if (raw !== 'on' && raw !== 'off') throw new InvalidArgumentError('Expected on or off.');
@@ -32,6 +36,18 @@ const reasons = (raw: string): string[] => {
   const wrong = codes.filter((code) => !(REASON_CODES as readonly string[]).includes(code) || code === 'R05');
   if (codes.length === 0 || wrong.length > 0) throw new InvalidArgumentError(`Expected reason codes among ${REASON_CODES.filter((c) => c !== 'R05').join(', ')} (R05 cannot be re-processed).`);
   return codes;
+};
+
+const FLAG_STATES = ['received', 'posted', 'rejected', 'superseded'] as const;
+const oneOrMore = (what: string, known: readonly string[]) => (raw: string): string[] => {
+  const values = commaList(raw);
+  const wrong = values.filter((value) => !known.includes(value));
+  if (values.length === 0 || wrong.length > 0) throw new InvalidArgumentError(`${wrong.length > 0 ? `Unknown ${what} ${wrong.join(', ')}; e` : 'E'}xpected one or more of ${known.join(', ')} (comma-separated).`);
+  return [...new Set(values)];
+};
+const salesmanCode = (raw: string): string => {
+  if (!/^\S{1,64}$/.test(raw)) throw new InvalidArgumentError('Expected a salesman code as the DMS sends it (no spaces).');
+  return raw;
 };
 
 interface ConnectionOptions {
@@ -120,6 +136,53 @@ export function registerDmsCommands(program: Command): void {
       printJson(await withDatabase((db) => showDocument(db, options.org, documentId)));
     });
 
+  listFormatOptions(dms.command('list')
+    .description('documents with their flags, newest change first, filtered by state, reason, business date, salesman and document type')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--system <name>', 'only this DMS format\'s connection (all by default)')
+    .option('--state <states>', `flag states: ${FLAG_STATES.join(', ')}`, oneOrMore('state', FLAG_STATES))
+    .option('--reason <codes>', 'reason codes of rejected documents, for example R03,R08', oneOrMore('reason code', REASON_CODES))
+    .option('--date <YYYY-MM-DD>', 'the documents\' business date (documentDate)', date)
+    .option('--salesman <code>', 'the salesman code on the documents', salesmanCode)
+    .option('--type <types>', 'document types, for example CS,VR,route_settlement', oneOrMore('document type', [...DOCUMENT_SCHEMAS.keys()]))
+    .option('--limit <n>', 'at most this many (1 to 1000)', positiveLimit, 100), 'print {"documents": [...]} (each a flag with system, documentDate and salesmanCode)')
+    .action(async (options: { org: string; system?: string; state?: string[]; reason?: string[]; date?: string; salesman?: string; type?: string[]; limit: number; json?: boolean; csv?: boolean }) => {
+      const documents = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listDocuments(db, options.org, { system: options.system, states: options.state, reasons: options.reason, date: options.date, salesman: options.salesman, types: options.type, limit: options.limit });
+      });
+      printList(options, documents, [
+        { header: 'DOCUMENT', value: (d) => d.documentId }, { header: 'TYPE', value: (d) => d.documentType }, { header: 'NUMBER', value: (d) => d.documentNumber },
+        { header: 'DATE', value: (d) => d.documentDate }, { header: 'SALESMAN', value: (d) => d.salesmanCode }, { header: 'STATE', value: (d) => d.state },
+        { header: 'REASON', value: (d) => d.reasonCode }, { header: 'WHY', value: (d) => d.reasonText ?? d.note ?? '' }, { header: 'UPDATED', value: (d) => d.updatedAt },
+      ], { empty: 'No document matches.', json: (rows) => ({ documents: rows }) });
+    });
+
+  listFormatOptions(dms.command('reconciliations')
+    .description('the reconciled days: per salesman and business date, balanced or with differences (newest day first)')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--system <name>', 'only this DMS format\'s connection (all by default)')
+    .option('--salesman <code>', 'one salesman', salesmanCode)
+    .option('--date <YYYY-MM-DD>', 'one business date', date)
+    .option('--status <status>', 'balanced or differences', (raw: string) => oneOrMore('status', ['balanced', 'differences'])(raw)[0]!)
+    .option('--differences', 'list each day\'s differences under it (text output)')
+    .option('--limit <n>', 'at most this many days (1 to 1000)', positiveLimit, 100), 'print {"reconciliations": [...]} as GET /dms/{system}/reconciliations shows them')
+    .action(async (options: { org: string; system?: string; salesman?: string; date?: string; status?: string; differences?: boolean; limit: number; json?: boolean; csv?: boolean }) => {
+      const days = await withDatabase(async (db) => {
+        await getOrganization(db, options.org);
+        return listReconciledDays(db, options.org, options);
+      });
+      printList(options, days, [
+        { header: 'DATE', value: (d) => d.businessDate }, { header: 'SALESMAN', value: (d) => d.salesmanCode }, { header: 'STATUS', value: (d) => d.status },
+        { header: 'DIFFERENCES', value: (d) => d.differenceCount }, { header: 'CHECKED', value: (d) => d.checkedAt },
+      ], { empty: 'No reconciled day matches.', json: (rows) => ({ reconciliations: rows }) });
+      if (options.differences && !options.json && !options.csv) {
+        for (const day of days.filter((d) => d.differences.length > 0)) {
+          printText('', `${day.businessDate} ${day.salesmanCode}:`, ...day.differences.map((difference) => `  ${difference.kind.padEnd(19)}  ${difference.message}`));
+        }
+      }
+    });
+
   dms.command('reprocess').description('post again rejected documents (not R05) and held ones; each gets a new flag')
     .argument('[documentId]', 'one document (dmd_ id)')
     .requiredOption('--org <id>', 'organisation id')
@@ -143,15 +206,17 @@ export function registerDmsCommands(program: Command): void {
 
   dms.command('actions').description('what the service did towards the DMS (flag files, flag callbacks, re-processes), newest change first')
     .requiredOption('--org <id>', 'organisation id')
-    .option('--limit <n>', 'how many (1 to 1000)', positiveLimit, 50)
-    .option('--json', 'print {"actions": [...]}')
-    .action(async (options: { org: string; limit: number; json?: boolean }) => {
+    .option('--limit <n>', 'how many (1 to 1000)', positiveLimit, 50);
+  listFormatOptions(dms.commands.at(-1)!, 'print {"actions": [...]}')
+    .action(async (options: { org: string; limit: number; json?: boolean; csv?: boolean }) => {
       const actions = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return listActions(db, options.org, options.limit);
       });
-      if (options.json) printJson({ actions });
-      else printText(actions.length === 0 ? 'No action yet.' : actions.map((a) => `${a.updatedAt}  ${a.kind.padEnd(9)}  ${a.status.padEnd(9)}  ${a.subjectId}  ${a.detail ?? ''}`).join('\n'));
+      printList(options, actions, [
+        { header: 'UPDATED', value: (a) => a.updatedAt }, { header: 'KIND', value: (a) => a.kind }, { header: 'STATUS', value: (a) => a.status },
+        { header: 'SUBJECT', value: (a) => a.subjectId }, { header: 'DETAIL', value: (a) => a.detail ?? '' },
+      ], { empty: 'No action yet.', json: (rows) => ({ actions: rows }) });
     });
 }
 

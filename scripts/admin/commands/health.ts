@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { listProcesses, queueDepths, workerHealth } from '../../../server/platform/jobs/processes.js';
 import { withDatabase } from '../database.js';
+import { failWithoutError } from '../io.js';
 import { printJson, printText, table } from '../output.js';
 
 export function registerHealthCommand(program: Command): void {
@@ -28,6 +29,6 @@ export function registerHealthCommand(program: Command): void {
           ...(queues.length === 0 ? ['no job waiting or running'] : table(['QUEUE', 'WAITING', 'ACTIVE', 'SCHEDULED', 'OLDEST WAITING'], queues.map((q) => [q.queue, String(q.waiting), String(q.active), String(q.scheduled), `${q.oldestWaitingSeconds} s`]))),
         );
       }
-      if (workers.alive === 0) process.exitCode = 1;
+      if (workers.alive === 0) failWithoutError();
     });
 }

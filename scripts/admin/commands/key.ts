@@ -6,7 +6,7 @@ import type { RateLimits } from '../../../server/platform/access/rate-limit.js';
 import { withDatabase } from '../database.js';
 import { parseCidrs, parseFutureTimestamp, parseHours, parseRateLimits, parseScopes } from '../options.js';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { fields, printJson, printText, table, warn } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText, warn } from '../output.js';
 
 const ONCE = 'The secret is shown only now; only its SHA-256 hash is kept. Store it in a secret manager.';
 
@@ -83,18 +83,18 @@ export function registerKeyCommands(program: Command): void {
       else printText(`API key ${id} revoked at ${revokedAt}.`);
     });
 
-  key.command('list')
+  listFormatOptions(key.command('list')
     .description('list an organisation\'s keys (never their secrets)')
-    .requiredOption('--org <org-id>', 'the organisation')
-    .option('--json', 'print a JSON array')
-    .action(async (options: { org: string; json?: boolean }) => {
+    .requiredOption('--org <org-id>', 'the organisation'), 'print a JSON array')
+    .action(async (options: { org: string; json?: boolean; csv?: boolean }) => {
       const keys = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return listApiKeys(db, options.org);
       });
-      if (options.json) return printJson(keys);
-      if (keys.length === 0) return printText(`No keys for ${options.org}.`);
-      printText(...table(['ID', 'PREFIX', 'ENV', 'NAME', 'SCOPES', 'RATES', 'IP', 'STATUS'],
-        keys.map((k) => [k.id, k.prefix, k.environment, k.name, k.scopes.join(','), rates(k.rateLimits), k.ipAllowlist.join(',') || 'any', status(k)])));
+      printList(options, keys, [
+        { header: 'ID', value: (k) => k.id }, { header: 'PREFIX', value: (k) => k.prefix }, { header: 'ENV', value: (k) => k.environment },
+        { header: 'NAME', value: (k) => k.name }, { header: 'SCOPES', value: (k) => k.scopes.join(',') }, { header: 'RATES', value: (k) => rates(k.rateLimits) },
+        { header: 'IP', value: (k) => k.ipAllowlist.join(',') || 'any' }, { header: 'STATUS', value: (k) => status(k) },
+      ], { empty: `No keys for ${options.org}.` });
     });
 }

@@ -9,7 +9,7 @@ import { inTransaction, type Db } from '../../../server/platform/database/transa
 import { salespeople } from '../../../server/modules/salespeople/service.js';
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
-import { fields, printJson, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const roleOption = () => new Option('--role <role>', 'owner (one per organisation), manage-settings (receives the notifications, as the owner does) or none').choices([...MEMBER_ROLES]);
 
@@ -54,18 +54,18 @@ export function registerMemberCommands(program: Command): void {
       else printText(...describe(added, options.salesman ? [options.salesman] : []));
     });
 
-  member.command('list')
+  listFormatOptions(member.command('list')
     .description('list an organisation\'s members')
-    .requiredOption('--org <org-id>', 'the organisation')
-    .option('--json', 'print a JSON array')
-    .action(async (options: { org: string; json?: boolean }) => {
+    .requiredOption('--org <org-id>', 'the organisation'), 'print a JSON array')
+    .action(async (options: { org: string; json?: boolean; csv?: boolean }) => {
       const [members, salesmen] = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return [await listMembers(db, options.org), await salesmenOf(db, options.org)] as const;
       });
-      if (options.json) return printJson(members.map((m) => ({ ...m, salesmanCodes: salesmen.get(m.id) ?? [] })));
-      if (members.length === 0) return printText(`No members of ${options.org}.`);
-      printText(...table(['ID', 'NAME', 'E-MAIL', 'ROLE', 'SALESMAN'], members.map((m) => [m.id, m.name, m.email, m.role, (salesmen.get(m.id) ?? []).join(',') || '-'])));
+      printList(options, members.map((m) => ({ ...m, salesmanCodes: salesmen.get(m.id) ?? [] })), [
+        { header: 'ID', value: (m) => m.id }, { header: 'NAME', value: (m) => m.name }, { header: 'E-MAIL', value: (m) => m.email },
+        { header: 'ROLE', value: (m) => m.role }, { header: 'SALESMAN', value: (m) => m.salesmanCodes.join(',') || '-' },
+      ], { empty: `No members of ${options.org}.` });
     });
 
   member.command('update')

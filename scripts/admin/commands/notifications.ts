@@ -7,7 +7,7 @@ import { listMemberNotifications, listNotifications, markNotificationRead } from
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
 import { integerIn } from '../options.js';
-import { printJson, printText, table } from '../output.js';
+import { listFormatOptions, printList } from '../output.js';
 
 export function registerNotificationsCommand(program: Command): void {
   program.command('notifications')
@@ -16,9 +16,9 @@ export function registerNotificationsCommand(program: Command): void {
     .option('--member <member-id>', 'only the notifications that went to this member, with its read state')
     .option('--unread', 'with --member: only those it has not read')
     .option('--read <notification-id>', 'with --member: mark this notification read for the member first')
-    .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 100)
-    .option('--json', 'print a JSON array')
-    .action(async (options: { org: string; member?: string; unread?: boolean; read?: string; limit: number; json?: boolean }) => {
+    .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 100);
+  listFormatOptions(program.commands.at(-1)!, 'print a JSON array')
+    .action(async (options: { org: string; member?: string; unread?: boolean; read?: string; limit: number; json?: boolean; csv?: boolean }) => {
       if (!options.member && (options.unread || options.read)) throw new UsageError('--unread and --read need --member (the read state is per member)');
       const notifications = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
@@ -26,8 +26,9 @@ export function registerNotificationsCommand(program: Command): void {
         if (options.read) await markNotificationRead(db, options.org, options.member, options.read);
         return listMemberNotifications(db, options.org, options.member, { limit: options.limit, unread: options.unread });
       });
-      if (options.json) return printJson(notifications);
-      if (notifications.length === 0) return printText(`No notifications for ${options.member ?? options.org}.`);
-      printText(...table(['ID', 'CREATED', 'READ', 'KIND', 'MESSAGE'], notifications.map((n) => [n.id, n.createdAt, n.readAt ?? 'unread', n.kind, n.message])));
+      printList(options, notifications, [
+        { header: 'ID', value: (n) => n.id }, { header: 'CREATED', value: (n) => n.createdAt }, { header: 'READ', value: (n) => n.readAt ?? 'unread' },
+        { header: 'KIND', value: (n) => n.kind }, { header: 'MESSAGE', value: (n) => n.message },
+      ], { empty: `No notifications for ${options.member ?? options.org}.` });
     });
 }

@@ -4,7 +4,7 @@ import { createOrganization, getOrganization, listOrganizations, updateOrganizat
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
 import { parseModules, parseOnOff, parseTimeZone } from '../options.js';
-import { fields, printJson, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 function modulesOf(organization: OrganizationRecord): string {
   const on = [organization.deliveryModuleEnabled && 'delivery', organization.fieldSalesModuleEnabled && 'field-sales'].filter(Boolean);
@@ -63,14 +63,13 @@ export function registerOrgCommands(program: Command): void {
       else printText(...describe(organization));
     });
 
-  org.command('list')
-    .description('list every organisation')
-    .option('--json', 'print a JSON array')
-    .action(async (options: { json?: boolean }) => {
+  listFormatOptions(org.command('list')
+    .description('list every organisation'), 'print a JSON array')
+    .action(async (options: { json?: boolean; csv?: boolean }) => {
       const organizations = await withDatabase((db) => listOrganizations(db));
-      if (options.json) return printJson(organizations);
-      if (organizations.length === 0) return printText('No organisations.');
-      printText(...table(['ID', 'NAME', 'CURRENCY', 'API', 'MODULES'],
-        organizations.map((o) => [o.id, o.name, o.baseCurrency, o.apiAccessEnabled ? 'on' : 'off', modulesOf(o)])));
+      printList(options, organizations, [
+        { header: 'ID', value: (o) => o.id }, { header: 'NAME', value: (o) => o.name }, { header: 'CURRENCY', value: (o) => o.baseCurrency },
+        { header: 'API', value: (o) => (o.apiAccessEnabled ? 'on' : 'off') }, { header: 'MODULES', value: (o) => modulesOf(o) },
+      ], { empty: 'No organisations.' });
     });
 }

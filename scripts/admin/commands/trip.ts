@@ -16,6 +16,7 @@ import type { Actor } from '../../../server/domain/actor.js';
 import { withDatabase } from '../database.js';
 import { commaList } from '../options.js';
 import { fields, printJson, printText } from '../output.js';
+import { registerTripSheetCommands } from './trip-sheets.js';
 
 const UNITS: readonly StockUnit[] = ['case', 'bottle', 'piece'];
 
@@ -81,7 +82,8 @@ async function run(org: string, name: string, json: boolean | undefined, work: (
 }
 
 export function registerTripCommands(program: Command): void {
-  const trip = program.command('trip').description('delivery trips: open, load, depart, return (count), settle, close, record the GPS trail');
+  const trip = program.command('trip').description('delivery trips: list, show and the settlement sheet; open, load, depart, return (count), settle, close, record the GPS trail');
+  registerTripSheetCommands(trip);
 
   trip.command('open')
     .description('open a trip for a van (status loading); the route and salesperson default to the van\'s route and its salesperson')

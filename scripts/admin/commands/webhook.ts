@@ -11,7 +11,7 @@ import { getOrganization } from '../../../server/platform/access/organizations.j
 import { webhookEventTypes } from '../../../server/composition/modules.js';
 import { withDatabase, withDeliveries } from '../database.js';
 import { commaList, integerIn, parseHours } from '../options.js';
-import { fields, printJson, printText, table } from '../output.js';
+import { fields, listFormatOptions, printJson, printList, printText } from '../output.js';
 
 const ONCE = 'The signing secret is shown only now; it is stored sealed. Give it to the receiver to verify Service-Signature.';
 
@@ -52,19 +52,18 @@ export function registerWebhookCommands(program: Command): void {
       ]), '', ONCE);
     });
 
-  webhook.command('list')
+  listFormatOptions(webhook.command('list')
     .description('an organisation\'s endpoints (never their secrets)')
-    .requiredOption('--org <org-id>', 'the organisation')
-    .option('--json', 'print a JSON array')
-    .action(async (options: { org: string; json?: boolean }) => {
+    .requiredOption('--org <org-id>', 'the organisation'), 'print a JSON array')
+    .action(async (options: { org: string; json?: boolean; csv?: boolean }) => {
       const endpoints = await withDatabase(async (db) => {
         await getOrganization(db, options.org);
         return listEndpoints(db, options.org);
       });
-      if (options.json) return printJson(endpoints);
-      if (endpoints.length === 0) return printText(`No webhook endpoints for ${options.org}.`);
-      printText(...table(['ID', 'URL', 'EVENTS', 'FAILURES', 'STATUS'],
-        endpoints.map((e) => [e.id, e.url, e.events.join(','), String(e.consecutiveFailures), status(e)])));
+      printList(options, endpoints, [
+        { header: 'ID', value: (e) => e.id }, { header: 'URL', value: (e) => e.url }, { header: 'EVENTS', value: (e) => e.events.join(',') },
+        { header: 'FAILURES', value: (e) => e.consecutiveFailures }, { header: 'STATUS', value: (e) => status(e) },
+      ], { empty: `No webhook endpoints for ${options.org}.` });
     });
 
   webhook.command('disable')
@@ -100,15 +99,17 @@ export function registerWebhookCommands(program: Command): void {
   webhook.command('deliveries')
     .description('the endpoint\'s delivery log, newest first')
     .argument('<endpoint-id>', 'the endpoint')
-    .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 50)
-    .option('--json', 'print a JSON array')
-    .action(async (id: string, options: { limit: number; json?: boolean }) => {
+    .option('--limit <n>', 'at most this many (1-1000)', integerIn(1, 1000), 50);
+  listFormatOptions(webhook.commands.at(-1)!, 'print a JSON array')
+    .action(async (id: string, options: { limit: number; json?: boolean; csv?: boolean }) => {
       const deliveries = await withDatabase((db) => listDeliveries(db, id, options.limit));
-      if (options.json) return printJson(deliveries);
-      if (deliveries.length === 0) return printText(`No deliveries for ${id}.`);
-      printText(...table(['ID', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'CODE', 'MS', 'NEXT ATTEMPT', 'ERROR'],
-        deliveries.map((d) => [d.id, d.eventId, d.eventType, d.status, String(d.attempts), d.lastResponseCode === null ? '-' : String(d.lastResponseCode),
-          d.lastDurationMs === null ? '-' : String(Math.round(d.lastDurationMs)), d.nextAttemptAt ?? '-', d.lastError ?? ''])));
+      printList(options, deliveries, [
+        { header: 'ID', value: (d) => d.id }, { header: 'EVENT', value: (d) => d.eventId }, { header: 'TYPE', value: (d) => d.eventType },
+        { header: 'STATUS', value: (d) => d.status }, { header: 'ATTEMPTS', value: (d) => d.attempts },
+        { header: 'CODE', value: (d) => (d.lastResponseCode === null ? '-' : d.lastResponseCode) },
+        { header: 'MS', value: (d) => (d.lastDurationMs === null ? '-' : Math.round(d.lastDurationMs)) },
+        { header: 'NEXT ATTEMPT', value: (d) => d.nextAttemptAt ?? '-' }, { header: 'ERROR', value: (d) => d.lastError ?? '' },
+      ], { empty: `No deliveries for ${id}.` });
     });
 
   webhook.command('resend')

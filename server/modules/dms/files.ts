@@ -33,16 +33,16 @@ export async function receiveFile(tx: Tx, connection: DmsConnectionRow, file: { 
 /**
  * Parses the next file waiting (its row locked, so two workers never parse one file) and stores its documents
  * through ingestBatch, or its error; returns false when none waits. Organisations take turns: the next file is the
- * oldest of those with the fewest files of their organisation waiting before them, so one organisation's ten files
- * do not hold another's one behind them.
+ * oldest of the organisation whose last file was parsed longest ago (or never), so one organisation's ten files do
+ * not hold another's one behind them.
  */
 export async function parseNextFile(db: Db): Promise<boolean> {
   return inTransaction(db, async (tx) => {
     const batch = await tx.selectFrom('dms_batches as b').select(['b.organization_id', 'b.id', 'b.connection_id', 'b.file_content'])
       .where('b.source', '=', 'xml_file').where('b.file_status', '=', 'received')
-      .orderBy((eb) => eb.selectFrom('dms_batches as x').select(eb.fn.countAll().as('ahead'))
-        .whereRef('x.organization_id', '=', 'b.organization_id').where('x.source', '=', 'xml_file').where('x.file_status', '=', 'received')
-        .whereRef('x.received_at', '<', 'b.received_at'))
+      // The organisation served longest ago first (none yet: first of all), then the oldest file.
+      .orderBy((eb) => eb.selectFrom('dms_batches as x').select((x) => x.fn.max('x.file_parsed_at').as('served'))
+        .whereRef('x.organization_id', '=', 'b.organization_id').where('x.source', '=', 'xml_file'), (ob) => ob.asc().nullsFirst())
       .orderBy('b.received_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (!batch) return false;
     let documents: unknown[];

@@ -94,7 +94,7 @@ export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWa
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */
 export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): WebhookDispatcher {
   const loop = startWebhookDispatcher({
-    db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany, { fair: true }),
+    db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany),
     wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries), pollIntervalMs: waking.pollIntervalMs,
   });
   waking.work?.onWork('events', loop);

@@ -6,10 +6,12 @@
 -- notification per statement at most (Postgres also folds identical ones of a transaction into one), and none for
 -- the loops' own writes that make nothing due (a lease moves next_attempt_at ahead; a posted document is no longer
 -- received). Work due later (a retry) is not told: the loops read when the next one is due and sleep until then.
+-- "Due now" allows the 5 seconds ahead of the statement's clock: a row's time may come from the application's clock,
+-- a little after the transaction's now(); a loop woken early reads when it falls due and sleeps until then.
 CREATE FUNCTION notify_work_due() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_TABLE_NAME = 'dms_documents' THEN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE state = 'received' AND next_attempt_at <= now()) THEN
+    IF EXISTS (SELECT 1 FROM new_rows WHERE state = 'received' AND next_attempt_at <= clock_timestamp() + interval '5 seconds') THEN
       PERFORM pg_notify('work_due', 'dms');
     END IF;
   ELSIF TG_TABLE_NAME = 'dms_batches' THEN
@@ -17,7 +19,7 @@ BEGIN
       PERFORM pg_notify('work_due', 'dms');
     END IF;
   ELSIF TG_TABLE_NAME = 'external_postings' THEN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE status = 'pending' AND queued_at IS NULL AND next_attempt_at <= now()) THEN
+    IF EXISTS (SELECT 1 FROM new_rows WHERE status = 'pending' AND queued_at IS NULL AND next_attempt_at <= clock_timestamp() + interval '5 seconds') THEN
       PERFORM pg_notify('work_due', 'postings');
     END IF;
   ELSIF TG_TABLE_NAME = 'events' THEN

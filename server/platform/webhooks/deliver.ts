@@ -33,7 +33,12 @@ export const DELIVERY_LEASE_SECONDS = 60;
 /** How long a job that found its endpoint's slots all taken waits before it is tried again. */
 export const SLOT_WAIT_MS = 500;
 
-/** Sends delivery jobs; `fair`: behind their own organisation's waiting deliveries only (the fan-out's first attempts). */
+/**
+ * Sends delivery jobs, in the order of sending (not `fair`: the queue's jobs are fetched through pg-boss's
+ * groupConcurrency, whose filter comes after the fetch's order, so a higher-priority job of a full endpoint would
+ * hide the others; fairness between organisations comes from the fan-out, which takes each organisation's events
+ * side by side).
+ */
 export function deliveryEnqueuer(sendMany: SendMany, options: { fair?: boolean } = {}): EnqueueDeliveries {
   return (tx, jobs) => sendMany<DeliveryJobData>(DELIVERY_QUEUE, jobs.map((job) => ({
     data: { organizationId: job.organizationId, deliveryId: job.deliveryId, attempts: job.attempts, ...(job.retried ? { retried: job.retried } : {}) },

@@ -4,8 +4,8 @@
 // (`npm start`). Counted exactly, per process: every connection of the service goes through a small TCP proxy that
 // counts the frontend messages that run a statement (Query 'Q' of the simple protocol, Execute 'E' of the extended
 // one; BEGIN and COMMIT are statements too). Beside it, pg_stat_database's xact_commit and tup_returned deltas of the
-// database over the same window (minus the bench's own two reads), a cross-check that needs no proxy; they may lag a
-// second or so, as Postgres flushes its counters.
+// database over the same window (minus the bench's own read), a cross-check that needs no proxy, but coarse: it also
+// counts autovacuum's work on the freshly migrated tables, and Postgres flushes the counters of idle backends late.
 // Then the delay from commit to the start of work: with the single process idle, a DMS push of one document (an
 // asynchronous connection) is answered (its transaction committed), and the time until its posting wrote its flag
 // (the document's updated_at, written by the job's posting transaction as it ends: an upper bound of the start of
@@ -50,6 +50,7 @@ async function countingProxy(target: { host: string; port: number }): Promise<{ 
     sockets.add(client).add(upstream);
     let buffer = Buffer.alloc(0);
     let started = false; // the startup message (and an SSLRequest) carries no type byte
+    let parsed = ''; // the text of the last statement parsed on this connection (what an Execute runs, near enough)
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       buffer = Buffer.concat([buffer, chunk]);
@@ -67,9 +68,16 @@ async function countingProxy(target: { host: string; port: number }): Promise<{ 
         const type = String.fromCharCode(buffer[0]!);
         const length = buffer.readInt32BE(1);
         if (buffer.length < 1 + length) break;
+        if (type === 'P') {
+          const body = buffer.subarray(5, 1 + length);
+          const nameEnd = body.indexOf(0);
+          parsed = body.subarray(nameEnd + 1, body.indexOf(0, nameEnd + 1)).toString('utf8');
+        }
         if (type === 'Q' || type === 'E') {
-          // The statement's first words name what kind it is (for the simple protocol only; extended: 'execute').
-          const kind = type === 'Q' ? buffer.subarray(5, Math.min(1 + length, 45)).toString('utf8').trim().split(/\s+/)[0]!.toUpperCase() : 'EXECUTE';
+          // The statement's first word names its kind; with FAIR_IDLE_TEXT=1, its first 70 characters.
+          const text = type === 'Q' ? buffer.subarray(5, 1 + length).toString('utf8') : parsed;
+          const words = text.trim().replace(/\s+/g, ' ');
+          const kind = process.env.FAIR_IDLE_TEXT ? words.slice(0, 70) : words.split(' ')[0]!.toUpperCase();
           counts.set(kind, (counts.get(kind) ?? 0) + 1);
         }
         buffer = buffer.subarray(1 + length);
@@ -94,7 +102,7 @@ async function countingProxy(target: { host: string; port: number }): Promise<{ 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
 export async function benchIdle(urlOf: (database: string) => string, options: { seconds?: number; pushes?: number } = {}): Promise<IdleFigures> {
-  const seconds = options.seconds ?? 30;
+  const seconds = options.seconds ?? 60; // pg-boss's slowest timers (supervision, queue cache) come each minute
   const pushes = options.pushes ?? 10;
   const name = 'bench_idle';
   const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
@@ -150,14 +158,15 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
     const posted: number[] = [];
     for (let i = 0; i < pushes; i += 1) {
       await sleep(1_500);
-      // A customer: master data, posted by the worker like any document.
-      const document = { documentType: 'customer', distributorCode: 'DIST001', documentNumber: `UG${String(i + 1).padStart(7, '0')}`, documentDate: '2026-11-25', salesmanCode: 'SM01', status: 'active', body: { name: `Shop ${i + 1}`, routeCode: 'R01' } };
+      // A product: master data that waits for nothing, posted by the worker like any document.
+      const document = { documentType: 'product', distributorCode: 'DIST001', documentNumber: String(100_201 + i), documentDate: '2026-11-25', salesmanCode: 'SM01', status: 'active', body: { name: `Soda ${i + 1}`, packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] } };
       const res = await fetch(`${running!.url}/api/v1/dms/canonical/documents`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `idle-${i}` }, body: JSON.stringify({ documents: [document] }) });
       const answered = Date.now();
       const answer = await res.json() as { flags: { documentId: string; state: string }[] };
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       const id = answer.flags[0]!.documentId;
-      for (;;) {
+      for (const deadline = Date.now() + 60_000; ; ) {
+        if (Date.now() > deadline) throw new Error('the pushed document was not posted within 60 s');
         const row = await db.selectFrom('dms_documents').select(['state', 'updated_at', 'received_at']).where('organization_id', '=', record.id).where('id', '=', id).executeTakeFirstOrThrow();
         if (row.state !== 'received') {
           if (row.state !== 'posted') throw new Error(`the pushed document was ${row.state}`);

@@ -93,6 +93,9 @@ export async function startJobs(options: {
     // The cron worker's poll (pg-boss's default 5 s) is the only one left between notifications: a cron job is sent
     // within this of its minute (ours run each minute or less often, and none is timed to the second).
     cronWorkerIntervalSeconds: Math.min(45, Math.max(5, Math.round(pollingIntervalSeconds))),
+    // pg-boss's flows (jobs that wait for other jobs) are checked every 5 s by default, three statements each time; the
+    // service sends no such job, so the check runs at the safety net's pace.
+    flowIntervalSeconds: Math.max(5, Math.round(pollingIntervalSeconds)),
   });
   boss.on('error', (error) => options.logger.error({ err: error }, 'job system error'));
   await boss.start();
@@ -142,12 +145,7 @@ export async function startJobs(options: {
     await boss.createQueue(definition.queue, queueOptions);
     await boss.updateQueue(definition.queue, queueOptions); // a queue made by an older version
     if (!options.runWorkers) continue;
-    await boss.work(definition.queue, {
-      batchSize: 1,
-      localConcurrency: definition.concurrency ?? 1,
-      pollingIntervalSeconds: definition.pollingIntervalSeconds ?? pollingIntervalSeconds,
-      ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}),
-    }, async (jobs) => {
+    const handler = async (jobs: Job<object>[]) => {
       try {
         await definition.handle(jobs as Job<never>[], sendMany);
       } catch (error) {
@@ -162,7 +160,15 @@ export async function startJobs(options: {
           wakeIdle(definition.queue, 1);
         }
       }
-    });
+    };
+    // Every pg-boss worker polls on its own: of a queue's `concurrency` workers, one keeps the safety net's interval
+    // and the others poll ten times less often (they are woken like it), so that an idle queue of 32 workers is not 32
+    // polls every interval.
+    const concurrency = definition.concurrency ?? 1;
+    const interval = definition.pollingIntervalSeconds ?? pollingIntervalSeconds;
+    const settings = { batchSize: 1, ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}) };
+    await boss.work(definition.queue, { ...settings, localConcurrency: 1, pollingIntervalSeconds: interval }, handler);
+    if (concurrency > 1) await boss.work(definition.queue, { ...settings, localConcurrency: concurrency - 1, pollingIntervalSeconds: interval * 10 }, handler);
     if (definition.cron) await boss.schedule(definition.queue, definition.cron);
   }
   // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.

@@ -23,6 +23,9 @@ import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
+import { salespeople } from '../../server/modules/salespeople/service.js';
+import { addMemberIn } from '../../server/platform/access/members.js';
+import { setAccountsIn } from '../../server/platform/access/accounts.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface FairnessFigures {
@@ -82,6 +85,10 @@ export async function benchFairness(urlOf: (database: string) => string, options
       const operator = operatorActor(actingOrganization(record), 'bench');
       await inTransaction(db, async (tx) => {
         for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
+        // Salesman SM01 linked to a member, and the accounts: what an operator configures before a DMS posts (R03 otherwise).
+        const member = await addMemberIn(tx, record.id, { name: 'Okello James', email: 'okello.james@example.com', role: 'none' });
+        await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Okello James', memberId: member.id });
+        await setAccountsIn(tx, record.id, { cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' } });
         await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous: false });
       });
       const key = (await createApiKey(db, { organizationId: record.id, name: 'bench fairness', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;
@@ -111,7 +118,10 @@ export async function benchFairness(urlOf: (database: string) => string, options
       if (upload.status !== 202) throw new Error(`file: ${upload.status} ${await upload.text()}`);
       let finished = false;
       const side = meanwhile?.(() => finished);
-      await until(async () => (await posted(db, a.organizationId)) >= n, 900_000, 'A\'s file posted');
+      await until(async () => {
+        if ((await count(db, a.organizationId, 'rejected')) > 0) await requireAllPosted(db, a.organizationId); // throws, naming why
+        return (await posted(db, a.organizationId)) >= n;
+      }, 900_000, 'A\'s file posted');
       const seconds = (performance.now() - started) / 1000;
       finished = true;
       await side;

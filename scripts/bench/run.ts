@@ -10,10 +10,10 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings and DMS parts
+//   --skip-extras     skip the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings, DMS, fairness and idle parts
 //                     (they run by default, even with --only, unless an --only text names one of them: --only stock
 //                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
-//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile)
+//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile, fair, idle)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
@@ -60,6 +60,8 @@ import { benchDms, dmsReport, type DmsFigures } from './dms.js';
 import { benchDmsReconciliation, dmsReconciliationReport, type DmsReconciliationFigures } from './dms-reconciliation.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
+import { benchFairness, fairnessReport, type FairnessFigures } from './fairness.js';
+import { benchIdle, idleReport, type IdleFigures } from './idle.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -88,7 +90,7 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation'] as const;
+const EXTRAS = ['webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation', 'fair', 'idle'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -209,6 +211,8 @@ let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
 let postingsFigures: PostingsFigures | undefined;
 let dmsFigures: DmsFigures | undefined;
+let fairnessFigures: FairnessFigures | undefined;
+let idleFigures: IdleFigures | undefined;
 let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
 let processesFigures: ProcessesFigures | undefined;
@@ -276,6 +280,8 @@ try {
   if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
   if (extras.has('postings')) postingsFigures = await benchPostings((name) => database.url(name));
   if (extras.has('dms')) dmsFigures = await benchDms((name) => database.url(name));
+  if (extras.has('fair')) fairnessFigures = await benchFairness((name) => database.url(name));
+  if (extras.has('idle')) idleFigures = await benchIdle((name) => database.url(name));
   if (extras.has('reconciliation')) dmsReconciliationFigures = await benchDmsReconciliation((name) => database.url(name));
   if (extras.has('money')) {
     moneyFigures = await benchMoney({
@@ -318,6 +324,8 @@ if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
 if (postingsFigures) console.log(`\n${postingsReport(postingsFigures).join('\n')}`);
 if (dmsFigures) console.log(`\n${dmsReport(dmsFigures).join('\n')}`);
+if (fairnessFigures) console.log(`\n${fairnessReport(fairnessFigures).join('\n')}`);
+if (idleFigures) console.log(`\n${idleReport(idleFigures).join('\n')}`);
 if (dmsReconciliationFigures) console.log(`\n${dmsReconciliationReport(dmsReconciliationFigures).join('\n')}`);
 if (moneyFigures) console.log(`\n${moneyReport(moneyFigures).join('\n')}`);
 if (processesFigures) console.log(`\n${processesReport(processesFigures).join('\n')}`);

@@ -1,20 +1,24 @@
 // Every background job of the service: the platform's own, then each module's (from its manifest). The worker role
 // runs them; the API role only sends. Webhook delivery is the queue webhooks.deliver (one job per attempt, grouped by
 // endpoint); the fan-out from event rows to deliveries and their first jobs is a short loop in the worker role,
-// started here beside the jobs.
+// started here beside the jobs. The loops are woken by NOTIFY when work is due (platform/jobs/wake.ts) and look for
+// work on their own only at the safety net's interval (WORK_POLL_SECONDS).
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../platform/config.js';
 import type { Db } from '../platform/database/transaction.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
-import { requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
+import { abandonedPostingsExist, requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
 import { POSTING_QUEUE } from '../modules/postings/run.js';
 import { DMS_QUEUE, startDmsDispatcher } from '../modules/dms/dispatch.js';
 import { noteCallback } from '../modules/dms/actions.js';
 import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
-import { reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
-import { forgetOldProcesses } from '../platform/jobs/processes.js';
+import { deadSlotsOrOrphanedJobsExist, reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
+import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
+import { loopsTogether } from '../platform/jobs/loop.js';
+import type { WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 
 export function jobDefinitions(context: ModuleContext, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
@@ -60,20 +64,39 @@ export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
   return taken + postings;
 }
 
+/**
+ * What a worker's heartbeat asks the database before it sweeps (sweepDeadProcesses): whether any of the sweep's parts
+ * has anything to do. One probe in the beat's own statement, so that an idle worker runs no sweep at all.
+ */
+export const sweepNeeded = () => sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${oldProcessesExist()})`;
+
+/** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
+export interface LoopWaking {
+  work?: WorkListener;
+  pollIntervalMs?: number;
+}
+
 /** Postings to the external systems and DMS documents to post: due rows -> jobs (worker and all roles). */
-export function startPostings(db: Db, logger: Logger, jobs: Jobs): PostingDispatcher {
+export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): PostingDispatcher {
   const postings = startPostingDispatcher({
-    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(POSTING_QUEUE, count),
+    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(POSTING_QUEUE, count), pollIntervalMs: waking.pollIntervalMs,
     onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
   });
   const dms = startDmsDispatcher({
-    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(DMS_QUEUE, count),
+    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(DMS_QUEUE, count), pollIntervalMs: waking.pollIntervalMs,
     onError: (error) => logger.error({ err: error }, 'DMS dispatch failed; retrying'),
   });
-  return { stop: async () => { await Promise.all([postings.stop(), dms.stop()]); } };
+  waking.work?.onWork('postings', postings);
+  waking.work?.onWork('dms', dms);
+  return loopsTogether([postings, dms]);
 }
 
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */
-export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs): WebhookDispatcher {
-  return startWebhookDispatcher({ db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany), wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries) });
+export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): WebhookDispatcher {
+  const loop = startWebhookDispatcher({
+    db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany),
+    wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries), pollIntervalMs: waking.pollIntervalMs,
+  });
+  waking.work?.onWork('events', loop);
+  return loop;
 }

@@ -20,7 +20,8 @@ import { setCursorSigningKey } from '../platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from '../platform/spec.js';
 import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
-import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, webhookJob } from './jobs.js';
+import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, sweepNeeded, webhookJob } from './jobs.js';
+import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
@@ -76,6 +77,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
   let access: AccessMemory | null = null;
   let heartbeat: ProcessHeartbeat | null = null;
   let postings: PostingDispatcher | null = null;
+  let work: WorkListener | null = null;
   let simulators: SimulatorServer | null = null;
   let connectorSettings: ConnectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: null };
   // The configured public address, or this process's listen address once it listens (never a request's Host header).
@@ -101,6 +103,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     // (a late beat would make a live worker look dead), and a beat lost in a database crash costs nothing.
     heartbeat = await startProcessHeartbeat({
       db: database.relaxed, logger, role,
+      sweepWhen: role === 'api' ? undefined : sweepNeeded,
       afterBeat: role === 'api' ? undefined : async () => {
         if (!jobs) return;
         const taken = await sweepDeadProcesses(database.db, jobs);
@@ -113,10 +116,14 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
       definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)]
         .filter((definition) => options.scheduledJobs !== false || !definition.cron),
       logger,
+      pollingIntervalSeconds: config.workPollSeconds,
     });
     if (role !== 'api') {
-      webhooks = startWebhookDelivery(database.db, logger, jobs);
-      postings = startPostings(database.db, logger, jobs);
+      // The loops sleep until a NOTIFY says work is due (or their next work falls due, or the safety net).
+      work = listenForWork(database.url, logger);
+      const waking = { work, pollIntervalMs: config.workPollSeconds * 1_000 };
+      webhooks = startWebhookDelivery(database.db, logger, jobs, waking);
+      postings = startPostings(database.db, logger, jobs, waking);
     }
 
     if (role !== 'worker') {
@@ -153,6 +160,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
       publicBaseUrl ??= reachableUrl(urlOf(server.address() as AddressInfo));
     }
   } catch (error) {
+    await work?.close().catch(() => {});
     await webhooks?.stop().catch(() => {});
     await postings?.stop().catch(() => {});
     await simulators?.stop().catch(() => {});
@@ -169,6 +177,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
   const runningPostings = postings as PostingDispatcher | null;
+  const runningWork = work as WorkListener | null;
   const runningSimulators = simulators as SimulatorServer | null;
   const runningAccess = access as AccessMemory | null;
   const runningHeartbeat = heartbeat as ProcessHeartbeat;
@@ -187,6 +196,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
         if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningAccess?.close();
+        await runningWork?.close(); // no more wake-ups
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
         await runningPostings?.stop(); // likewise
         await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts

@@ -67,6 +67,11 @@ export interface Config {
   testClockOffsetDays: number;
   /** The budget per client address of the operations without a key and of failed authentications (see address-budget.ts). */
   anonymousRateLimit: RateLimit;
+  /**
+   * The safety net of a worker's loops and job workers, which are woken by NOTIFY when work is due: each idle one
+   * looks for work at least this often anyway (a notification lost while its listener reconnected). See jobs/wake.ts.
+   */
+  workPollSeconds: number;
 }
 
 /**
@@ -178,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
       const [perMinute, burst] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
       return perMinute >= 1 && perMinute <= 1_000_000 && burst >= 1 && burst <= 1_000_000 ? { perMinute, burst } : undefined;
     }, 'requests per minute and burst, comma-separated, each 1 to 1000000 (e.g. 300,300)'),
+    workPollSeconds: read('WORK_POLL_SECONDS', 30, integer(1, 600), 'whole seconds from 1 to 600'),
   };
   if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');

@@ -31,14 +31,19 @@ export async function receiveFile(tx: Tx, connection: DmsConnectionRow, file: { 
 }
 
 /**
- * Parses the oldest file waiting (its row locked, so two workers never parse one file) and stores its documents
- * through ingestBatch, or its error; returns false when none waits.
+ * Parses the next file waiting (its row locked, so two workers never parse one file) and stores its documents
+ * through ingestBatch, or its error; returns false when none waits. Organisations take turns: the next file is the
+ * oldest of the organisation whose last file was parsed longest ago (or never), so one organisation's ten files do
+ * not hold another's one behind them.
  */
 export async function parseNextFile(db: Db): Promise<boolean> {
   return inTransaction(db, async (tx) => {
-    const batch = await tx.selectFrom('dms_batches').select(['organization_id', 'id', 'connection_id', 'file_content'])
-      .where('source', '=', 'xml_file').where('file_status', '=', 'received')
-      .orderBy('received_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    const batch = await tx.selectFrom('dms_batches as b').select(['b.organization_id', 'b.id', 'b.connection_id', 'b.file_content'])
+      .where('b.source', '=', 'xml_file').where('b.file_status', '=', 'received')
+      // The organisation served longest ago first (none yet: first of all), then the oldest file.
+      .orderBy((eb) => eb.selectFrom('dms_batches as x').select((x) => x.fn.max('x.file_parsed_at').as('served'))
+        .whereRef('x.organization_id', '=', 'b.organization_id').where('x.source', '=', 'xml_file'), (ob) => ob.asc().nullsFirst())
+      .orderBy('b.received_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (!batch) return false;
     let documents: unknown[];
     try {

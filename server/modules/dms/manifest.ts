@@ -54,7 +54,6 @@ export const dmsModule: ModuleManifest = {
     queue: DMS_QUEUE,
     concurrency: 2,
     wakeAfterJob: true,
-    pollingIntervalSeconds: 0.5,
     // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
     queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
     async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {

@@ -1,7 +1,9 @@
 // Due postings become jobs: rows written in their documents' transactions (or put back by `admin postings retry`, or
 // freed from a dead worker) with no job yet get one pg-boss job each, and are marked queued, in one transaction
 // (claimed FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without queueing one row twice). A job's
-// own retries are sent by the job itself (run.ts), so a row is queued here only once per life.
+// own retries are sent by the job itself (run.ts), so a row is queued here only once per life. Fair to every
+// organisation (decision 0040): a pass takes up to `batch` due rows of each organisation with any due, and their jobs
+// are sent fair, so one organisation's thousands of postings do not hold another's first one behind them.
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
@@ -9,21 +11,41 @@ import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
 import { POSTING_QUEUE, type PostingJob } from './run.js';
 
-/** Queues up to `batch` due postings; returns how many. */
+/** Organisations served in one pass at most (the others in the next, at once). */
+const ORGANIZATIONS_PER_PASS = 100;
+
+/** Queues up to `batch` due postings of each organisation that has some; returns how many. */
 export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200): Promise<number> {
   return inTransaction(db, async (tx) => {
-    const due = await tx.selectFrom('external_postings').select(['organization_id', 'id'])
+    // Each organisation's oldest due rows, side by side: a LATERAL per organisation with due rows (the lock is taken in
+    // it, FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without queueing one row twice).
+    const organizations = tx.selectFrom('external_postings').select('organization_id').distinct()
       .where('queued_at', 'is', null).where('status', '=', 'pending')
       // Due by the database's clock.
       .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .orderBy('next_attempt_at').limit(batch).forUpdate().skipLocked().execute();
+      .limit(ORGANIZATIONS_PER_PASS);
+    const due = await tx.selectFrom(organizations.as('o'))
+      .innerJoinLateral((eb) => eb.selectFrom('external_postings as p').select(['p.organization_id', 'p.id'])
+        .whereRef('p.organization_id', '=', 'o.organization_id')
+        .where('p.queued_at', 'is', null).where('p.status', '=', 'pending')
+        .where('p.next_attempt_at', '<=', sql<Date>`now()`) // as above
+        .orderBy('p.next_attempt_at').limit(batch).forUpdate().skipLocked().as('d'), (join) => join.onTrue())
+      .select(['d.organization_id', 'd.id'])
+      .execute();
     if (due.length === 0) return 0;
-    await sendMany<PostingJob>(POSTING_QUEUE, due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id } })), tx);
+    await sendMany<PostingJob>(POSTING_QUEUE, due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id }, fair: true })), tx);
     await tx.updateTable('external_postings').set((eb) => ({ queued_at: eb.fn<Date>('now') }))
       .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', due.map((row) => eb.tuple(row.organization_id, row.id))))
       .execute();
     return due.length;
   });
+}
+
+/** When the next posting not yet queued falls due (a row written for later), or null: the loop sleeps until then. */
+export async function nextPostingDueAt(db: Db): Promise<Date | null> {
+  const row = await db.selectFrom('external_postings').select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('queued_at', 'is', null).where('status', '=', 'pending').executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
 }
 
 /** How long a queued posting may sit unclaimed before its job is taken for lost (its worker died before claiming it). */
@@ -48,9 +70,20 @@ export async function requeueAbandonedPostings(db: Db): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
+/** Whether requeueAbandonedPostings has a row to free: the same condition, read in the probe after each heartbeat. */
+export const abandonedPostingsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM external_postings ep
+  WHERE ep.status = 'pending' AND ep.queued_at IS NOT NULL
+    AND ((ep.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_processes p
+          WHERE p.id = ep.claimed_by AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))
+      OR (ep.claimed_by IS NULL AND ep.next_attempt_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS})
+          AND ep.queued_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS}))))`;
+
 export type PostingDispatcher = BackgroundLoop;
 
-/** The dispatch loop of a worker: every pollIntervalMs, at once again while there is work. */
+/** The dispatch loop of a worker: when woken, when the next row falls due, at once again while there is work. */
 export function startPostingDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): PostingDispatcher {
-  return startDispatchLoop({ dispatch: () => dispatchPostings(options.db, options.sendMany), onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs });
+  return startDispatchLoop({
+    dispatch: () => dispatchPostings(options.db, options.sendMany), nextDueAt: () => nextPostingDueAt(options.db),
+    onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs,
+  });
 }

@@ -14,7 +14,6 @@ export const postingsModule: ModuleManifest = {
     // accounting system's own limit (10 concurrent requests per company) is above what two workers send.
     concurrency: 4,
     wakeAfterJob: true,
-    pollingIntervalSeconds: 0.5,
     // A job whose worker died is retried by pg-boss after its expiry; the heartbeat sweep usually re-queues sooner.
     queueOptions: { expireInSeconds: 120, retryLimit: 20, retryDelay: 5 },
     async handle(jobs: Job<PostingJob>[], sendMany: SendMany) {

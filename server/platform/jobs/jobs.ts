@@ -1,10 +1,19 @@
 // Background jobs run in pg-boss, inside the same Postgres: no separate broker. The API role only sends
 // jobs; the worker role also runs the handlers and pg-boss's maintenance and cron. Modules declare their
 // jobs as JobDefinitions; this file is the only place that talks to pg-boss's lifecycle.
+//
+// Idle workers do not poll (decision 0040): every queue is created with pg-boss's notify, so an insert of a job due
+// now NOTIFYs in its own statement, and the worker role LISTENs (wake.ts) and wakes that queue's idle workers; a job
+// due later wakes this process's workers when it falls due (a timer), as does a failed job after its retry delay. The
+// workers' own polling is only the safety net (pollingIntervalSeconds). A worker that finished a job fetches again at
+// once while there are jobs (wakeAfterJob). Jobs sent `fair` are ordered per organisation: each gets the priority
+// minus the number of its organisation's jobs already waiting, so one organisation's backlog never holds another's
+// first job behind it (pg-boss fetches by priority, then age).
 import { PgBoss, type Job, type JobInsert } from 'pg-boss';
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../database/transaction.js';
 import type { Logger } from 'pino';
+import { listenForJobs } from './wake.js';
 
 export const JOBS_SCHEMA = 'pgboss';
 
@@ -19,7 +28,7 @@ export interface JobDefinition<T extends object = object> {
    * of the handlers, not one job per worker per polling interval (pg-boss polls only after a fetch of one job).
    */
   wakeAfterJob?: boolean;
-  /** How often an idle worker looks for jobs (pg-boss's minimum is 0.5; its default 2). */
+  /** How often an idle worker looks for jobs without being woken (default: startJobs's safety net; pg-boss's minimum is 0.5). */
   pollingIntervalSeconds?: number;
   /** At most this many jobs of one group (JobToSend.group) run at once, across all worker processes. */
   groupConcurrency?: number;
@@ -35,6 +44,11 @@ export interface JobToSend<T extends object> {
   startAfter?: Date | number;
   /** Jobs of one group share the queue's groupConcurrency. */
   group?: string;
+  /**
+   * Fair between organisations (data.organizationId): the job waits behind its own organisation's waiting jobs of
+   * the queue, not behind other organisations' (its priority is minus the number of its organisation's jobs waiting).
+   */
+  fair?: boolean;
 }
 
 /** Sends jobs; with tx, inside that transaction: they exist exactly when it commits. */
@@ -58,29 +72,57 @@ export interface Jobs {
  */
 const inside = (tx: Tx) => ({ executeSql: (text: string, values?: unknown[]) => tx.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[])) as Promise<{ rows: any[] }> });
 
+/** The safety-net poll of an idle job worker when startJobs is given none (WORK_POLL_SECONDS's default). */
+export const DEFAULT_JOBS_POLL_SECONDS = 30;
+
 export async function startJobs(options: {
   databaseUrl: string;
   runWorkers: boolean;
   definitions: JobDefinition<never>[];
   logger: Logger;
+  /** How often an idle worker fetches without being woken, for the definitions that name no interval of their own. */
+  pollingIntervalSeconds?: number;
 }): Promise<Jobs> {
+  const pollingIntervalSeconds = options.pollingIntervalSeconds ?? DEFAULT_JOBS_POLL_SECONDS;
   const boss = new PgBoss({
     connectionString: options.databaseUrl,
     schema: JOBS_SCHEMA,
     application_name: 'erp-jobs',
     supervise: options.runWorkers,
     schedule: options.runWorkers,
+    // The cron worker's poll (pg-boss's default 5 s) is the only one left between notifications: a cron job is sent
+    // within this of its minute (ours run each minute or less often, and none is timed to the second).
+    cronWorkerIntervalSeconds: Math.min(45, Math.max(5, Math.round(pollingIntervalSeconds))),
+    // pg-boss's flows (jobs that wait for other jobs) are checked every 5 s by default, three statements each time; the
+    // service sends no such job, so the check runs at the safety net's pace.
+    flowIntervalSeconds: Math.max(5, Math.round(pollingIntervalSeconds)),
   });
   boss.on('error', (error) => options.logger.error({ err: error }, 'job system error'));
   await boss.start();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  /** Wakes the queue's idle workers of this process in `ms` (a job sent for later, a failed job's retry). */
+  const wakeLater = (queue: string, ms: number): void => {
+    if (!options.runWorkers || stopped) return;
+    const timer = setTimeout(() => { timers.delete(timer); wakeIdle(queue, Infinity); }, Math.max(0, ms) + 10);
+    timer.unref();
+    timers.add(timer);
+  };
   const sendMany: SendMany = async (queue, jobs, tx) => {
     if (jobs.length === 0) return;
-    const inserts: JobInsert[] = jobs.map((job) => ({
+    const db = tx ? inside(tx) : boss.getDb();
+    const priorities = jobs.some((job) => job.fair) ? await fairPriorities(db, queue, jobs) : [];
+    const inserts: JobInsert[] = jobs.map((job, i) => ({
       data: job.data,
       ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
       ...(job.group !== undefined ? { group: { id: job.group } } : {}),
+      ...(priorities[i] !== undefined ? { priority: priorities[i] } : {}),
     }));
     await boss.insert(queue, inserts, tx ? { db: inside(tx) } : {});
+    // A job due now NOTIFYs (pg-boss, in the insert); one due later is not told: this process wakes its workers then.
+    const later = jobs.map((job) => job.startAfter instanceof Date ? job.startAfter.getTime() - Date.now() : typeof job.startAfter === 'number' ? job.startAfter * 1000 : 0)
+      .filter((ms) => ms > 0);
+    if (later.length > 0) wakeLater(queue, Math.min(...later));
   };
   /** Wakes up to `count` workers of the queue that hold no job (they fetch now rather than at their next poll). */
   const wakeIdle = (queue: string, count: number): void => {
@@ -92,35 +134,96 @@ export async function startJobs(options: {
       woken += 1;
     }
   };
+  /** Every worker of the queue busy with a job fetches again as soon as it is done (not after its polling interval). */
+  const fetchAgainWhenDone = (queue: string): void => {
+    for (const worker of boss.getWipData()) {
+      if (worker.name === queue && worker.state === 'active' && worker.count > 0) boss.notifyWorker(worker.id);
+    }
+  };
   for (const definition of options.definitions) {
-    await boss.createQueue(definition.queue, definition.queueOptions);
-    if (definition.queueOptions) await boss.updateQueue(definition.queue, definition.queueOptions); // a queue made by an older version
+    const queueOptions = { ...definition.queueOptions, notify: true };
+    await boss.createQueue(definition.queue, queueOptions);
+    await boss.updateQueue(definition.queue, queueOptions); // a queue made by an older version
     if (!options.runWorkers) continue;
-    await boss.work(definition.queue, {
-      batchSize: 1,
-      localConcurrency: definition.concurrency ?? 1,
-      ...(definition.pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds: definition.pollingIntervalSeconds } : {}),
-      ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}),
-    }, async (jobs) => {
+    const handler = async (jobs: Job<object>[]) => {
       try {
         await definition.handle(jobs as Job<never>[], sendMany);
+      } catch (error) {
+        // pg-boss retries it after the queue's retry delay: this process's workers look for it then.
+        wakeLater(definition.queue, (definition.queueOptions?.retryDelay ?? 0) * 1000);
+        throw error;
       } finally {
-        // This worker now waits its polling interval: another takes the next job at once, if there is one.
-        if (definition.wakeAfterJob) wakeIdle(definition.queue, 1);
+        // While there are jobs, the workers go on at the speed of the handlers: this one (and any other busy one)
+        // fetches again when done, and one idle worker now.
+        if (definition.wakeAfterJob) {
+          fetchAgainWhenDone(definition.queue);
+          wakeIdle(definition.queue, 1);
+        }
       }
-    });
+    };
+    // Every pg-boss worker polls on its own: of a queue's `concurrency` workers, one keeps the safety net's interval
+    // and the others poll ten times less often (they are woken like it), so that an idle queue of 32 workers is not 32
+    // polls every interval.
+    const concurrency = definition.concurrency ?? 1;
+    const interval = definition.pollingIntervalSeconds ?? pollingIntervalSeconds;
+    const settings = { batchSize: 1, ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}) };
+    await boss.work(definition.queue, { ...settings, localConcurrency: 1, pollingIntervalSeconds: interval }, handler);
+    if (concurrency > 1) await boss.work(definition.queue, { ...settings, localConcurrency: concurrency - 1, pollingIntervalSeconds: interval * 10 }, handler);
     if (definition.cron) await boss.schedule(definition.queue, definition.cron);
   }
+  // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.
+  const queues = new Set(options.definitions.map((definition) => definition.queue));
+  const listener = options.runWorkers
+    ? listenForJobs(options.databaseUrl, JOBS_SCHEMA, (queue) => {
+      if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
+      else if (queues.has(queue)) wakeIdle(queue, Infinity);
+    }, options.logger)
+    : null;
   return {
     boss,
     send: (queue, data) => boss.send(queue, data),
     sendMany,
     async failInTransaction(queue, jobs, tx) {
-      if (jobs.length > 0) await boss.fail(queue, jobs, { value: { message: 'its worker process stopped beating' } }, { db: inside(tx) });
+      if (jobs.length === 0) return;
+      await boss.fail(queue, jobs, { value: { message: 'its worker process stopped beating' } }, { db: inside(tx) });
+      const definition = options.definitions.find((d) => d.queue === queue);
+      wakeLater(queue, (definition?.queueOptions?.retryDelay ?? 0) * 1000);
     },
     wake: (queue, count = Infinity) => wakeIdle(queue, count),
-    stop: (timeoutMs) => boss.stop({ graceful: true, close: true, timeout: Math.max(timeoutMs, 1) }),
+    async stop(timeoutMs) {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      await listener?.close();
+      await boss.stop({ graceful: true, close: true, timeout: Math.max(timeoutMs, 1) });
+    },
   };
+}
+
+/**
+ * The priorities of jobs sent fair: minus the number of jobs of the same organisation (data.organizationId) already
+ * waiting in the queue, counting down through the batch. pg-boss fetches the highest priority first (then the oldest),
+ * so the first job of an organisation with nothing waiting goes before every job of a backlog, and two backlogs take
+ * turns; within one organisation the order of sending is kept.
+ */
+async function fairPriorities(db: { executeSql: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> }, queue: string, jobs: JobToSend<object>[]): Promise<(number | undefined)[]> {
+  const organizationOf = (job: JobToSend<object>) => job.fair ? (job.data as { organizationId?: unknown }).organizationId : undefined;
+  const organizations = [...new Set(jobs.map(organizationOf).filter((id): id is string => typeof id === 'string'))];
+  if (organizations.length === 0) return [];
+  // pg-boss's own table (schema pgboss), which is not in our generated types: plain SQL through its executor.
+  const { rows } = await db.executeSql(
+    `SELECT data->>'organizationId' AS organization_id, count(*)::int AS waiting FROM ${JOBS_SCHEMA}.job
+      WHERE name = $1 AND state IN ('created', 'retry') AND data->>'organizationId' = ANY($2::text[]) GROUP BY 1`,
+    [queue, organizations],
+  );
+  const next = new Map<string, number>(organizations.map((id) => [id, 0]));
+  for (const row of rows as { organization_id: string; waiting: number }[]) next.set(row.organization_id, row.waiting);
+  return jobs.map((job) => {
+    const organizationId = organizationOf(job);
+    if (typeof organizationId !== 'string') return undefined;
+    const rank = next.get(organizationId)!;
+    next.set(organizationId, rank + 1);
+    return -rank;
+  });
 }
 
 /** Installs pg-boss's schema (for example into the test template database) and stops again. */

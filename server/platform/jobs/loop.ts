@@ -1,37 +1,56 @@
-// A background loop of a worker (the webhook fan-out, the postings' dispatch): one pass every pollIntervalMs, the
-// next at once (after busyDelayMs) while a pass found work; a failed pass is reported and the loop goes on. stop()
-// waits for the pass under way.
+// A background loop of a worker (the webhook fan-out, the postings' and the DMS's dispatch): a pass when woken (a
+// NOTIFY that work is due, see wake.ts), the next at once (after busyDelayMs) while a pass found work, and otherwise
+// a pass when the work it knows of falls due, or after the safety-net interval (pollIntervalMs) at the latest: an
+// idle loop runs no statement between wake-ups but that rare one. A failed pass is reported and the loop goes on.
+// stop() waits for the pass under way.
 export interface BackgroundLoop {
+  /** Runs a pass now (or right after the one under way): new work is due. */
+  wake(): void;
   stop(): Promise<void>;
 }
 
+/** What a pass found: work (the next pass comes at once), or none, and then perhaps when the next work is due. */
+export type PassResult = boolean | { worked: false; nextDueAt: Date | null };
+
 export function startLoop(options: {
   /** One pass; true when it found work (the next pass comes at once). */
-  pass: () => Promise<boolean>;
+  pass: () => Promise<PassResult>;
   onError: (error: unknown) => void;
+  /** The safety net: an idle loop makes a pass at least this often (it may have missed a notification). */
   pollIntervalMs: number;
   busyDelayMs?: number;
 }): BackgroundLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  let wokenWhileRunning = false;
   const schedule = (delayMs: number): void => {
     if (stopped) return;
+    if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
+      wokenWhileRunning = false;
       running = options.pass()
         .catch((error: unknown) => {
           if (!stopped) options.onError(error);
-          return false;
+          return false as PassResult;
         })
-        .then((worked) => {
+        .then((result) => {
           running = null;
-          schedule(worked ? options.busyDelayMs ?? 20 : options.pollIntervalMs);
+          if (result === true || wokenWhileRunning) return schedule(result === true ? options.busyDelayMs ?? 20 : 0);
+          const dueInMs = result === false || result.nextDueAt === null ? Infinity : Math.max(0, result.nextDueAt.getTime() - Date.now());
+          // A few milliseconds past the due time: the database's clock decides, and it may be a little behind ours.
+          schedule(Math.min(options.pollIntervalMs, dueInMs === Infinity ? Infinity : dueInMs + 5));
         });
     }, delayMs);
   };
   schedule(0);
   return {
+    wake() {
+      if (stopped) return;
+      if (running) wokenWhileRunning = true;
+      else schedule(0);
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
@@ -40,18 +59,39 @@ export function startLoop(options: {
   };
 }
 
+/** The safety-net interval of an idle loop when its caller names none (WORK_POLL_SECONDS's default). */
+export const DEFAULT_POLL_INTERVAL_MS = 30_000;
+
 /**
  * A dispatch loop (due rows -> jobs): `dispatch` sends the due jobs and says how many; while it finds some it runs
- * again at once, and `wake` tells this process's idle workers to fetch them now.
+ * again at once, and `wake` tells this process's idle workers to fetch them now. When it finds none, `nextDueAt`
+ * (if given) says when the next row falls due, and the loop sleeps until then (or until woken, or the safety net).
  */
-export function startDispatchLoop(options: { dispatch: () => Promise<number>; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): BackgroundLoop {
+export function startDispatchLoop(options: {
+  dispatch: () => Promise<number>;
+  nextDueAt?: () => Promise<Date | null>;
+  onError: (error: unknown) => void;
+  wake?: (count: number) => void;
+  pollIntervalMs?: number;
+}): BackgroundLoop {
   return startLoop({
-    pollIntervalMs: options.pollIntervalMs ?? 250,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     async pass() {
       const count = await options.dispatch();
-      if (count > 0) options.wake?.(count);
-      return count > 0;
+      if (count > 0) {
+        options.wake?.(count);
+        return true;
+      }
+      return { worked: false, nextDueAt: options.nextDueAt ? await options.nextDueAt() : null };
     },
     onError: options.onError,
   });
+}
+
+/** Several loops as one: woken and stopped together. */
+export function loopsTogether(loops: BackgroundLoop[]): BackgroundLoop {
+  return {
+    wake: () => { for (const loop of loops) loop.wake(); },
+    stop: async () => { await Promise.all(loops.map((loop) => loop.stop())); },
+  };
 }

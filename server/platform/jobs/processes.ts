@@ -1,18 +1,23 @@
 // Every process of the service (role api, worker or all) has a row in service_processes and renews its heartbeat
-// every second. The heartbeat is the lease of everything a worker holds while it works (its webhook send slots, see
+// every HEARTBEAT_INTERVAL_MS (2 s: one statement, which also asks whether a worker has anything to sweep, so that an
+// idle process runs half a statement a second for it; the lease is two and a half beats). The heartbeat is the lease of everything a worker holds while it works (its webhook send slots, see
 // webhooks/slots.ts): a process whose heartbeat is older than PROCESS_LEASE_SECONDS is dead, and a live worker takes
 // back what it held, so a crashed worker stalls nothing for longer than that. Health (GET /health, `admin health`)
 // reads the same rows: which workers are alive, and when each was last heard of.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../database/transaction.js';
 
 /** A process whose heartbeat is older than this is dead: what it held is taken back. */
 export const PROCESS_LEASE_SECONDS = 5;
-/** How often a process renews its heartbeat (and a worker looks for the holdings of dead ones). */
-export const HEARTBEAT_INTERVAL_MS = 1_000;
+/**
+ * How often a process renews its heartbeat (and a worker learns whether dead ones held anything). Less often makes an
+ * idle process quieter but needs a longer lease (a dead worker's holdings wait longer): 2 s against the 5 s lease
+ * leaves two missed beats before a live process looks dead.
+ */
+export const HEARTBEAT_INTERVAL_MS = 2_000;
 /** Rows of processes not heard of for this long are deleted. */
 const FORGET_AFTER_HOURS = 24;
 
@@ -29,11 +34,14 @@ export const leaseCutoff = () => sql<Date>`now() - make_interval(secs => ${PROCE
 
 /**
  * Registers this process and renews its heartbeat every HEARTBEAT_INTERVAL_MS, then runs `afterBeat` (a worker's
- * sweep for the holdings of dead processes). A failed beat is logged and tried again at the next tick; a row deleted
- * under a live process is written again.
+ * sweep for the holdings of dead processes): after every beat, or, with `sweepWhen`, only after a beat whose statement
+ * found it true (the probe rides on the beat's own UPDATE, so an idle worker runs one statement per beat). A failed
+ * beat is logged and tried again at the next tick; a row deleted under a live process is written again.
  */
 export async function startProcessHeartbeat(options: {
   db: Db; logger: Logger; role: ProcessRole; afterBeat?: () => Promise<void>; intervalMs?: number; id?: string;
+  /** Whether afterBeat has anything to do: read in the beat's statement (RETURNING), by the database. */
+  sweepWhen?: () => RawBuilder<boolean>;
 }): Promise<ProcessHeartbeat> {
   const { db, logger } = options;
   const id = options.id ?? `proc_${randomUUID().replace(/-/g, '')}`;
@@ -46,12 +54,14 @@ export async function startProcessHeartbeat(options: {
   async function beat(): Promise<void> {
     try {
       const renewed = await db.updateTable('service_processes').set({ heartbeat_at: sql<Date>`now()` /* the database's clock, as the lease is read */ })
-        .where('id', '=', id).where('stopped_at', 'is', null).executeTakeFirst();
-      if (renewed.numUpdatedRows === 0n) {
+        .where('id', '=', id).where('stopped_at', 'is', null)
+        .returning((options.sweepWhen ?? (() => sql<boolean>`true`))().as('sweep'))
+        .executeTakeFirst();
+      if (!renewed) {
         logger.warn({ processId: id }, 'this process was forgotten; registering it again');
         await db.insertInto('service_processes').values(row).onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: sql<Date>`now()` /* as above */, stopped_at: null })).execute();
       }
-      await options.afterBeat?.();
+      if (!renewed || renewed.sweep) await options.afterBeat?.();
     } catch (error) {
       if (!stopped) logger.error({ err: error, processId: id }, 'process heartbeat failed; trying again');
     }
@@ -105,6 +115,11 @@ export async function listProcesses(db: Db): Promise<ProcessStatus[]> {
     silentSeconds: Math.max(0, Number(r.silent_seconds)), alive: r.alive,
   }));
 }
+
+/** Whether forgetOldProcesses has a row to delete (part of a worker's probe after each beat). */
+export const oldProcessesExist = () =>
+  // now() minus hours: interval arithmetic has no builder form; the hours are bound.
+  sql<boolean>`EXISTS (SELECT 1 FROM service_processes WHERE heartbeat_at < now() - make_interval(hours => ${FORGET_AFTER_HOURS}))`;
 
 /** Deletes the rows of processes not heard of for a day (a worker does it in its sweep). */
 export async function forgetOldProcesses(db: Db): Promise<void> {

@@ -10,7 +10,7 @@
 // stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
-import { startLoop } from '../jobs/loop.js';
+import { DEFAULT_POLL_INTERVAL_MS, startLoop, type BackgroundLoop } from '../jobs/loop.js';
 import { sql } from 'kysely';
 import type { Job } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -33,10 +33,17 @@ export const DELIVERY_LEASE_SECONDS = 60;
 /** How long a job that found its endpoint's slots all taken waits before it is tried again. */
 export const SLOT_WAIT_MS = 500;
 
-export function deliveryEnqueuer(sendMany: SendMany): EnqueueDeliveries {
+/**
+ * Sends delivery jobs, in the order of sending (not `fair`: the queue's jobs are fetched through pg-boss's
+ * groupConcurrency, whose filter comes after the fetch's order, so a higher-priority job of a full endpoint would
+ * hide the others; fairness between organisations comes from the fan-out, which takes each organisation's events
+ * side by side).
+ */
+export function deliveryEnqueuer(sendMany: SendMany, options: { fair?: boolean } = {}): EnqueueDeliveries {
   return (tx, jobs) => sendMany<DeliveryJobData>(DELIVERY_QUEUE, jobs.map((job) => ({
     data: { organizationId: job.organizationId, deliveryId: job.deliveryId, attempts: job.attempts, ...(job.retried ? { retried: job.retried } : {}) },
     group: job.endpointId,
+    ...(options.fair ? { fair: true } : {}),
     ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
   })), tx);
 }
@@ -155,7 +162,6 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
     concurrency: options.maxInFlight ?? 32,
     wakeAfterJob: true,
     groupConcurrency: perEndpoint,
-    pollingIntervalSeconds: 0.5,
     // A pg-boss retry is for a crashed worker or an outcome not recorded; the delivery's own retries are new jobs.
     queueOptions: { expireInSeconds: DELIVERY_LEASE_SECONDS, retryLimit: 5, retryDelay: 1 },
     async handle(jobs, sendMany) {
@@ -165,12 +171,12 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
   };
 }
 
-export interface WebhookDispatcher {
-  /** Stops the fan-out loop and waits for its current pass. */
-  stop(): Promise<void>;
-}
+export type WebhookDispatcher = BackgroundLoop;
 
-/** The fan-out loop of a worker process: new event rows become deliveries and their first jobs, every 0.5 s. */
+/**
+ * The fan-out loop of a worker process: new event rows become deliveries and their first jobs, when an event is
+ * written (its trigger's NOTIFY wakes the loop: wake()), and at the safety net's interval otherwise.
+ */
 export function startWebhookDispatcher(options: {
   db: Db; logger: Logger; deliverableTypes: readonly string[]; enqueue: EnqueueDeliveries;
   /** Called after a pass committed new deliveries: wakes as many of this process's delivery workers. */
@@ -178,7 +184,7 @@ export function startWebhookDispatcher(options: {
   pollIntervalMs?: number;
 }): WebhookDispatcher {
   return startLoop({
-    pollIntervalMs: options.pollIntervalMs ?? 500,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     async pass() {
       const dispatched = await dispatchEvents(options.db, options.deliverableTypes, options.enqueue);
       if (dispatched.deliveries > 0) options.wake?.(dispatched.deliveries);

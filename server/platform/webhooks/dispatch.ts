@@ -1,7 +1,8 @@
 // Fan-out: event rows not yet dispatched become one delivery row per enabled endpoint that wants the event type,
 // each with its first webhooks.deliver job, and the events are marked dispatched, all in one transaction (so a
 // crash can never leave a delivery without its job, nor an event dispatched without its deliveries). Events are
-// claimed with FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without taking one event twice. An endpoint only receives
+// claimed with FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without taking one event twice; each
+// organisation's in its own turn. An endpoint only receives
 // events created after it was added; event types without an object source (not delivered yet) are marked and
 // skipped.
 import { sql } from 'kysely';
@@ -9,11 +10,20 @@ import { inTransaction, type Db } from '../database/transaction.js';
 import { newId } from '../ids.js';
 import type { EnqueueDeliveries } from './types.js';
 
-/** Dispatches up to `batch` events; returns how many events and deliveries it handled. */
+/** Organisations served in one pass at most (the others in the next, at once). */
+const ORGANIZATIONS_PER_PASS = 100;
+
+/** Dispatches up to `batch` events of each organisation with some; returns how many events and deliveries it handled. */
 export async function dispatchEvents(db: Db, deliverableTypes: readonly string[], enqueue: EnqueueDeliveries, batch = 500): Promise<{ events: number; deliveries: number }> {
   return inTransaction(db, async (tx) => {
-    const events = await tx.selectFrom('events').select(['organization_id', 'id', 'type', 'created_at'])
-      .where('dispatched_at', 'is', null).orderBy('created_at').orderBy('id').limit(batch).forUpdate().skipLocked()
+    // Up to `batch` of each organisation's oldest events, side by side (fair to every organisation, decision 0040):
+    // one organisation's flood of events does not hold another's behind it.
+    const withEvents = tx.selectFrom('events').select('organization_id').distinct().where('dispatched_at', 'is', null).limit(ORGANIZATIONS_PER_PASS);
+    const events = await tx.selectFrom(withEvents.as('o'))
+      .innerJoinLateral((eb) => eb.selectFrom('events as e').select(['e.organization_id', 'e.id', 'e.type', 'e.created_at'])
+        .whereRef('e.organization_id', '=', 'o.organization_id').where('e.dispatched_at', 'is', null)
+        .orderBy('e.created_at').orderBy('e.id').limit(batch).forUpdate().skipLocked().as('e'), (join) => join.onTrue())
+      .select(['e.organization_id', 'e.id', 'e.type', 'e.created_at'])
       .execute();
     if (events.length === 0) return { events: 0, deliveries: 0 };
     // The enabled endpoints of these events' organisations that want them (created no later than the event).

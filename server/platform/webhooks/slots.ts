@@ -74,6 +74,16 @@ export async function reclaimDeadSlots(db: Db, failJobs: FailJobs): Promise<numb
   });
 }
 
+/**
+ * Whether reclaimDeadSlots or reclaimOrphanedJobs (of `queue`) has anything to take back: the same conditions, read in
+ * one probe after each heartbeat of a worker, so that an idle worker runs no sweep statement of its own.
+ */
+export const deadSlotsOrOrphanedJobsExist = (queue: string) => sql<boolean>`(
+  EXISTS (SELECT 1 FROM webhook_send_slots s WHERE NOT EXISTS (SELECT 1 FROM service_processes p
+    WHERE p.id = s.process_id AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))
+  OR EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = ${queue} AND j.state = 'active'
+    AND j.started_on < now() - make_interval(secs => ${ORPHANED_JOB_SECONDS}) AND NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)))`;
+
 /** A delivery job active this long without a send slot lost its worker between taking the job and taking a slot. */
 export const ORPHANED_JOB_SECONDS = 10;
 

@@ -112,6 +112,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     });
     jobs = await startJobs({
       databaseUrl: database.url,
+      listenUrl: database.directUrl,
       runWorkers: role !== 'api',
       definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)]
         .filter((definition) => options.scheduledJobs !== false || !definition.cron),
@@ -120,7 +121,7 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     });
     if (role !== 'api') {
       // The loops sleep until a NOTIFY says work is due (or their next work falls due, or the safety net).
-      work = listenForWork(database.url, logger);
+      work = listenForWork(database.directUrl, logger); // a LISTEN: straight to the server, past any pooler (0043)
       const waking = { work, pollIntervalMs: config.workPollSeconds * 1_000 };
       webhooks = startWebhookDelivery(database.db, logger, jobs, waking);
       postings = startPostings(database.db, logger, jobs, waking);

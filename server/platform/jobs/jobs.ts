@@ -77,6 +77,8 @@ export const DEFAULT_JOBS_POLL_SECONDS = 30;
 
 export async function startJobs(options: {
   databaseUrl: string;
+  /** Where the LISTEN for jobs connects: a session of its own, never through a transaction pooler (decision 0043). */
+  listenUrl?: string;
   runWorkers: boolean;
   definitions: JobDefinition<never>[];
   logger: Logger;
@@ -98,7 +100,10 @@ export async function startJobs(options: {
     flowIntervalSeconds: Math.max(5, Math.round(pollingIntervalSeconds)),
   });
   boss.on('error', (error) => options.logger.error({ err: error }, 'job system error'));
-  await boss.start();
+  // A second attempt (pg-boss's own retry, a second later) if the first lost a race: processes starting together on a
+  // database without pg-boss's schema both create it, and the loser gets a unique violation from the catalogue (behind
+  // a transaction pooler, 8 times in 8; decision 0043). By the second attempt the schema is there and is only checked.
+  await boss.start({ attempts: 2 });
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   /** Wakes the queue's idle workers of this process in `ms` (a job sent for later, a failed job's retry). */
@@ -174,7 +179,7 @@ export async function startJobs(options: {
   // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.
   const queues = new Set(options.definitions.map((definition) => definition.queue));
   const listener = options.runWorkers
-    ? listenForJobs(options.databaseUrl, JOBS_SCHEMA, (queue) => {
+    ? listenForJobs(options.listenUrl ?? options.databaseUrl, JOBS_SCHEMA, (queue) => {
       if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
       else if (queues.has(queue)) wakeIdle(queue, Infinity);
     }, options.logger)

@@ -279,7 +279,12 @@ function compareAlternatives(where: string, docs: Documents, base: { raw: Json; 
       continue;
     }
     const [older, newer] = direction === 'response' ? [match, alternative] : [alternative, match];
-    if (shape(docs.base, older.raw).branches || shape(docs.current, newer.raw).branches) continue; // nested oneOf: not followed
+    // A branch that is itself a oneOf (the DMS push's DmsSubmittedDocument: DmsDocument, a oneOf of one schema per
+    // documentType, or DmsMalformedDocument) is followed when both sides name the same schema: its branches are then
+    // matched by $ref in turn. Otherwise a nested oneOf is not followed (matching by type alone would compare one
+    // kind of document with another).
+    const nested = shape(docs.base, older.raw).branches || shape(docs.current, newer.raw).branches;
+    if (nested && !sameRef(match, alternative)) continue;
     compareSchemas(where, docs, older.raw, newer.raw, direction, report, depth + 1);
   }
 }

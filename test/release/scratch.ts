@@ -15,7 +15,7 @@ import { readVersions } from '../../scripts/release/versions.js';
 const root = process.cwd();
 const exec = promisify(execFile);
 const COPIED = ['server', 'scripts', 'spec', 'prisma', 'generated', 'CHANGELOG.md', 'package.json', 'package-lock.json',
-  'client-sdk/package.json', 'redocly.yaml', 'tsconfig.json', 'prisma.config.ts'];
+  'client-sdk/package.json', 'client-sdk/scripts', 'redocly.yaml', 'tsconfig.json', 'prisma.config.ts'];
 
 export function scratchCopy(): string {
   const scratch = mkdtempSync(join(tmpdir(), 'erp-release-'));

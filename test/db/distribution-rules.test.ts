@@ -27,6 +27,7 @@ const SERVICE_WIDE: Record<string, 'reference' | 'local'> = {
  */
 const KNOWN_EXCEPTIONS: Record<string, string> = {
   'api_keys.api_keys_prefix_key': 'a key is found by its lookup prefix before its organisation is known; on Citus the prefix moves to a reference table (prefix -> organization_id) read first',
+  'console_sessions.console_sessions_token_hash_key': 'a console session is found by its cookie token before its organisation is known; on Citus the cookie names the organisation beside the token (or a reference table maps the token hash to it)',
 };
 
 interface Table { table: string; organizationColumn: string | null; organizationNullable: boolean }

@@ -28,6 +28,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
+import { configureDmsOrganization } from './dms-setup.js';
 
 export interface DmsFigures {
   batchSize: number;
@@ -90,6 +91,7 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
       const operator = operatorActor(actingOrganization(record), 'bench');
       await inTransaction(db, async (tx) => {
         for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
+        await configureDmsOrganization(tx, record.id, operator); // R03 otherwise
         await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous });
       });
       const key = (await createApiKey(db, { organizationId: record.id, name: 'bench dms', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;

@@ -23,9 +23,7 @@ import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { operatorActor } from '../../server/domain/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { salespeople } from '../../server/modules/salespeople/service.js';
-import { addMemberIn } from '../../server/platform/access/members.js';
-import { setAccountsIn } from '../../server/platform/access/accounts.js';
+import { configureDmsOrganization } from './dms-setup.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface FairnessFigures {
@@ -85,10 +83,7 @@ export async function benchFairness(urlOf: (database: string) => string, options
       const operator = operatorActor(actingOrganization(record), 'bench');
       await inTransaction(db, async (tx) => {
         for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
-        // Salesman SM01 linked to a member, and the accounts: what an operator configures before a DMS posts (R03 otherwise).
-        const member = await addMemberIn(tx, record.id, { name: 'Okello James', email: 'okello.james@example.com', role: 'none' });
-        await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Okello James', memberId: member.id });
-        await setAccountsIn(tx, record.id, { cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' } });
+        await configureDmsOrganization(tx, record.id, operator); // R03 otherwise
         await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous: false });
       });
       const key = (await createApiKey(db, { organizationId: record.id, name: 'bench fairness', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;

@@ -9,6 +9,11 @@ import { startTestService, type TestService } from '../support/service.js';
 import { runCliJson } from '../support/cli.js';
 import { openOneTrip } from '../support/trips.js';
 import { ConsoleClient, seedDistributor, type Distributor } from './support.js';
+import { requireConnection } from '../../server/modules/dms/connections.js';
+import { ingestBatch } from '../../server/modules/dms/ingest.js';
+import { reconcileDay } from '../../server/modules/dms/reconciliation.js';
+import { inTransaction } from '../../server/platform/database/transaction.js';
+import { DAY, doc } from '../support/dms.js';
 
 let running: TestService;
 let shop: Distributor;
@@ -353,4 +358,22 @@ test.serial('each page answers on this data (times logged: the 200 ms aim is rea
     t.is(response.status, 200, path);
     t.log(`${path}: ${ms.toFixed(1)} ms`);
   }
+});
+
+// Last: it adds a route settlement to SM01's day, which the reconciliation test above reads without one.
+test.serial('reconciliation: a day\'s route settlement shows its cash handed in, credit and closing stock, the products named', async (t) => {
+  const connection = await requireConnection(db(), shop.organizationId, 'canonical');
+  const settlement = doc('route_settlement', 'RS-R01-20261125', { routeCode: 'R01', cashHandedIn: '48000', credit: '24000', closingStock: [{ productCode: '100201', quantity: 30 }] });
+  await inTransaction(db(), (tx) => ingestBatch(tx, connection, [settlement]));
+  await reconcileDay(db(), connection, 'SM01', DAY);
+  const clerk = await signedIn('clerk');
+  const list = await clerk.get('/console/reconciliation');
+  const id = /href="\/console\/reconciliation\/(dmr_[A-Z0-9]+)">2026-11-25<\/a><\/td><td>SM01</.exec(list.text)?.[1];
+  t.truthy(id);
+  const day = await clerk.get(`/console/reconciliation/${id}`);
+  t.is(day.status, 200);
+  t.true(day.text.includes('The route settlement RS-R01-20261125'), day.text);
+  t.true(day.text.includes('Cash handed in: <strong>48000 UGX</strong>'));
+  t.true(day.text.includes('Credit left on the day\'s sales: <strong>24000 UGX</strong>'));
+  t.regex(day.text, /<td>100201 Soda 300 ml, crate of 24<\/td><td class="num">30<\/td>/);
 });

@@ -1,6 +1,6 @@
 // DMS daily reconciliation in the console: per salesman and business day, whether it balanced, and each difference
-// in words with the documents it names (linked to their pages), and the day's counts and values per document type
-// beside the DMS's daily totals. What `GET /dms/reconciliations` gives a key with dms:flags:read (every role holds it).
+// in words with the documents it names (linked to their pages), the route settlement's cash, credit and closing stock,
+// and the day's counts and values per document type beside the DMS's daily totals. What `GET /dms/reconciliations` gives a key with dms:flags:read (every role holds it).
 import { Router, type Request, type Response } from 'express';
 import { findReconciliation } from '../../modules/dms/reconciliation-reads.js';
 import { html } from '../html.js';
@@ -56,6 +56,7 @@ ${rows.length === 0 ? html`<p>No reconciled days${salesman || date || difference
         return;
       }
       const compared = day.comparedWith;
+      const settlement = compared.routeSettlement ? await routeSettlementLines(deps, session.organizationId, compared.routeSettlement.documentId) : null;
       sendPage(res, `Salesman ${day.salesmanCode}, ${day.businessDate}`, html`
 <p>${day.status === 'balanced' ? 'Balanced: no difference.' : `${day.differenceCount} difference(s).`} Checked ${when(day.checkedAt)}. Compared with:
 ${compared.routeSettlement ? html`route settlement ${compared.routeSettlement.documentNumber}` : 'no route settlement'},
@@ -65,6 +66,12 @@ ${day.differences.length === 0 ? html`<p>None.</p>` : html`<table>
 <thead><tr><th scope="col">Kind</th><th scope="col">In words</th><th scope="col">Document</th></tr></thead>
 <tbody>${day.differences.map((d) => html`<tr><td>${d.kind}</td><td>${d.message}</td><td>${d.documentId ? html`<a href="${CONSOLE_PATH}/dms/${d.documentId}">${d.documentType ?? ''} ${d.documentNumber ?? d.documentId}</a>` : d.documentNumber ? `${d.documentType ?? ''} ${d.documentNumber}` : d.productCode ?? ''}</td></tr>`)}</tbody>
 </table>`}
+${settlement ? html`<h2>The route settlement ${compared.routeSettlement!.documentNumber}</h2>
+<p>Cash handed in: <strong>${settlement.cashHandedIn} ${settlement.currency}</strong>. Credit left on the day's sales: <strong>${settlement.credit ?? 'not given'}${settlement.credit ? ` ${settlement.currency}` : ''}</strong>.</p>
+${settlement.closingStock === null ? html`<p>No closing stock counted: the books were taken as the count.</p>` : html`<table>
+<thead><tr><th scope="col">Product</th><th scope="col" class="num">Counted on the van (base units)</th></tr></thead>
+<tbody>${settlement.closingStock.map((line) => html`<tr><td>${line.product}</td><td class="num">${line.quantity}</td></tr>`)}</tbody>
+</table>`}` : ''}
 <h2>Documents of the day by type</h2>
 ${day.totals.length === 0 ? html`<p>None.</p>` : html`<table>
 <thead><tr><th scope="col">Type</th><th scope="col" class="num">Received</th><th scope="col" class="num">Posted</th><th scope="col" class="num">Rejected</th><th scope="col" class="num">Pending</th><th scope="col" class="num">Value posted</th><th scope="col" class="num">DMS count</th><th scope="col" class="num">DMS value</th></tr></thead>
@@ -76,4 +83,21 @@ ${day.totals.length === 0 ? html`<p>None.</p>` : html`<table>
     }
   });
   return router;
+}
+
+/** The route settlement's cash, credit and closing stock as the DMS sent them, its products named. */
+async function routeSettlementLines(deps: ConsoleDeps, organizationId: string, documentId: string): Promise<{ currency: string; cashHandedIn: string; credit: string | null; closingStock: { product: string; quantity: number }[] | null } | null> {
+  const row = await deps.db.selectFrom('dms_documents').select('content').where('organization_id', '=', organizationId).where('id', '=', documentId).executeTakeFirst();
+  const body = (row?.content as { body?: { cashHandedIn?: string; credit?: string; closingStock?: { productCode: string; quantity: number }[] } } | undefined)?.body;
+  if (!body || typeof body.cashHandedIn !== 'string') return null;
+  const organization = await deps.db.selectFrom('organizations').select('base_currency').where('id', '=', organizationId).executeTakeFirstOrThrow();
+  const codes = Array.isArray(body.closingStock) ? body.closingStock.map((line) => line.productCode) : [];
+  const names = new Map(codes.length === 0 ? [] : (await deps.db.selectFrom('products').select(['product_code', 'name']).where('organization_id', '=', organizationId)
+    .where('product_code', 'in', codes).execute()).map((p) => [p.product_code, `${p.product_code} ${p.name}`]));
+  return {
+    currency: organization.base_currency,
+    cashHandedIn: body.cashHandedIn,
+    credit: typeof body.credit === 'string' ? body.credit : null,
+    closingStock: Array.isArray(body.closingStock) ? body.closingStock.map((line) => ({ product: names.get(line.productCode) ?? line.productCode, quantity: line.quantity })) : null,
+  };
 }

@@ -82,6 +82,14 @@ async function checkDatabaseUrl(config: Config): Promise<void> {
     // Connecting is all this does, so whatever fails here is DATABASE_URL's problem, known or not.
     throw databaseProblem(error, config, true)!;
   }
+  // The direct connection beside a pooler (the LISTENs, decision 0043): unchecked, a wrong one would only show as a
+  // warning while the key cache reads every key from the database and the loops wait for their safety-net poll.
+  if (config.databaseDirectUrl === null) return;
+  try {
+    await tryConnect(config.databaseDirectUrl, DATABASE_TIMEOUT_MS);
+  } catch (error) {
+    throw databaseProblem(error, config, true, 'DATABASE_DIRECT_URL')!;
+  }
 }
 
 /** DATABASE_URL without its password, for messages. */
@@ -96,15 +104,16 @@ export function redactedUrl(raw: string): string {
 }
 
 /**
- * The one-line problem a failed connection to DATABASE_URL means, or null when the error is not a known connection
+ * The one-line problem a failed connection to DATABASE_URL (or DATABASE_DIRECT_URL) means, or null when the error is not a known connection
  * failure (unless `anyError`: then its own first line is the reason).
  */
-export function databaseProblem(error: unknown, config: Config, anyError = false): StartProblem | null {
-  if (config.databaseUrl === null) return null;
+export function databaseProblem(error: unknown, config: Config, anyError = false, variable: 'DATABASE_URL' | 'DATABASE_DIRECT_URL' = 'DATABASE_URL'): StartProblem | null {
+  const raw = variable === 'DATABASE_URL' ? config.databaseUrl : config.databaseDirectUrl;
+  if (raw === null) return null;
   // A name with two addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
   const first = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
   const { code, message = '' } = (first ?? {}) as { code?: string; message?: string };
-  const url = new URL(config.databaseUrl);
+  const url = new URL(raw);
   const where = `${url.hostname}:${url.port || 5432}`;
   const database = decodeURIComponent(url.pathname.slice(1)) || url.username;
   const reasons: Record<string, string> = {
@@ -124,8 +133,8 @@ export function databaseProblem(error: unknown, config: Config, anyError = false
   if (!reason && /terminated unexpectedly/i.test(message)) reason = `${where} closed the connection before PostgreSQL answered (not a PostgreSQL server, or a firewall in between)`;
   if (!reason && anyError) reason = message.split('\n')[0] || String(first);
   if (!reason) return null;
-  const embedded = config.environment === 'production' ? '' : ', or unset it to use the embedded PostgreSQL under DATA_DIR';
-  return new StartProblem(`Cannot connect to DATABASE_URL (${redactedUrl(config.databaseUrl)}): ${reason}. Start that PostgreSQL server or correct DATABASE_URL${embedded}.`);
+  const embedded = config.environment === 'production' || variable !== 'DATABASE_URL' ? '' : ', or unset it to use the embedded PostgreSQL under DATA_DIR';
+  return new StartProblem(`Cannot connect to ${variable} (${redactedUrl(raw)}): ${reason}. Start that PostgreSQL server or correct ${variable}${embedded}.`);
 }
 
 /** The account the embedded PostgreSQL runs as: ourselves, or the `postgres` user when we are root (Postgres refuses root). */

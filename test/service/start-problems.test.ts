@@ -79,6 +79,14 @@ test.serial('a DATABASE_URL naming a database that does not exist, or with a wro
   t.false(refused.stderr.includes('not-the-password'));
 });
 
+test.serial('a DATABASE_DIRECT_URL where nothing listens (beside a DATABASE_URL that answers): names it and its address, hides the password', async (t) => {
+  const dead = await freePort();
+  const run = await start({ PORT: '0', DATABASE_URL: serverUrl('postgres'), DATABASE_DIRECT_URL: `postgresql://erp:s3cret@127.0.0.1:${dead}/erp` });
+  assertOneLine(t, run,
+    new RegExp(`^Cannot connect to DATABASE_DIRECT_URL \\(postgresql://erp:\\*\\*\\*@127\\.0\\.0\\.1:${dead}/erp\\): nothing accepts connections at 127\\.0\\.0\\.1:${dead}\\. Start that PostgreSQL server or correct DATABASE_DIRECT_URL\\.$`, 'm'));
+  t.false(run.stderr.includes('s3cret'));
+});
+
 test.serial('a DATA_DIR below a file: names the file and says to move it or choose another DATA_DIR', async (t) => {
   const file = join(scratch, 'a-file');
   writeFileSync(file, 'not a directory');

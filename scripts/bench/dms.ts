@@ -20,15 +20,10 @@ import { sql } from 'kysely';
 import { loadConfig } from '../../server/platform/config.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
-import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
+import type { Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
-import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { createApiKey } from '../../server/platform/access/api-keys.js';
-import { operatorActor } from '../../server/domain/actor.js';
-import { locations } from '../../server/modules/locations/service.js';
-import { addConnection } from '../../server/modules/dms/connections.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
-import { configureDmsOrganization } from './dms-setup.js';
+import { dmsDocument, pendingDocuments, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
 
 export interface DmsFigures {
   batchSize: number;
@@ -47,16 +42,14 @@ export interface DmsFigures {
     alone: { ms: number; rssBeforeMb: number; rssPeakMb: number } };
 }
 
-const UNLIMITED = { perMinute: 100_000_000, burst: 10_000_000 };
-const D = (documentType: string, documentNumber: string, body: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  ({ documentType, distributorCode: 'DIST001', documentNumber, documentDate: '2026-11-25', salesmanCode: 'SM01', body, ...extra });
+const D = dmsDocument;
 const invoice = (n: number) => D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
   routeCode: 'R01', customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
   lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }, { productCode: '100201', unit: 'bottle', quantity: 2, unitPrice: '1000', discount: '100' }],
   totals: { subtotal: '26000', discount: '100', tax: '4662', total: '30562' },
 });
 
-interface Shop { organizationId: string; key: string }
+type Shop = DmsShop;
 
 export async function benchDms(urlOf: (database: string) => string, options: { batches?: number; syncBatches?: number } = {}): Promise<DmsFigures> {
   const batches = options.batches ?? 4;
@@ -86,27 +79,7 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       return { ms: performance.now() - started, flags: answer.flags };
     };
-    const prepare = async (label: string, synchronous: boolean, cases: number): Promise<Shop> => {
-      const record = await createOrganization(db, { name: `Bench DMS ${label}`, baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
-      const operator = operatorActor(actingOrganization(record), 'bench');
-      await inTransaction(db, async (tx) => {
-        for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
-        await configureDmsOrganization(tx, record.id, operator); // R03 otherwise
-        await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous });
-      });
-      const key = (await createApiKey(db, { organizationId: record.id, name: 'bench dms', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;
-      const shop = { organizationId: record.id, key };
-      const setup = [
-        D('product', '100201', { name: 'Soda 300 ml, crate of 24', packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] }, { status: 'active' }),
-        D('salesman', 'R01', { salesmanCode: 'SM01', salesmanName: 'Okello James', routeName: 'Kisenyi' }, { status: 'active' }),
-        ...Array.from({ length: 20 }, (_, i) => D('customer', `UG${String(i + 1).padStart(7, '0')}`, { name: `Shop ${i + 1}`, routeCode: 'R01' }, { status: 'active' })),
-        D('company_invoice', '9550800000001', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: cases * 2, receivedQuantity: cases * 2, unitCost: '18000' }] }),
-        D('van_replenishment', 'VR000001', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: cases }] }),
-      ];
-      for (let i = 0; i < setup.length; i += 50) await push(shop, { documents: setup.slice(i, i + 50) });
-      await until(async () => (await pending(db, record.id)) === 0, 120_000, 'the set-up posted');
-      return shop;
-    };
+    const prepare = (label: string, synchronous: boolean, cases: number) => prepareDmsShop(db, { name: `Bench DMS ${label}`, synchronous, cases, push });
 
     const asyncShop = await prepare('async', false, batches * 500 * 2);
     const answers: number[] = [];
@@ -117,7 +90,7 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
       if (flags.some((flag) => flag.state !== 'received')) throw new Error('a bench document was not received');
       answers.push(ms);
     }
-    await until(async () => (await pending(db, asyncShop.organizationId)) === 0, 600_000, 'the batches posted');
+    await until(async () => (await pendingDocuments(db, asyncShop.organizationId)) === 0, 600_000, 'the batches posted', 50);
     await requireAllPosted(db, asyncShop.organizationId);
     const drainMs = (await lastChange(db, asyncShop.organizationId)) - first;
 
@@ -152,12 +125,12 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     const batch = await upload.json() as { batchId: string };
     if (upload.status !== 202) throw new Error(`file: ${upload.status} ${JSON.stringify(batch)}`);
     const batchRow = () => db.selectFrom('dms_batches').select(['file_status', 'file_error']).where('organization_id', '=', fileShop.organizationId).where('id', '=', batch.batchId).executeTakeFirstOrThrow();
-    await until(async () => (await batchRow()).file_status !== 'received', 60_000, 'the file parsed');
+    await until(async () => (await batchRow()).file_status !== 'received', 60_000, 'the file parsed', 50);
     const parsedMs = performance.now() - fileStarted;
     clearInterval(sampler);
     const parsed = await batchRow();
     if (parsed.file_status !== 'parsed') throw new Error(`the bench file did not parse: ${parsed.file_error}`);
-    await until(async () => (await pending(db, fileShop.organizationId)) === 0, 600_000, 'the file posted');
+    await until(async () => (await pendingDocuments(db, fileShop.organizationId)) === 0, 600_000, 'the file posted', 50);
     const postedMs = performance.now() - fileStarted;
     await requireAllPosted(db, fileShop.organizationId);
     const xmlPath = join(dataDir, 'bench.xml');
@@ -181,25 +154,12 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
   }
 }
 
-const pending = async (db: Db, organizationId: string) => Number((await db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
-  .where('organization_id', '=', organizationId).where('state', '=', 'received').executeTakeFirstOrThrow()).n);
 // The database's clock, as the flags' updated_at.
 const firstChange = async (db: Db) => (await sql<{ now: Date }>`select now() as now`.execute(db)).rows[0]!.now.getTime();
 const lastChange = async (db: Db, organizationId: string) => new Date((await db.selectFrom('dms_documents').select((eb) => eb.fn.max('updated_at').as('at'))
   .where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).at as Date).getTime();
 
-async function requireAllPosted(db: Db, organizationId: string): Promise<void> {
-  const other = await db.selectFrom('dms_documents').select(['document_number', 'state', 'reason_text', 'note']).where('organization_id', '=', organizationId).where('state', '<>', 'posted').executeTakeFirst();
-  if (other) throw new Error(`a bench document did not post: ${JSON.stringify(other)}`);
-}
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

@@ -16,14 +16,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../../server/platform/config.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
-import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
+import type { Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
-import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { createApiKey } from '../../server/platform/access/api-keys.js';
-import { operatorActor } from '../../server/domain/actor.js';
-import { locations } from '../../server/modules/locations/service.js';
-import { addConnection } from '../../server/modules/dms/connections.js';
-import { configureDmsOrganization } from './dms-setup.js';
+import { dmsDocument, pendingDocuments, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface FairnessFigures {
@@ -39,16 +34,14 @@ export interface FairnessFigures {
   bMaxMs: number;
 }
 
-const UNLIMITED = { perMinute: 100_000_000, burst: 10_000_000 };
-const D = (documentType: string, documentNumber: string, body: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  ({ documentType, distributorCode: 'DIST001', documentNumber, documentDate: '2026-11-25', salesmanCode: 'SM01', body, ...extra });
+const D = dmsDocument;
 const invoice = (n: number) => D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
   routeCode: 'R01', customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
   lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }],
   totals: { subtotal: '24000', discount: '0', tax: '4320', total: '28320' },
 });
 
-interface Shop { organizationId: string; key: string }
+type Shop = DmsShop;
 
 export async function benchFairness(urlOf: (database: string) => string, options: { documents?: number; gapMs?: number } = {}): Promise<FairnessFigures> {
   // As many as asked, or as fit in the 5 MB a file may have (these invoices are a little longer than the issue's).
@@ -78,27 +71,7 @@ export async function benchFairness(urlOf: (database: string) => string, options
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       return answer.flags;
     };
-    const prepare = async (label: string, cases: number): Promise<Shop> => {
-      const record = await createOrganization(db, { name: `Bench fairness ${label}`, baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
-      const operator = operatorActor(actingOrganization(record), 'bench');
-      await inTransaction(db, async (tx) => {
-        for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
-        await configureDmsOrganization(tx, record.id, operator); // R03 otherwise
-        await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous: false });
-      });
-      const key = (await createApiKey(db, { organizationId: record.id, name: 'bench fairness', environment: 'production', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;
-      const shop = { organizationId: record.id, key };
-      const setup = [
-        D('product', '100201', { name: 'Soda 300 ml, crate of 24', packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] }, { status: 'active' }),
-        D('salesman', 'R01', { salesmanCode: 'SM01', salesmanName: 'Okello James', routeName: 'Kisenyi' }, { status: 'active' }),
-        ...Array.from({ length: 20 }, (_, i) => D('customer', `UG${String(i + 1).padStart(7, '0')}`, { name: `Shop ${i + 1}`, routeCode: 'R01' }, { status: 'active' })),
-        D('company_invoice', '9550800000001', { supplierCode: 'SUP01', locationCode: 'M01', currency: 'UGX', lines: [{ productCode: '100201', unit: 'case', invoicedQuantity: cases * 2, receivedQuantity: cases * 2, unitCost: '18000' }] }),
-        D('van_replenishment', 'VR000001', { routeCode: 'R01', fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: cases }] }),
-      ];
-      for (let i = 0; i < setup.length; i += 50) await push(shop, { documents: setup.slice(i, i + 50) });
-      await until(async () => (await pending(db, record.id)) === 0, 120_000, 'the set-up posted');
-      return shop;
-    };
+    const prepare = (label: string, cases: number) => prepareDmsShop(db, { name: `Bench fairness ${label}`, synchronous: false, cases, push });
 
     const a = await prepare('A', documents * 3 + 10);
     const b = await prepare('B', 10_000);
@@ -158,23 +131,10 @@ export async function benchFairness(urlOf: (database: string) => string, options
 const count = async (db: Db, organizationId: string, state: string) => Number((await db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
   .where('organization_id', '=', organizationId).where('state', '=', state).where('document_type', '=', 'sale_invoice').executeTakeFirstOrThrow()).n);
 const posted = (db: Db, organizationId: string) => count(db, organizationId, 'posted');
-const pending = async (db: Db, organizationId: string) => Number((await db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
-  .where('organization_id', '=', organizationId).where('state', '=', 'received').executeTakeFirstOrThrow()).n);
 const stateOf = async (db: Db, organizationId: string, id: string) => (await db.selectFrom('dms_documents').select('state')
   .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirstOrThrow()).state;
 
-async function requireAllPosted(db: Db, organizationId: string): Promise<void> {
-  const other = await db.selectFrom('dms_documents').select(['document_number', 'state', 'reason_text', 'note']).where('organization_id', '=', organizationId).where('state', '<>', 'posted').executeTakeFirst();
-  if (other) throw new Error(`a bench document did not post: ${JSON.stringify(other)}`);
-}
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 export function fairnessReport(f: FairnessFigures): string[] {
   const alone = (f.aloneBefore + f.aloneAfter) / 2;

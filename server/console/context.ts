@@ -37,6 +37,11 @@ export function sendPage(res: Response, title: string, body: Html, status = 200)
   res.status(status).type('text/html; charset=utf-8').send(page({ title, session: locals.session ?? null, unread: locals.unread, body }).value);
 }
 
+/** The console's 404: the page's frame with one sentence saying what is not there (and, optionally, where to go). */
+export function sendNotFound(res: Response, sentence: string, after: Html | string = ''): void {
+  sendPage(res, 'Not found', html`<p class="error" role="alert">${sentence}</p>${after}`, 404);
+}
+
 export function cookies(req: Request): Map<string, string> {
   const found = new Map<string, string>();
   for (const part of (req.headers.cookie ?? '').split(';')) {

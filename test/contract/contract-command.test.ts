@@ -3,7 +3,6 @@
 // plan, and compared with its lines as a whole, so an operation or example it skipped or reported twice fails the
 // test.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -22,7 +21,7 @@ import { useTestService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { entryArguments } from '../support/entry.js';
+import { runContract, type ContractRun } from '../support/contract.js';
 
 const api = useTestService(test, 'contract_command');
 const pool = () => api().service.database.pool;
@@ -58,19 +57,7 @@ function requestOf(line: string): string {
 }
 const requestsOf = (run: Run) => run.lines.map(requestOf).sort();
 
-interface Run { code: number | null; stdout: string; stderr: string; lines: string[] }
-
-function runContract(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entryArguments('scripts/contract/run.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, lines: stdout.split('\n').filter((l) => /^(PASS|FAIL|SKIP) {2}/.test(l)) }));
-  });
-}
+type Run = ContractRun;
 
 const statusOf = (line: string) => Number(/ (\d{3}) \d+ms /.exec(line)?.[1]);
 const firstLine = (run: Run) => run.stdout.split('\n')[0]!;

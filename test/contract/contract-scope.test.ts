@@ -3,7 +3,6 @@
 // on an empty organisation set up as the README says (both modules, a canonical DMS connection) it passes, with
 // or without the DMS examples; and a DMS example whose document is rejected is a failure, not a pass.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { addConnection } from '../../server/modules/dms/connections.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
-import { entryArguments } from '../support/entry.js';
+import { runContract, type ContractRun } from '../support/contract.js';
 import { useTestService } from '../support/service.js';
 
 const api = useTestService(test, 'contract_scope');
@@ -23,19 +22,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'contract-scope-'));
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
 type Json = Record<string, any>;
-interface Run { code: number | null; stdout: string; stderr: string; lines: string[] }
-
-function runContract(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entryArguments('scripts/contract/run.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, lines: stdout.split('\n').filter((l) => /^(PASS|FAIL|SKIP) {2}/.test(l)) }));
-  });
-}
+type Run = ContractRun;
 
 const requestOf = (line: string) => /^(?:PASS|FAIL|SKIP) {2}(\S+ \S+(?: \(example: [^)]+\))?)/.exec(line)?.[1] ?? line;
 const lastLine = (run: Run) => run.stdout.trimEnd().split('\n').at(-1)!;

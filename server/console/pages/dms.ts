@@ -11,7 +11,7 @@ import { html, type Html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
 import { dmsContentFor, manages, seesPersonalData } from '../access.js';
-import { recordAction, requireManager, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { recordAction, requireManager, sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 import type { ConsoleSession } from '../sessions.js';
 
 const STATES = ['received', 'posted', 'rejected', 'superseded'] as const;
@@ -202,7 +202,7 @@ async function documentPage(deps: ConsoleDeps, req: Request, res: Response): Pro
   const org = session.organizationId;
   const row = await deps.db.selectFrom('dms_documents').selectAll().where('organization_id', '=', org).where('id', '=', id).executeTakeFirst();
   if (!row) {
-    sendPage(res, 'Not found', html`<p class="error" role="alert">There is no DMS document ${id} in this organisation.</p><p><a href="${CONSOLE_PATH}/dms">All DMS documents</a></p>`, 404);
+    sendNotFound(res, `There is no DMS document ${id} in this organisation.`, html`<p><a href="${CONSOLE_PATH}/dms">All DMS documents</a></p>`);
     return;
   }
   const [versions, history, actions, postings, why] = await Promise.all([

@@ -7,7 +7,7 @@ import { scopeCatalogue } from '../../platform/access/scopes.js';
 import { html, type Html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
-import { recordAction, requireManager, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { recordAction, requireManager, sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 
 async function keysPage(deps: ConsoleDeps, req: Request, res: Response, shown: Html | null, status = 200): Promise<void> {
   const session = sessionOf(res);
@@ -63,7 +63,7 @@ export function keyRoutes(deps: ConsoleDeps): Router {
       const id = String(req.params.id);
       const key = (await listApiKeys(deps.db, session.organizationId)).find((k) => k.id === id && k.revokedAt === null);
       if (!key) {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">There is no active key ${id} in this organisation.</p>`, 404);
+        sendNotFound(res, `There is no active key ${id} in this organisation.`);
         return;
       }
       await revokeApiKey(deps.db, id);

@@ -6,7 +6,7 @@ import { listMemberNotifications, markNotificationRead } from '../../platform/we
 import { html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
-import { recordAction, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { recordAction, sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 import type { ConsoleSession } from '../sessions.js';
 
 export async function unreadCount(db: Db, session: ConsoleSession): Promise<number> {
@@ -45,7 +45,7 @@ ${list.length === 0 ? html`<p>No notifications${unread ? ' unread' : ''}. ${sess
       try {
         await markNotificationRead(deps.db, session.organizationId, session.memberId, String(req.params.id));
       } catch {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">That notification did not go to you.</p>`, 404);
+        sendNotFound(res, `That notification did not go to you.`);
         return;
       }
       recordAction(deps, req, res, 303);

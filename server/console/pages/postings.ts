@@ -7,7 +7,7 @@ import { listPostings, retryPostings } from '../../modules/postings/operations.j
 import { html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
-import { recordAction, requireManager, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { recordAction, requireManager, sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 
 const STATUSES = ['pending', 'posted', 'failed', 'cancelled'] as const;
 
@@ -46,7 +46,7 @@ ${postings.length === 0 ? html`<p>No postings${status ? ` ${status}` : ''}.</p>`
       const session = sessionOf(res);
       const id = String(req.params.id);
       if (!/^xpo_[A-Za-z0-9]{1,64}$/.test(id)) {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">There is no posting ${id}.</p>`, 404);
+        sendNotFound(res, `There is no posting ${id}.`);
         return;
       }
       const retried = await retryPostings(deps.db, session.organizationId, id);

@@ -6,7 +6,7 @@ import { findReconciliation } from '../../modules/dms/reconciliation-reads.js';
 import { html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
-import { sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const CODE = /^[A-Za-z0-9_.\-/]{1,64}$/;
@@ -52,7 +52,7 @@ ${rows.length === 0 ? html`<p>No reconciled days${salesman || date || difference
       const session = sessionOf(res);
       const day = await findReconciliation(deps.db, session.organizationId, String(req.params.id));
       if (!day) {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">There is no such reconciled day in this organisation.</p>`, 404);
+        sendNotFound(res, `There is no such reconciled day in this organisation.`);
         return;
       }
       const compared = day.comparedWith;

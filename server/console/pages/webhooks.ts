@@ -8,7 +8,7 @@ import { disableEndpoint, listDeliveries, listEndpoints, readEndpointObject } fr
 import { html } from '../html.js';
 import { CONSOLE_PATH, when } from '../layout.js';
 import { sendCsv } from '../csv.js';
-import { recordAction, requireManager, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
+import { recordAction, requireManager, sendNotFound, sendPage, sessionOf, type ConsoleDeps } from '../context.js';
 
 export function webhookRoutes(deps: ConsoleDeps): Router {
   const router = Router();
@@ -37,7 +37,7 @@ ${endpoints.length === 0 ? html`<p>No webhook endpoints (the operator adds them:
       const session = sessionOf(res);
       const endpoint = await readEndpointObject(deps.db, session.organizationId, String(req.params.id));
       if (!endpoint) {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">There is no such webhook endpoint in this organisation.</p>`, 404);
+        sendNotFound(res, `There is no such webhook endpoint in this organisation.`);
         return;
       }
       const deliveries = await listDeliveries(deps.db, endpoint.id, req.query.format === 'csv' ? 1000 : 100);
@@ -65,7 +65,7 @@ ${deliveries.length === 0 ? html`<p>No deliveries yet.</p>` : html`<table>
       const session = sessionOf(res);
       const endpoint = await readEndpointObject(deps.db, session.organizationId, String(req.params.id));
       if (!endpoint) {
-        sendPage(res, 'Not found', html`<p class="error" role="alert">There is no such webhook endpoint in this organisation.</p>`, 404);
+        sendNotFound(res, `There is no such webhook endpoint in this organisation.`);
         return;
       }
       await disableEndpoint(deps.db, endpoint.id, `turned off in the console by ${session.memberName}`);

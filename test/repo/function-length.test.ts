@@ -16,6 +16,26 @@ const LIMIT = 60;
 
 /** Functions over the limit today: `file:function` -> its lines now (the most it may have), and why it is left whole. */
 const LONGER: Record<string, { lines: number; why: string }> = {
+  'server/composition/service.ts:startService': { lines: 146, why: "the start-up sequence of a process (database, migrations, jobs, HTTP, console, shutdown) in the order it must run; its parts could be steps of their own, not yet done" },
+  'server/connectors/accounting/quickbooks-client.ts:createQuickBooksClient': { lines: 136, why: "a factory: the client's calls are closures over its options and token, each short; the body is mostly those calls" },
+  'server/platform/jobs/jobs.ts:startJobs': { lines: 128, why: "a factory: pg-boss started with its queues and the workers' closures over it; not a posting function, not yet cut" },
+  'server/console/app.ts:consoleApp': { lines: 125, why: "the console's Express app: one short handler per route, registered in order (sign-in, sessions, CSRF, pages)" },
+  'server/connectors/fiscal/efris-client.ts:createEfrisClient': { lines: 115, why: "a factory: the fiscal client's calls are closures over its options and key, each short" },
+  'server/modules/dms/reconciliation.ts:computeResult': { lines: 114, why: "a pure read of a day's documents against the DMS's lists and totals (no transaction, no writes); its parts (listed, unlisted, totals) could be steps, not yet done" },
+  'server/platform/config.ts:loadConfig': { lines: 90, why: "one check per setting in the order the README lists them, every problem collected before the one ConfigError" },
+  'server/platform/personal-fields.ts:personalFields': { lines: 80, why: "a factory: the spec's personal fields walked once, the request and response redactions closures over the result" },
+  'server/platform/resources/service.ts:resourceService': { lines: 80, why: "a factory: the shared create, update, upsert, get and list of a master-data table, each a short closure over its definition" },
+  'server/modules/dms/xml/read.ts:readDmsFile': { lines: 76, why: "a streaming XML reader: the parser's event handlers share the stack of open elements, so they live in the function" },
+  'server/modules/settlements/sheet.ts:readSheet': { lines: 74, why: "a read (no transaction): the settlement sheet's figures, each a line over the queries above it; not a posting function" },
+  'server/console/pages/reconciliation.ts:reconciliationRoutes': { lines: 73, why: "a page's router: one short handler per route" },
+  'server/console/pages/trips.ts:tripRoutes': { lines: 72, why: "a page's router: one short handler per route" },
+  'server/connectors/simulators/quickbooks/router.ts:create': { lines: 71, why: "the simulator's create endpoint: one branch per QuickBooks entity it accepts, a test double of the wire format" },
+  'server/modules/stock/audit.ts:auditStock': { lines: 70, why: "a read (no transaction): three SQL comparisons of the ledger with the kept balances, mostly SQL text" },
+  'server/console/pages/webhooks.ts:webhookRoutes': { lines: 67, why: "a page's router: one short handler per route" },
+  'server/platform/webhooks/deliver.ts:webhookDeliveryJob': { lines: 67, why: "a job definition: the attempt's steps are closures over the job's options (database, logger, policy)" },
+  'server/modules/dms/routes.ts:dmsRoutes': { lines: 65, why: "the DMS API's router: one short handler per route" },
+  'server/console/pages/dms.ts:documentPage': { lines: 62, why: "one HTML page as a template, mostly markup" },
+  'server/platform/database/notifications.ts:listenToChannel': { lines: 61, why: "a LISTEN connection with its reconnect loop: the handlers share the connection's state" },
 };
 
 export interface MeasuredFunction {

@@ -102,7 +102,7 @@ interface ReturnPlaces {
 }
 
 /** The stock the return moves: goods and tracked empties (stock ledger), the empties collected back (empties ledger), and the request field of each line. */
-interface StockPlan {
+interface ReturnStock {
   movements: Movement[];
   emptiesLines: { line: number; productId: string; quantity: number; tracked: boolean }[];
   fields: Map<number, string>;
@@ -116,7 +116,7 @@ interface ReturnPlan {
   priced: PricedLine[];
   totals: DocumentTotals;
   places: ReturnPlaces;
-  stock: StockPlan;
+  stock: ReturnStock;
 }
 
 /**
@@ -267,7 +267,7 @@ async function choosePlaces(tx: Tx, organizationId: string, invoice: LockedInvoi
  * The stock: each goods line received where its condition sends it, at the cost the sale took it out at; then the
  * empties the goods carry, received into the good-stock location and collected back from the customer.
  */
-async function planReturnStock(tx: Tx, organizationId: string, invoice: LockedInvoice, lines: readonly ReturnLineCommand[], priced: readonly PricedLine[], products: ReadonlyMap<string, ProductFacts>, places: ReturnPlaces): Promise<StockPlan> {
+async function planReturnStock(tx: Tx, organizationId: string, invoice: LockedInvoice, lines: readonly ReturnLineCommand[], priced: readonly PricedLine[], products: ReadonlyMap<string, ProductFacts>, places: ReturnPlaces): Promise<ReturnStock> {
   const saleCosts = await tx.selectFrom('stock_movements').select(['line_number', 'unit_cost'])
     .where('organization_id', '=', organizationId).where('document_type', '=', 'invoice').where('document_id', '=', invoice.id).execute();
   const costOf = new Map(saleCosts.map((m) => [m.line_number, String(m.unit_cost)]));
@@ -282,7 +282,7 @@ async function planReturnStock(tx: Tx, organizationId: string, invoice: LockedIn
   });
   const carried = carriedEmpties(priced, products);
   const emptiesProducts = await readProducts(tx, organizationId, [...carried.keys()]);
-  const emptiesLines: StockPlan['emptiesLines'] = [];
+  const emptiesLines: ReturnStock['emptiesLines'] = [];
   for (const [productId, { quantity, field }] of carried) {
     const line = lines.length + emptiesLines.length + 1;
     fields.set(line, field);

@@ -174,6 +174,10 @@ test.serial('postings: a posting\'s page shows what QuickBooks holds (id, number
   t.true((await client.get('/console/postings/xpo_console102a')).text.includes('The posting has no reference in the accounting system yet (pending).'));
   t.true((await client.get('/console/postings/xpo_console103a')).text.includes('It holds no such document now'));
   t.is((await client.get('/console/postings/xpo_nosuchposting')).status, 404);
+  // A DMS document that made invoice CS-000101 links its postings to these pages, for the members who see postings.
+  await db().updateTable('dms_documents').set({ accounting_type: 'invoice', accounting_id: 'inv_console101' }).where('organization_id', '=', shop.organizationId).where('id', '=', shop.documents.rejectedR01).execute();
+  t.true((await client.get(`/console/dms/${shop.documents.rejectedR01}`)).text.includes('href="/console/postings/xpo_console101a"'));
+  t.false((await (await clerk()).get(`/console/dms/${shop.documents.rejectedR01}`)).text.includes('href="/console/postings/'));
   t.is((await (await clerk()).get('/console/postings/xpo_console101a')).status, 403, 'role none: no postings (the API lists none for a key)');
 });
 

@@ -111,8 +111,9 @@ async function startSharedService(): Promise<RunningService> {
   await admin(`CREATE DATABASE "${sharedName}" TEMPLATE "${templateName}"`);
   const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
   // Every file on it calls from 127.0.0.1: the budget per address would be the files' together, so it is out of the
-  // way here (test/http/keyless-budget.test.ts proves the budget on a service of its own).
-  const config = loadConfig({ DATABASE_URL: urlOf(sharedName), PORT: '0', LOG_LEVEL: 'error', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ANONYMOUS_RATE_LIMIT: '1000000,1000000', ...TEST_SECRETS, ...clock });
+  // way here (test/http/keyless-budget.test.ts proves the budget on a service of its own). Webhook receivers of the
+  // tests listen on 127.0.0.1, so loopback destinations are allowed, as the files that test webhooks set it.
+  const config = loadConfig({ DATABASE_URL: urlOf(sharedName), PORT: '0', LOG_LEVEL: 'error', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ANONYMOUS_RATE_LIMIT: '1000000,1000000', WEBHOOK_ALLOW_LOOPBACK: 'true', ...TEST_SECRETS, ...clock });
   return startService(config, pino({ level: 'error' }, pino.destination(2)), { scheduledJobs: false });
 }
 

@@ -113,6 +113,8 @@ export interface SharedTestService {
   baseUrl: string;
   /** The file's own pool to the shared service's database. */
   pool: pg.Pool;
+  /** The installation secrets the shared service runs with (the test installation's, test/support/secrets.ts). */
+  config: Pick<ServiceConfig, 'cursorSecret' | 'webhookSecretKey'>;
   request: TestService['request'];
 }
 
@@ -127,7 +129,8 @@ export function useSharedService(test: { before: (fn: () => Promise<void>) => vo
     const baseUrl = process.env.TEST_SHARED_SERVICE_URL;
     const databaseUrl = process.env.TEST_SHARED_DATABASE_URL;
     if (!baseUrl || !databaseUrl) throw new Error('TEST_SHARED_SERVICE_URL is not set: run the tests with `npm test`, which starts the shared service');
-    shared = { baseUrl, pool: new pg.Pool({ connectionString: databaseUrl, max: 5 }), request: contractCheckedRequest(baseUrl, contract) };
+    const secrets = { cursorSecret: TEST_SECRETS.CURSOR_SECRET, webhookSecretKey: Buffer.from(TEST_SECRETS.WEBHOOK_SECRET_KEY, 'hex') };
+    shared = { baseUrl, pool: new pg.Pool({ connectionString: databaseUrl, max: 5 }), config: secrets, request: contractCheckedRequest(baseUrl, contract) };
   });
   test.after.always(async () => {
     if (!shared) return;

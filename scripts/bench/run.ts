@@ -10,12 +10,14 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings, DMS, fairness and idle parts
+//   --skip-extras     skip the "where the time went" profiles, the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings, DMS, fairness and idle parts
 //                     (they run by default, even with --only, unless an --only text names one of them: --only stock
 //                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
-//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile, fair, idle)
+//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile, fair, idle, where)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
+//   --profiles DIR    keep the "where the time went" CPU profiles in DIR (one folder each; open a .cpuprofile in
+//                     Chrome's DevTools); without it they are read and deleted with the bench's scratch directory
 // Examples: npm run bench -- --duration 4 --only health,/me --skip-extras
 //           npm run bench -- --only stock --duration 4 --warmup 1
 //           npm run bench -- --only money (invoices, the invoice page and payments: money.ts)
@@ -36,9 +38,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { benchDocuments, printDocuments, type DocumentFigures } from './documents.js';
 import { benchHostile, printHostile, type HostileFigures } from './hostile.js';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -62,6 +64,8 @@ import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
 import { benchFairness, fairnessReport, type FairnessFigures } from './fairness.js';
 import { benchIdle, idleReport, type IdleFigures } from './idle.js';
+import { profileLines, readProfile, type ProfileSummary } from './profile.js';
+import { build, ENTRIES } from '../build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -73,6 +77,7 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     'skip-extras': { type: 'boolean', default: false },
     'stock-movements': { type: 'string', default: '1000000' },
+    profiles: { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -90,12 +95,16 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation', 'fair', 'idle'] as const;
+const EXTRAS = ['where', 'webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'reconciliation', 'fair', 'idle'] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
 
-type Target = 'service' | 'raw pg' | 'bare express' | 'bare node:http';
+// 'service' is `npm start`'s single process (every role in one); 'service api+worker' the README's production
+// topology (an `--role api` process serving, a `--role worker` process apart); 'service api alone' an API process
+// with no worker anywhere, so that /health's cost is seen without the worker loops sharing its process.
+// 'service via tsx' is the single process run from the sources through tsx, as the bench ran it before issue 40.
+type Target = 'service' | 'service api+worker' | 'service api alone' | 'service via tsx' | 'raw pg' | 'bare express' | 'bare node:http';
 /** Which keys the requests carry: none, the one key, the 50 keys in turn, or the feed organisation's key. */
 type Keys = 'none' | 'one' | 'many' | 'feed';
 interface Scenario {
@@ -162,6 +171,15 @@ const allScenarios: Scenario[] = [
   { name: 'change-feed walk (100 per page)', target: 'raw pg', ...WALK },
   { name: 'POST /customers', target: 'raw pg', ...TWO, ...CREATE },
   { name: 'GET /customers?limit=100', target: 'raw pg', ...TWO, ...PAGE },
+  { name: 'GET /health', target: 'service api+worker', keys: 'none', path: '/api/v1/health' },
+  { name: 'GET /me (key + rate limit)', target: 'service api+worker', keys: 'one', path: '/api/v1/me' },
+  { name: 'POST /customers', target: 'service api+worker', keys: 'one', ...CREATE },
+  { name: 'GET /customers?limit=100', target: 'service api+worker', keys: 'one', ...PAGE },
+  { name: 'PUT /prices (500 rows)', target: 'service api+worker', keys: 'one', ...PRICES },
+  { name: 'change-feed walk (100 per page)', target: 'service api+worker', ...WALK },
+  { name: 'GET /health', target: 'service api alone', keys: 'none', path: '/api/v1/health' },
+  { name: 'GET /health', target: 'service via tsx', keys: 'none', path: '/api/v1/health' },
+  { name: 'PUT /prices (500 rows)', target: 'service via tsx', keys: 'one', ...PRICES },
   { name: 'GET /health', target: 'bare express', keys: 'none', path: '/api/v1/health' },
   { name: 'GET /health', target: 'bare node:http', keys: 'none', path: '/api/v1/health' },
 ];
@@ -173,20 +191,31 @@ if (scenarios.length === 0 && extras.size === 0) {
   process.exit(2);
 }
 
+await build();
+const SERVICE_BUNDLE = join(root, 'dist', ENTRIES['server/main.ts']);
 const scratch = mkdtempSync(join(tmpdir(), 'erp-bench-'));
 chmodSync(scratch, 0o755);
+if (values.profiles) mkdirSync(resolve(values.profiles), { recursive: true });
 const database = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), port: await freePort() });
 const databaseUrl = database.url('postgres');
 const prepared = await prepareDatabase(databaseUrl);
 const keysOf: Record<Keys, string[]> = { none: [], one: [prepared.key], many: prepared.keys, feed: [prepared.feedKey] };
 
 /** Starts process number `index` (0 or 1) of a target on `port`. */
-const targets: Record<Target, (port: number, index: number) => Promise<ChildProcess>> = {
+// The service as `npm start`, `npm run api` and `npm run worker` run it: compiled (dist/, built once by this run with
+// their own build function), with source maps on. The extras further down start the sources through tsx.
+const serviceProcess = (port: number, args: string[], nodeArgs: string[] = []) => startProcess(SERVICE_BUNDLE, args, {
+  ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl,
+}, 'API listening', nodeArgs);
+const workerProcess = () => startProcess(SERVICE_BUNDLE, ['--role', 'worker'], { ...SERVICE_ENV, DATABASE_URL: databaseUrl }, 'Worker running');
+const targets: Record<Target, (port: number, index: number) => Promise<ChildProcess | ChildProcess[]>> = {
   // Production settings: no response validation, no bodies in the API log (sandbox keys keep them, redacted).
   // The first process has every role, as a single-process deployment; a second one serves the API only.
-  service: (port, index) => startProcess(join(root, 'server', 'main.ts'), index === 0 ? [] : ['--role', 'api'], {
-    ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl,
-  }, 'API listening'),
+  service: (port, index) => serviceProcess(port, index === 0 ? [] : ['--role', 'api']),
+  // The worker first, so that the API process starts on a migrated database as it would in production.
+  'service api+worker': async (port) => [await workerProcess(), await serviceProcess(port, ['--role', 'api'])],
+  'service api alone': (port) => serviceProcess(port, ['--role', 'api']),
+  'service via tsx': (port) => startProcess(join(root, 'server', 'main.ts'), [], { ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl }, 'API listening'),
   'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), [], {
     PORT: String(port), DATABASE_URL: databaseUrl, ENVIRONMENT: 'production', BENCH_API_KEYS: [prepared.key, ...prepared.keys, prepared.feedKey].join(','),
   }, 'ready'),
@@ -215,6 +244,7 @@ let fairnessFigures: FairnessFigures | undefined;
 let idleFigures: IdleFigures | undefined;
 let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
+const whereFigures: { title: string; perSecond: number; summary: ProfileSummary }[] = [];
 let processesFigures: ProcessesFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
@@ -230,7 +260,7 @@ try {
     try {
       for (let index = 0; index < group.processes; index += 1) { // one after the other: both would migrate at once
         const port = await freePort();
-        children.push(await targets[group.target](port, index));
+        children.push(...[await targets[group.target](port, index)].flat());
         ports.push(port);
       }
       // Fresh processes: every scenario of the group once (JIT, connection pools, keys read into memory), so that
@@ -246,6 +276,36 @@ try {
       if (runHostile) hostileFigures = await benchHostile(ports[0]!, prepared.key);
     } finally {
       await Promise.all(children.map(stopProcess));
+    }
+  }
+  if (extras.has('where')) {
+    // Where the time went: each of these driven as in its scenario, on a process started for it with --cpu-prof.
+    const profiled: { title: string; scenario: Scenario; start: (port: number, nodeArgs: string[]) => Promise<ChildProcess> }[] = [
+      { title: 'GET /health, single process', scenario: allScenarios[0]!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
+      { title: 'GET /health, bare express', scenario: allScenarios.find((s) => s.target === 'bare express')!, start: (port, nodeArgs) => startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready', nodeArgs) },
+      { title: 'POST /customers, single process', scenario: allScenarios.find((s) => s.name === 'POST /customers' && s.target === 'service' && !s.variant)!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
+      { title: 'PUT /prices (500 rows), single process', scenario: allScenarios.find((s) => s.name.startsWith('PUT /prices') && s.target === 'service')!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
+      { title: 'change-feed walk, single process', scenario: allScenarios.find((s) => s.walk && s.target === 'service')!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
+    ];
+    for (const item of profiled) {
+      process.stderr.write(`profiling ${item.title}\n`);
+      const dir = mkdtempSync(join(values.profiles ? resolve(values.profiles) : scratch, `${item.title.replace(/[^A-Za-z0-9]+/g, '-')}-`));
+      const port = await freePort();
+      const child = await item.start(port, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      const window = { from: 0, to: 0, perSecond: 0 };
+      try {
+        await half([port], item.scenario, Math.max(warmup, 1));
+        const from = performance.now();
+        const measured = await half([port], item.scenario, duration / 2);
+        Object.assign(window, { from, to: performance.now(), perSecond: measured.perSecond });
+      } finally {
+        await stopProcess(child);
+      }
+      const exited = performance.now();
+      const cut = { fromEndUs: (exited - window.from) * 1000, toEndUs: (exited - window.to) * 1000 };
+      writeFileSync(join(dir, 'window.json'), `${JSON.stringify(cut)}\n`); // the window measured, for a second reading
+      const summary = readProfile(dir, root, cut);
+      whereFigures.push({ title: item.title, perSecond: window.perSecond, summary });
     }
   }
   if (extras.has('webhooks')) {
@@ -341,6 +401,7 @@ interface Ratio { label: string; a: Find; b: Find; aim?: number }
 type Find = { name: string; target: Target; variant?: Scenario['variant'] };
 const svc = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'service', variant });
 const raw = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'raw pg', variant });
+const split = (name: string): Find => ({ name, target: 'service api+worker' });
 const ratios: Ratio[] = [
   { label: 'GET /health: service / bare express', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare express' }, aim: 0.8 },
   { label: 'GET /me (key + rate limit) / GET /health, service', a: svc('GET /me (key + rate limit)'), b: svc('GET /health'), aim: 0.7 },
@@ -353,6 +414,19 @@ const ratios: Ratio[] = [
   { label: 'GET /customers?limit=100, 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '50 keys'), b: raw('GET /customers?limit=100', '50 keys'), aim: 0.6 },
   { label: 'POST /customers, 2 processes; 50 keys: service / raw pg', a: svc('POST /customers', '2 processes; 50 keys'), b: raw('POST /customers', '2 processes; 50 keys'), aim: 0.6 },
   { label: 'GET /customers?limit=100, 2 processes; 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '2 processes; 50 keys'), b: raw('GET /customers?limit=100', '2 processes; 50 keys'), aim: 0.6 },
+  // The same aims in the README's production topology: an API process and a worker apart.
+  { label: 'GET /health: api+worker / bare express', a: split('GET /health'), b: { name: 'GET /health', target: 'bare express' }, aim: 0.8 },
+  { label: 'GET /me / GET /health, api+worker', a: split('GET /me (key + rate limit)'), b: split('GET /health'), aim: 0.7 },
+  { label: 'POST /customers: api+worker / raw pg', a: split('POST /customers'), b: raw('POST /customers'), aim: 0.6 },
+  { label: 'GET /customers?limit=100: api+worker / raw pg', a: split('GET /customers?limit=100'), b: raw('GET /customers?limit=100'), aim: 0.6 },
+  { label: 'PUT /prices (500 rows): api+worker / raw pg', a: split('PUT /prices (500 rows)'), b: raw('PUT /prices (500 rows)'), aim: 0.8 },
+  { label: 'change-feed walk: api+worker / raw pg', a: split('change-feed walk (100 per page)'), b: raw('change-feed walk (100 per page)'), aim: 0.8 },
+  // For information, no aim: where /health's time goes by topology (see "where the time went" below).
+  { label: 'GET /health: api alone (no worker) / bare express', a: { name: 'GET /health', target: 'service api alone' }, b: { name: 'GET /health', target: 'bare express' } },
+  { label: 'GET /health: single process / api alone (no worker)', a: svc('GET /health'), b: { name: 'GET /health', target: 'service api alone' } },
+  { label: 'GET /health: api+worker / api alone (no worker)', a: split('GET /health'), b: { name: 'GET /health', target: 'service api alone' } },
+  { label: 'GET /health: compiled (npm start) / tsx sources', a: svc('GET /health'), b: { name: 'GET /health', target: 'service via tsx' } },
+  { label: 'PUT /prices (500 rows): compiled (npm start) / tsx sources', a: svc('PUT /prices (500 rows)'), b: { name: 'PUT /prices (500 rows)', target: 'service via tsx' } },
   // For information, no aim: the ceiling of one Node process, and what a second process adds to each target.
   { label: 'GET /health: service / bare node:http', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare node:http' } },
   { label: 'POST /customers, service: 2 processes / 1 (50 keys)', a: svc('POST /customers', '2 processes; 50 keys'), b: svc('POST /customers', '50 keys') },
@@ -403,6 +477,11 @@ if (withKey && withoutKey) {
   console.log(`authentication + rate limit, server time per request: ${cost(withKey)} with one key${manyKeys ? `, ${cost(manyKeys)} with 50` : ''}`);
 }
 
+if (whereFigures.length > 0) {
+  console.log('\nwhere the time went: each target on a process of its own started with --cpu-prof, driven as in its scenario for half the');
+  console.log('duration after the warm-up; the window measured only (the profiler costs some speed: the per-second figures are lower than above)');
+  for (const figure of whereFigures) console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler)`, figure.summary).join('\n')}`);
+}
 if (documentFigures) printDocuments(documentFigures);
 if (hostileFigures) printHostile(hostileFigures);
 
@@ -525,9 +604,11 @@ function load(port: number, scenario: Scenario, seconds: number, connectionCount
   });
 }
 
-function startProcess(entry: string, args: string[], env: Record<string, string>, readyText: string): Promise<ChildProcess> {
+function startProcess(entry: string, args: string[], env: Record<string, string>, readyText: string, nodeArgs: string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A bundle runs as npm start runs it; a TypeScript entry through tsx.
+    const loader = entry.endsWith('.mjs') ? ['--enable-source-maps'] : ['--import', 'tsx'];
+    const child = spawn(process.execPath, [...nodeArgs, ...loader, entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk;

@@ -294,7 +294,7 @@ try {
       const child = await item.start(port, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
       const window = { from: 0, to: 0, perSecond: 0 };
       try {
-        await half([port], item.scenario, Math.max(warmup, 1));
+        await half([port], item.scenario, Math.max(warmup, 2)); // a fresh process: its pools fill and its code warms first
         const from = performance.now();
         const measured = await half([port], item.scenario, duration / 2);
         Object.assign(window, { from, to: performance.now(), perSecond: measured.perSecond });
@@ -480,7 +480,15 @@ if (withKey && withoutKey) {
 if (whereFigures.length > 0) {
   console.log('\nwhere the time went: each target on a process of its own started with --cpu-prof, driven as in its scenario for half the');
   console.log('duration after the warm-up; the window measured only (the profiler costs some speed: the per-second figures are lower than above)');
-  for (const figure of whereFigures) console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler)`, figure.summary).join('\n')}`);
+  // CPU per request (or per record of the walk) of the process: on a machine shared with other work the throughput
+  // moves with the neighbours, the CPU a request costs much less.
+  const cpuPer = (figure: (typeof whereFigures)[number]) => (figure.summary.busyMs * 1000) / (figure.perSecond * (figure.summary.windowMs / 1000));
+  for (const figure of whereFigures) {
+    const unit = figure.title.includes('walk') ? 'record' : 'request';
+    console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler, ${cpuPer(figure).toFixed(0)} us of CPU per ${unit})`, figure.summary).join('\n')}`);
+  }
+  const [health, bare] = ['GET /health, single process', 'GET /health, bare express'].map((title) => whereFigures.find((f) => f.title === title));
+  if (health && bare) console.log(`\nGET /health, CPU per request: bare express / service ${(cpuPer(bare) / cpuPer(health)).toFixed(2)} (the same ratio as the throughput's when the CPU is the limit)`);
 }
 if (documentFigures) printDocuments(documentFigures);
 if (hostileFigures) printHostile(hostileFigures);

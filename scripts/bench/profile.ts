@@ -13,7 +13,7 @@ interface ProfileNode { id: number; callFrame: { functionName: string; url: stri
 interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
 
 export interface ProfileSummary {
-  /** Milliseconds of CPU sampled in the window (idle excluded). */
+  /** Milliseconds sampled busy in the window (idle excluded; on a loaded machine, waits for a core included). */
   busyMs: number;
   /** Wall milliseconds of the window. */
   windowMs: number;
@@ -134,7 +134,7 @@ function groupOf(frame: ProfileNode['callFrame'], root: string): string {
 export function profileLines(title: string, summary: ProfileSummary, top = 8): string[] {
   const pct = (share: number) => `${(share * 100).toFixed(1).padStart(5)} %`;
   return [
-    `${title}: ${summary.busyMs.toFixed(0)} ms of CPU sampled in ${summary.windowMs.toFixed(0)} ms`,
+    `${title}: ${summary.busyMs.toFixed(0)} ms busy sampled in ${summary.windowMs.toFixed(0)} ms`,
     '  self time by where the code lives (top frames only):',
     ...summary.groups.slice(0, top).map((g) => `    ${pct(g.share)}  ${g.group}`),
     '  charged to the nearest piece on the stack (adds up to 100 %; 1 % and more):',

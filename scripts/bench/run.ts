@@ -38,7 +38,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { benchDocuments, printDocuments, type DocumentFigures } from './documents.js';
 import { benchHostile, printHostile, type HostileFigures } from './hostile.js';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,7 @@ import { benchFairness, fairnessReport, type FairnessFigures } from './fairness.
 import { benchIdle, idleReport, type IdleFigures } from './idle.js';
 import { profileLines, readProfile, type ProfileSummary } from './profile.js';
 import { build, ENTRIES } from '../build.mjs';
+import { cpuReadable, postgresCpuUs, processesCpuUs } from './cpu.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -126,7 +127,11 @@ interface Scenario {
   /** Not autocannon: one client walks the whole change feed page by page, again and again; the figure is records/s. */
   walk?: boolean;
 }
-interface Measured { scenario: Scenario; perSecond: number; spread: number; p50: number | null; p99: number | null; failed: number }
+interface Measured {
+  scenario: Scenario; perSecond: number; spread: number; p50: number | null; p99: number | null; failed: number;
+  /** CPU µs per request (per record for the walks) of the target's own processes and of PostgreSQL, in the measured halves. */
+  cpu: { nodeUs: number; postgresUs: number } | null;
+}
 interface Half { perSecond: number; p50: number | null; p99: number | null; failed: number }
 
 // 100 products x 5 price groups = one batch of 500 price rows, upserted again and again.
@@ -199,6 +204,8 @@ if (values.profiles) mkdirSync(resolve(values.profiles), { recursive: true });
 const database = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), port: await freePort() });
 const databaseUrl = database.url('postgres');
 const prepared = await prepareDatabase(databaseUrl);
+// The embedded server's postmaster, whose CPU (with its backends') is read around every measured half.
+const postmasterPid = Number(readFileSync(join(scratch, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 const keysOf: Record<Keys, string[]> = { none: [], one: [prepared.key], many: prepared.keys, feed: [prepared.feedKey] };
 
 /** Starts process number `index` (0 or 1) of a target on `port`. */
@@ -244,7 +251,7 @@ let fairnessFigures: FairnessFigures | undefined;
 let idleFigures: IdleFigures | undefined;
 let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
-const whereFigures: { title: string; perSecond: number; summary: ProfileSummary }[] = [];
+const whereFigures: { title: string; perSecond: number; cpuUsPerOperation: number; summary: ProfileSummary }[] = [];
 let processesFigures: ProcessesFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
@@ -269,7 +276,7 @@ try {
       for (const scenario of group.scenarios) {
         process.stderr.write(`measuring ${label(scenario)}\n`);
         if (warmup > 0) await half(ports, scenario, warmup);
-        results.push(await measure(ports, scenario));
+        results.push(await measure(ports, scenario, children.map((child) => child.pid!)));
       }
       if (runSdk) sdkFigures = await benchSdk(ports[0]!, prepared.feedKey);
       if (runDocuments) documentFigures = await benchDocuments(ports[0]!);
@@ -292,12 +299,12 @@ try {
       const dir = mkdtempSync(join(values.profiles ? resolve(values.profiles) : scratch, `${item.title.replace(/[^A-Za-z0-9]+/g, '-')}-`));
       const port = await freePort();
       const child = await item.start(port, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-      const window = { from: 0, to: 0, perSecond: 0 };
+      const window = { from: 0, to: 0, perSecond: 0, cpuUs: 0 };
       try {
         await half([port], item.scenario, Math.max(warmup, 2)); // a fresh process: its pools fill and its code warms first
-        const from = performance.now();
+        const [from, cpuBefore] = [performance.now(), processesCpuUs([child.pid!])];
         const measured = await half([port], item.scenario, duration / 2);
-        Object.assign(window, { from, to: performance.now(), perSecond: measured.perSecond });
+        Object.assign(window, { from, to: performance.now(), perSecond: measured.perSecond, cpuUs: processesCpuUs([child.pid!]) - cpuBefore });
       } finally {
         await stopProcess(child);
       }
@@ -305,7 +312,7 @@ try {
       const cut = { fromEndUs: (exited - window.from) * 1000, toEndUs: (exited - window.to) * 1000 };
       writeFileSync(join(dir, 'window.json'), `${JSON.stringify(cut)}\n`); // the window measured, for a second reading
       const summary = readProfile(dir, root, cut);
-      whereFigures.push({ title: item.title, perSecond: window.perSecond, summary });
+      whereFigures.push({ title: item.title, perSecond: window.perSecond, cpuUsPerOperation: window.cpuUs / (window.perSecond * (duration / 2)), summary });
     }
   }
   if (extras.has('webhooks')) {
@@ -364,13 +371,14 @@ try {
 }
 
 console.log(`\n${connections} connections, ${duration} s per scenario after ${warmup} s of warm-up, started ${started.toISOString()}${only.length > 0 ? `, only ${only.join(', ')}` : ''}\n`);
-if (results.length > 0) console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + 'rows/s');
+if (results.length > 0) console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + pad('rows/s', 9) + pad('node us', 9) + 'pg us');
 for (const r of results) {
   const rows = r.scenario.rowsPerRequest ? (r.perSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
   console.log(pad(label(r.scenario), 60) + pad(`${r.perSecond.toFixed(0)}${r.scenario.walk ? ' rec' : ''}`, 12) + pad(percent(r.spread), 8)
-    + pad(r.p50 === null ? '-' : String(r.p50), 9) + pad(r.p99 === null ? '-' : String(r.p99), 9) + pad(String(r.failed), 9) + rows);
+    + pad(r.p50 === null ? '-' : String(r.p50), 9) + pad(r.p99 === null ? '-' : String(r.p99), 9) + pad(String(r.failed), 9) + pad(rows, 9)
+    + pad(r.cpu ? r.cpu.nodeUs.toFixed(0) : '-', 9) + (r.cpu ? r.cpu.postgresUs.toFixed(0) : '-'));
 }
-if (results.length > 0) console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors)');
+if (results.length > 0) console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors;\n node us, pg us: CPU microseconds per request (per record for the walks) of the target\'s own processes and of PostgreSQL, from /proc)');
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? NaN;
 if (webhookFigures) {
   console.log(`\nwebhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
@@ -437,7 +445,7 @@ const ratios: Ratio[] = [
 const find = (f: Find) => results.find((r) => r.scenario.name === f.name && r.scenario.target === f.target && r.scenario.variant === f.variant);
 
 if (results.length > 0) console.log(`\nratios of this run against the aims of issue 21 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`);
-if (results.length > 0) console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + 'noise');
+if (results.length > 0) console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + pad('noise', 8) + 'by CPU');
 let withinNoise = false;
 for (const r of results.length > 0 ? ratios : []) {
   const [a, b] = [find(r.a), find(r.b)];
@@ -458,12 +466,16 @@ for (const r of results.length > 0 ? ratios : []) {
       withinNoise = true;
     }
   }
-  console.log(pad(r.label, 68) + pad(value.toFixed(2), 8) + pad(aim, 9) + pad(met, 22) + percent(noise));
+  // The same ratio from the CPU each request cost the two targets (their processes and PostgreSQL): what the
+  // throughputs' ratio would be if the CPU were the only limit; it moves less than throughput with the neighbours.
+  const total = (m: Measured) => (m.cpu ? m.cpu.nodeUs + m.cpu.postgresUs : NaN);
+  const byCpu = total(b) / total(a);
+  console.log(pad(r.label, 68) + pad(value.toFixed(2), 8) + pad(aim, 9) + pad(met, 22) + pad(percent(noise), 8) + (Number.isFinite(byCpu) ? byCpu.toFixed(2) : '-'));
 }
 if (sdkFigures && results.length > 0) {
   console.log(pad('change-feed walk: SDK paginate / plain fetch', 68) + pad((median(sdkFigures.sdkWalks) / median(sdkFigures.fetchWalks)).toFixed(2), 8) + pad('-', 9) + pad('-', 22) + '-');
 }
-if (results.length > 0) console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each)');
+if (results.length > 0) console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each); by CPU: the CPU per request\n(node + pg) of the second target over the first\'s, the ratio the CPU alone would allow');
 if (withinNoise) console.log('within noise: the ratio is nearer its aim than its noise; one run does not tell, repeat it');
 const withKey = find(svc('GET /me (key + rate limit)'));
 const withoutKey = find(svc('GET /health'));
@@ -480,15 +492,15 @@ if (withKey && withoutKey) {
 if (whereFigures.length > 0) {
   console.log('\nwhere the time went: each target on a process of its own started with --cpu-prof, driven as in its scenario for half the');
   console.log('duration after the warm-up; the window measured only (the profiler costs some speed: the per-second figures are lower than above)');
-  // CPU per request (or per record of the walk) of the process: on a machine shared with other work the throughput
-  // moves with the neighbours, the CPU a request costs much less.
-  const cpuPer = (figure: (typeof whereFigures)[number]) => (figure.summary.busyMs * 1000) / (figure.perSecond * (figure.summary.windowMs / 1000));
+  // The process's CPU per request (per record of the walk) from /proc; the profile's own milliseconds are the
+  // thread's busy time, which on a loaded machine includes the time it waited for a core.
   for (const figure of whereFigures) {
     const unit = figure.title.includes('walk') ? 'record' : 'request';
-    console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler, ${cpuPer(figure).toFixed(0)} us of CPU per ${unit})`, figure.summary).join('\n')}`);
+    const cpu = cpuReadable ? `, ${figure.cpuUsPerOperation.toFixed(0)} us of CPU per ${unit}` : '';
+    console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler${cpu})`, figure.summary).join('\n')}`);
   }
   const [health, bare] = ['GET /health, single process', 'GET /health, bare express'].map((title) => whereFigures.find((f) => f.title === title));
-  if (health && bare) console.log(`\nGET /health, CPU per request: bare express / service ${(cpuPer(bare) / cpuPer(health)).toFixed(2)} (the same ratio as the throughput's when the CPU is the limit)`);
+  if (health && bare && cpuReadable) console.log(`\nGET /health under the profiler, CPU per request of the process: bare express / service ${(bare.cpuUsPerOperation / health.cpuUsPerOperation).toFixed(2)}`);
 }
 if (documentFigures) printDocuments(documentFigures);
 if (hostileFigures) printHostile(hostileFigures);
@@ -536,13 +548,23 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
  * Measures a scenario in two halves of the duration: the figure is the whole, and the spread between the halves
  * (|a - b| / mean) is this run's own noise, against which a change between two runs is judged.
  */
-async function measure(ports: number[], scenario: Scenario): Promise<Measured> {
-  const halves = [await half(ports, scenario, duration / 2), await half(ports, scenario, duration / 2)] as [Half, Half];
+async function measure(ports: number[], scenario: Scenario, pids: number[]): Promise<Measured> {
+  const used = { node: 0, postgres: 0, operations: 0 };
+  const timedHalf = async () => {
+    const [node, postgres] = [processesCpuUs(pids), postgresCpuUs(postmasterPid)];
+    const measured = await half(ports, scenario, duration / 2);
+    used.node += processesCpuUs(pids) - node;
+    used.postgres += postgresCpuUs(postmasterPid) - postgres;
+    used.operations += measured.perSecond * (duration / 2);
+    return measured;
+  };
+  const halves = [await timedHalf(), await timedHalf()] as [Half, Half];
   const [a, b] = halves.map((h) => h.perSecond) as [number, number];
   const latency = (pick: (h: Half) => number | null) => (halves.some((h) => pick(h) === null) ? null : Math.max(...halves.map((h) => pick(h)!)));
   return {
     scenario, perSecond: (a + b) / 2, spread: Math.abs(a - b) / ((a + b) / 2),
     p50: latency((h) => h.p50), p99: latency((h) => h.p99), failed: halves.reduce((total, h) => total + h.failed, 0),
+    cpu: cpuReadable && used.operations > 0 ? { nodeUs: used.node / used.operations, postgresUs: used.postgres / used.operations } : null,
   };
 }
 

@@ -60,6 +60,14 @@ test('without response validation (production), the operations with nothing to v
     }
     // A key is still required by /me.
     t.is((await production.request('GET', '/me')).status, 401);
+    // A HEAD is not a declared method: it skips nothing, and reaches no handler without the key its GET needs.
+    for (const path of ['/me', '/health', '/errors', '/customers']) {
+      const head = await fetch(`${production.baseUrl}/api/v1${path}`, { method: 'HEAD' });
+      t.true([401, 404].includes(head.status), `HEAD ${path} without a key: ${head.status}`);
+      const keyed = await fetch(`${production.baseUrl}/api/v1${path}`, { method: 'HEAD', headers: caller.auth });
+      t.true(keyed.status < 500, `HEAD ${path} with a key: ${keyed.status}`);
+    }
+    t.is((await fetch(`${production.baseUrl}/api/v1/me`, { method: 'HEAD' })).status, 401, 'HEAD /me needs the key GET /me needs');
     // An operation with parameters is validated as ever.
     const bad = await production.request('GET', '/customers?limit=0', { headers: caller.auth });
     t.is(bad.status, 400);

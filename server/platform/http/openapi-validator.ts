@@ -121,7 +121,8 @@ export function openApiValidator(options: { document: ApiDocument; validateRespo
   const skippable = new WeakMap<Operation, boolean>();
   const nothingToValidate = (req: Request, res: Response) => {
     const operation = operationOf(res);
-    if (!operation || req.originalUrl.includes('?')) return false;
+    // Only the method the spec declares: a HEAD goes through the validator, which answers it as before (404).
+    if (!operation || req.method !== 'GET' || req.originalUrl.includes('?')) return false;
     let skip = skippable.get(operation);
     if (skip === undefined) {
       skip = !operation.takesBody && operation.parameters.every((parameter) => parameter.in === 'header' && parameter.required !== true && anyText(parameter.schema));

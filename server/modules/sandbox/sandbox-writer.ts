@@ -81,7 +81,9 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
     },
     externalCodes: { dms: outlet.outlet_code },
   })));
-  d.outlets.forEach((outlet, index) => idOf.set(outlet.id, outletIds[index]!));
+  d.outlets.forEach((outlet, index) => {
+    idOf.set(outlet.id, outletIds[index]!);
+  });
 
   for (const plan of d.journeyPlans) {
     const visits = d.visits.filter((visit) => visit.journey_plan_id === plan.id).map((visit) => ({

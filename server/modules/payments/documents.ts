@@ -125,7 +125,7 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
     // FOR SHARE: the trip cannot return or close while a collection on it is being recorded (its settlement counts it).
     const trip = await tx.selectFrom('trips').select(['status', 'salesperson_id'])
       .where('organization_id', '=', organizationId).where('id', '=', command.tripId).forShare().executeTakeFirst();
-    if (!trip || trip.status !== 'in_transit') {
+    if (trip?.status !== 'in_transit') {
       throw new ApiError('no_open_trip', trip ? `The trip ${command.tripId} is ${trip.status}; a collection is recorded on a trip in transit.` : `There is no trip ${command.tripId} in this organisation.`, [
         { field: '/tripId', code: 'no_open_trip', message: trip ? `the trip is ${trip.status}, not in_transit` : 'not a trip of this organisation' },
       ]);

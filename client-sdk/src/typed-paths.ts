@@ -7,6 +7,7 @@ import type { paths } from './generated/api-types.js';
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 type MediaType = `${string}/${string}`;
 
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is the test for an optional key; `{}` is the empty object type it needs.
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
 type WithOptionalIdempotencyKey<Operation> = Operation extends { parameters: { header: infer Header } }

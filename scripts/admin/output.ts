@@ -66,12 +66,15 @@ export interface Column<T> {
  * --json the document `json` makes of them (the rows themselves by default).
  */
 export function printList<T>(format: ListFormat, rows: readonly T[], columns: Column<T>[], options: { empty?: string; json?: (rows: readonly T[]) => unknown } = {}): void {
-  if (format.json) return printJson(options.json ? options.json(rows) : rows);
+  if (format.json) {
+    printJson(options.json ? options.json(rows) : rows);
+    return;
+  }
   const cells = rows.map((row) => columns.map((column) => cellText(column.value(row))));
   const headers = columns.map((column) => column.header);
-  if (format.csv) return io().stdout(csv(headers, cells));
-  if (rows.length === 0 && options.empty !== undefined) return printText(options.empty);
-  printText(...table(headers, cells));
+  if (format.csv) io().stdout(csv(headers, cells));
+  else if (rows.length === 0 && options.empty !== undefined) printText(options.empty);
+  else printText(...table(headers, cells));
 }
 
 function cellText(value: string | number | boolean | null | undefined): string {

@@ -18,7 +18,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import type { Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
-import { dmsDocument, pendingDocuments, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
+import { dmsDocument, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface FairnessFigures {

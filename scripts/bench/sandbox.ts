@@ -24,7 +24,7 @@ export interface SandboxFigures {
 export async function benchSandbox(urlOf: (database: string) => string, rounds = 3): Promise<SandboxFigures> {
   const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
   const millis: number[] = [];
-  let rows: Record<string, number> = {};
+  const rows: Record<string, number> = {};
   try {
     for (let round = 0; round < rounds; round += 1) {
       const name = `bench_sandbox_${round}`;

@@ -26,7 +26,7 @@ import { postStockAdjustment, postStockTransfer, type TransferCommand } from '..
 import { listStockMovements } from '../../server/modules/stock/repository.js';
 import { toStockMovement } from '../../server/modules/stock/representation.js';
 import { movementJson, rawAdjustment, rawMovementsPage, rawTransfer } from './baselines/raw-stock.js';
-import { figure, median, noise, noRounds, percent, ratio, rawInTransaction, takeTurns, type Rounds } from './turns.js';
+import { figure, noise, noRounds, percent, ratio, rawInTransaction, takeTurns, type Rounds } from './turns.js';
 
 export interface StockOptions {
   databaseUrl: string;

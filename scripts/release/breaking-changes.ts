@@ -345,8 +345,8 @@ function alreadyHeld(before: Json, key: string, bound: number): boolean {
       const implied = impliedMaxLength(before);
       return implied !== undefined && implied <= bound;
     }
-    case 'minimum': return numbers !== undefined && numbers.every((v) => v >= bound);
-    case 'maximum': return numbers !== undefined && numbers.every((v) => v <= bound);
+    case 'minimum': return numbers?.every((v) => v >= bound) ?? false;
+    case 'maximum': return numbers?.every((v) => v <= bound) ?? false;
     default: return false;
   }
 }

@@ -39,7 +39,7 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   app.set('trust proxy', deps.trustProxy);
   const router = express.Router();
 
-  router.use((req, res, next) => {
+  router.use((_req, res, next) => {
     res.locals.started = process.hrtime.bigint();
     res.locals.requestId = newId('req');
     res.set({

@@ -89,7 +89,7 @@ export function refuse(res: Response, status: number, title: string, message: st
 }
 
 /** Only the owner and the members who manage settings get past this (403 page otherwise). */
-export function requireManager(req: Request, res: Response, next: NextFunction): void {
+export function requireManager(_req: Request, res: Response, next: NextFunction): void {
   if (manages(sessionOf(res))) next();
   else refuse(res, 403, 'Not allowed', 'Only the organisation\'s owner and the members who manage settings may do this.');
 }

@@ -167,7 +167,7 @@ test('the organisation\'s mapped accounts reach QuickBooks by name: an invoice\'
   const pay = await client.postPayment('pay-mapped', { docNumber: 'RCT-000090', txnDate: '2026-11-25', currency: 'UGX', customer: { id: 'cus_1', name: 'Mama Shop' }, method: 'cash', total: '59000', links: [{ invoice: inv.value, amount: '59000' }], depositAccount: 'Cash at Kampala depot' });
   t.true(pay.ok);
   const held = await quickBooksEntity(sim().db, realm, 'Invoice', 'INV-000090');
-  t.deepEqual((held?.Line as { SalesItemLineDetail: { ItemAccountRef?: { value: string } } }[]).map((line) => line.SalesItemLineDetail.ItemAccountRef?.value), ['Sales - Beverages']);
+  t.deepEqual((held!.Line as { SalesItemLineDetail: { ItemAccountRef?: { value: string } } }[]).map((line) => line.SalesItemLineDetail.ItemAccountRef?.value), ['Sales - Beverages']);
   const receipt = await quickBooksEntity(sim().db, realm, 'Payment', 'RCT-000090');
   t.is((receipt?.DepositToAccountRef as { value: string } | undefined)?.value, 'Cash at Kampala depot');
 });

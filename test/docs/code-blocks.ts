@@ -4,7 +4,7 @@
 // - `<!-- doc-test: skip (reason) -->` on the line before a fence: that block is not run; the reason is required.
 // - `<!-- doc-test: output -->` before a block: the block shows what the nearest run block above it prints on
 //   stdout. `...` inside a line stands for any text on that line; a line that is only `...` for any lines.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export type Kind = 'shell' | 'ts' | 'other';

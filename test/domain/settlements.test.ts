@@ -229,7 +229,7 @@ test('the sheet counts what names the trip, posted through the payments, credit-
     t.like(posted.posting, { status: 'posted', accountingType: 'JournalEntry' });
     const entry = await quickBooksEntity(world.db, `realm-${f.organizationId}`, 'JournalEntry', 'STL-TRP-000001');
     t.is(entry?.TxnDate, '2026-11-23');
-    t.deepEqual((entry?.Line as { Amount: number; JournalEntryLineDetail: { PostingType: string; AccountRef: { value: string } } }[]).map((line) => [line.JournalEntryLineDetail.AccountRef.value, line.JournalEntryLineDetail.PostingType, line.Amount]), [
+    t.deepEqual((entry!.Line as { Amount: number; JournalEntryLineDetail: { PostingType: string; AccountRef: { value: string } } }[]).map((line) => [line.JournalEntryLineDetail.AccountRef.value, line.JournalEntryLineDetail.PostingType, line.Amount]), [
       ['Trip expenses', 'Debit', 23000], ['Cash shortages', 'Debit', 474], ['Cash at Kampala depot', 'Credit', 23474],
     ]);
   } finally {

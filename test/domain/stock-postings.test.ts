@@ -126,7 +126,7 @@ test('goods received on a supplier\'s invoice are a Bill to the supplier\'s mapp
   t.like(await documentRow(d, received.id), { posting_status: 'posted', accounting_type: 'Bill' });
   const bill = await quickBooksEntity(world.db, d.realm, 'Bill', received.number);
   t.like(bill, { TxnDate: '2026-11-20', VendorRef: { value: 'Nile Breweries' }, TotalAmt: 90000 });
-  t.like((bill?.Line as unknown[])[0], { Amount: 90000, DetailType: 'ItemBasedExpenseLineDetail', ItemBasedExpenseLineDetail: { ItemRef: { value: d.soda }, Qty: 120, UnitPrice: 750 } });
+  t.like((bill!.Line as unknown[])[0], { Amount: 90000, DetailType: 'ItemBasedExpenseLineDetail', ItemBasedExpenseLineDetail: { ItemRef: { value: d.soda }, Qty: 120, UnitPrice: 750 } });
   t.is(await quickBooksEntity(world.db, d.realm, 'JournalEntry', received.number), null, 'a Bill, not a journal entry');
 
   const failed = await documentRow(d, unmapped.id);

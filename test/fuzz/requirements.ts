@@ -184,7 +184,7 @@ function visitFields(root: unknown, visit: (key: string, value: unknown) => void
     if (Array.isArray(value)) stack.push(...value);
     else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
-        if (Array.isArray(v)) v.forEach((item) => (typeof item === 'string' ? visit(k, item) : stack.push(item)));
+        if (Array.isArray(v)) for (const item of v) { if (typeof item === 'string') visit(k, item); else stack.push(item); }
         else if (typeof v === 'string') visit(k, v);
         else stack.push(v);
       }

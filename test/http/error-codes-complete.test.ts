@@ -23,14 +23,14 @@ function codesInSpec(): Set<string> {
   return codes;
 }
 
-/** Every field-error code the service's source writes (`{ field: ..., code: 'x', ... }`). */
+/** Every field-error code the service's source writes (`{ field: ..., code: 'x', ... }`, over one line or several: up to the end of its statement). */
 function codesInServer(directory = 'server'): Set<string> {
   const codes = new Set<string>();
   for (const name of readdirSync(directory)) {
     const path = join(directory, name);
     if (statSync(path).isDirectory()) { for (const code of codesInServer(path)) codes.add(code); continue; }
     if (!path.endsWith('.ts')) continue;
-    for (const match of readFileSync(path, 'utf8').matchAll(/\bfield\b[^\n]*?\bcode:\s*'([a-z_]+)'/g)) codes.add(match[1]!);
+    for (const match of readFileSync(path, 'utf8').matchAll(/\bfield\b[^;]*?\bcode:\s*'([a-z_]+)'/g)) codes.add(match[1]!);
   }
   return codes;
 }

@@ -35,7 +35,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The unit a server file belongs to: `modules/<name>` for a module, else its top folder; null outside server/. */
-export function unitOf(path: string): string | null {
+function unitOf(path: string): string | null {
   const module = /^server\/modules\/([^/]+)\//.exec(path);
   if (module) return `modules/${module[1]}`;
   const top = /^server\/([^/]+)\//.exec(path);
@@ -60,7 +60,7 @@ function unitGraph(files: Map<string, string[]>): Map<string, string> {
 }
 
 /** The rules broken: upward arrows (`a -> b`) and two-way ties (`a <-> b`, names sorted), each with an example import. */
-export function ties(files: Map<string, string[]>): Map<string, string> {
+function ties(files: Map<string, string[]>): Map<string, string> {
   const edges = unitGraph(files);
   const found = new Map<string, string>();
   for (const [edge, example] of edges) {

@@ -44,6 +44,7 @@ test('the checker finds a mention the spec does not serve, matches {params} and 
   const source = [
     '// PATCH /products/{id} in a comment is not a message',
     "const a = 'see GET /api/v1/openapi.json.';",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample source text holds a template literal on purpose.
     'const b = `GET /dms/${system}/files/${id}/flags?x=1.`;',
     "const c = 'or PATCH /products/prd_1 with {\"tracksStock\": true}';",
     "const d = `(PATCH with \"externalCodes\": null)`;",

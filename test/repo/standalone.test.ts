@@ -54,7 +54,9 @@ test('ARCHITECTURE.md and the decision records exist, and every decision record 
   t.true(existsSync(join(root, 'ARCHITECTURE.md')));
   const records = readdirSync(join(root, 'docs', 'decisions')).filter((name) => /^\d{4}-[a-z0-9-]+\.md$/.test(name)).sort();
   t.true(records.length >= 10, records.join(', '));
-  records.forEach((name, index) => t.true(name.startsWith(String(index + 1).padStart(4, '0')), `numbered without gaps: ${name}`));
+  records.forEach((name, index) => {
+    t.true(name.startsWith(String(index + 1).padStart(4, '0')), `numbered without gaps: ${name}`);
+  });
   for (const name of records) {
     const text = readFileSync(join(root, 'docs', 'decisions', name), 'utf8');
     t.regex(text, new RegExp(`^# ${name.slice(0, 4)} `), `${name} is titled with its number`);

@@ -139,6 +139,7 @@ test('a list with a path parameter needs params.path: the types require it, and 
   // @ts-expect-error params.path is required for /trips/{id}/locations
   await t.throwsAsync(walk(paginate(erp, '/trips/{id}/locations', { query: { limit: 2 } })), { instanceOf: TypeError, message: /params\.path\.id is required/ });
   await t.throwsAsync(walk(paginate(erp, '/customers', { query: { limit: 2 }, params: { query: { limit: 3 } } })), { instanceOf: TypeError, message: /not both/ });
+  const untold = { storage: new MemoryCheckpointStore(), params: { path: { system: 'canonical' } } };
   // @ts-expect-error DMS flags have no updatedSince: the poller must be told their feed parameter and record field
-  t.truthy(createChangeFeedPoller(erp, '/dms/{system}/flags', { storage: new MemoryCheckpointStore(), params: { path: { system: 'canonical' } } }));
+  t.truthy(createChangeFeedPoller(erp, '/dms/{system}/flags', untold));
 });

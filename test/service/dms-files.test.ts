@@ -16,7 +16,7 @@ import { operatorActor } from '../../server/domain/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useSharedService } from '../support/service.js';
-import { doc, dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
+import { dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
 import { eventually } from '../webhooks/receiver.js';
 import { apiDocument } from '../../server/platform/spec.js';
 

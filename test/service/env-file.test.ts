@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { freePort } from '../../scripts/lib/free-port.js';

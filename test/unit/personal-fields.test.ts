@@ -17,7 +17,7 @@ function markedProperties(): Map<object, string> {
   const found = new Map<object, string>();
   const walk = (node: unknown, path: string): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) { node.forEach((item, i) => walk(item, `${path}/${i}`)); return; }
+    if (Array.isArray(node)) { for (const [i, item] of node.entries()) walk(item, `${path}/${i}`); return; }
     for (const [key, value] of Object.entries(node as Json)) {
       if (key === 'properties' && value && typeof value === 'object') {
         for (const [name, property] of Object.entries(value as Json)) if ((property as Json)?.[PERSONAL_MARK] === true) found.set(property as object, `${path}/properties/${name}`);

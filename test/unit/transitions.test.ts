@@ -111,6 +111,7 @@ function recording(affected: bigint) {
       return { rows: [], numAffectedRows: affected };
     },
     // eslint-disable-next-line require-yield
+    // biome-ignore lint/correctness/useYield: a stub of the driver's interface that the test never calls.
     async *streamQuery() { throw new Error('not used'); },
   };
   const driver: Driver = {

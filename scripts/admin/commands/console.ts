@@ -20,7 +20,10 @@ async function passwordOf(options: { passwordStdin?: boolean }): Promise<{ passw
 }
 
 function report(json: boolean | undefined, result: { organizationId: string; memberId: string; email: string; role: string; password: string | null }): void {
-  if (json) return printJson(result);
+  if (json) {
+    printJson(result);
+    return;
+  }
   printText(
     `Member ${result.memberId} (${result.email}, ${result.role}) can sign in to the console at /console.`,
     ...(result.password ? [`Password (shown once, not stored): ${result.password}`] : []),

@@ -13,7 +13,7 @@ import { ROUTES, requireReference } from '../../platform/resources/references.js
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { priceGroupsWithPrices } from '../prices/repository.js';
-import { toCustomer, type Customer } from './representation.js';
+import { toCustomer } from './representation.js';
 import { customerTable } from './repository.js';
 
 type CustomerFields = components['schemas']['CustomerFields'];

@@ -158,7 +158,7 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
 /** One document in its own transaction, after its question to the accounting system (outside any transaction). */
 async function processOne(runner: DmsRunner, organizationId: string, id: string, contextFor: (connectionId: string) => Promise<DmsContext | null>): Promise<number> {
   const peek = await load(runner.db, organizationId, id, false);
-  if (!peek || peek.state !== 'received') return 0;
+  if (peek?.state !== 'received') return 0;
   const context = await contextFor(peek.connectionId);
   if (!context) return 0;
   let refusal: DmsRejection | null = null;
@@ -174,7 +174,7 @@ async function processOne(runner: DmsRunner, organizationId: string, id: string,
     }
     return await inTransaction(runner.db, async (tx) => {
       const document = await load(tx, organizationId, id, true);
-      if (!document || document.state !== 'received') return 0; // another job holds it, or it is done
+      if (document?.state !== 'received') return 0; // another job holds it, or it is done
       await postInTransaction(tx, context, document, refusal);
       return 1;
     });

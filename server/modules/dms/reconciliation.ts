@@ -109,9 +109,7 @@ export function computeResult(documents: readonly DayDocument[], listedElsewhere
       if (!found) {
         missing += 1;
         differences.push({ kind: 'missing', message: `Document ${number} is listed by the DMS and never arrived.`, documentNumber: number });
-      } else if (found === settlement) {
-        continue;
-      } else if (found.state !== 'posted') {
+      } else if (found !== settlement && found.state !== 'posted') { // the settlement's own state is judged below
         differences.push(notPosted(found));
         push(notPostedOf, found.document_type, found);
       }

@@ -7,7 +7,7 @@
 // (postEmptiesMovements), then the customer's balance row, then the document number. Voiding takes the same order
 // and ends with the invoice's guarded status UPDATE, so two voids of one invoice cannot both pass.
 import { Decimal } from 'decimal.js';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Actor } from '../../domain/actor.js';
 import { booksClosedThrough, refuseClosedPeriod, refuseDateInClosedPeriod } from '../../domain/periods.js';

@@ -101,7 +101,9 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
 function checkOrderShape(command: CreateOrderCommand): void {
   const shape: FieldError[] = [];
   exactlyOne(shape, command.customerId, command.customer, '/customerId', '/customer');
-  command.lines.forEach((line, i) => exactlyOne(shape, line.productId, line.product, `/lines/${i}/productId`, `/lines/${i}/product`));
+  command.lines.forEach((line, i) => {
+    exactlyOne(shape, line.productId, line.product, `/lines/${i}/productId`, `/lines/${i}/product`);
+  });
   const dateIssue = dateProblem(command.orderDate);
   if (dateIssue) shape.push({ field: '/orderDate', code: 'invalid_field', message: dateIssue });
   if (shape.length > 0) {

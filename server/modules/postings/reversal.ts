@@ -17,7 +17,7 @@ export async function checkReversible(db: Db, settings: ConnectorSettings, organ
   // Submitted to the fiscal system: the reversal is refused for that in its transaction, whatever the accounting says.
   if (rows.some((r) => r.system === 'fiscal' && r.last_attempt_at !== null && (r.status === 'pending' || r.status === 'posted'))) return;
   const row = rows.find((r) => r.system === 'accounting');
-  if (!row || row.status !== 'posted' || row.external_ref === null) return;
+  if (row?.status !== 'posted' || row.external_ref === null) return;
   const ref = { document: { ...document, number: row.document_number }, type: row.external_type, id: row.external_ref };
   const connection = await readConnection(db, organizationId, 'accounting');
   if (!connection) throw new ApiError('invalid_state', heldMessage(ref.document, ref.type, ref.id, what));

@@ -43,7 +43,7 @@ export interface PostingRunner {
 type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string; operation: string;
   status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; related_refs: string[] | null; created_at: Date };
 
-type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | void>>;
+type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | undefined>>;
 
 /** What one attempt came to (tests and the bench read it). */
 export type AttemptOutcome = 'done' | 'busy' | 'waiting' | 'posted' | 'retrying' | 'failed' | 'submitted';
@@ -51,7 +51,7 @@ export type AttemptOutcome = 'done' | 'busy' | 'waiting' | 'posted' | 'retrying'
 export async function runPosting(runner: PostingRunner, job: PostingJob): Promise<AttemptOutcome> {
   const claimed = await inTransaction(runner.db, (tx) => claim(runner, tx, job));
   if (typeof claimed === 'string') return claimed;
-  let result: ConnectorResult<AccountingRef | FiscalAnswer | void>;
+  let result: ConnectorResult<AccountingRef | FiscalAnswer | undefined>;
   try {
     result = await claimed.call();
   } catch (error) {
@@ -71,7 +71,7 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
     .select((eb) => eb.exists(eb.selectFrom('service_processes as p').select('p.id').whereRef('p.id', '=', 'external_postings.claimed_by')
       .where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())).as('claim_alive'))
     .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).forUpdate().executeTakeFirst();
-  if (!row || row.status !== 'pending') return 'done';
+  if (row?.status !== 'pending') return 'done';
   if (row.claimed_by !== null && row.claim_alive) return 'busy'; // another job of the same posting is calling right now
   const subject = subjectOf(row.document_type);
   const connection = await readConnection(tx, row.organization_id, row.system as 'accounting' | 'fiscal');
@@ -130,7 +130,7 @@ async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingS
 }
 
 /** The system's answer, recorded under the row's lock with the document's block and its event. */
-async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: ConnectorResult<AccountingRef | FiscalAnswer | void>): Promise<AttemptOutcome> {
+async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: ConnectorResult<AccountingRef | FiscalAnswer | undefined>): Promise<AttemptOutcome> {
   const row = await tx.selectFrom('external_postings').select(['status'])
     .where('organization_id', '=', claimed.organization_id).where('id', '=', claimed.id).forUpdate().executeTakeFirstOrThrow();
   if (row.status !== 'pending') return 'done';

@@ -9,7 +9,7 @@ import { columnsOf } from './master-data.js';
 import { SALESPEOPLE, requireReference, referenceProblem } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { referencedLocation } from '../locations/repository.js';
-import { toRoute, type Route } from './representation.js';
+import { toRoute } from './representation.js';
 import { ROUTE_FIELDS, routeTable } from './repository.js';
 
 type RouteUpsert = components['schemas']['RouteUpsert'];

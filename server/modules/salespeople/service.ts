@@ -12,7 +12,7 @@ import { resourceService } from '../../platform/resources/service.js';
 import { columnsOf } from '../routes/master-data.js';
 import { MEMBERS, ROUTES, requireReference } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
-import { toSalesperson, type Salesperson } from './representation.js';
+import { toSalesperson } from './representation.js';
 import { SALESPERSON_FIELDS, salespersonTable } from './repository.js';
 
 type SalespersonUpsert = components['schemas']['SalespersonUpsert'];

@@ -251,7 +251,11 @@ export function checkLines(facts: LineFacts, lines: readonly { productId: string
   });
   // A transfer's locations are in its header (one field each), an adjustment's on its lines.
   const locationFields = new Map<string, string>(); // field -> location id, each field once
-  lines.forEach((line, i) => line.locationIds.forEach((id, j) => locationFields.set(headerLocationFields?.[j] ?? `/lines/${i}/locationId`, id)));
+  lines.forEach((line, i) => {
+    line.locationIds.forEach((id, j) => {
+      locationFields.set(headerLocationFields?.[j] ?? `/lines/${i}/locationId`, id);
+    });
+  });
   for (const [field, id] of locationFields) {
     const active = locations.get(id);
     if (active === undefined) other.push({ field, code: 'location_not_found', message: `there is no location ${id} in this organisation` });

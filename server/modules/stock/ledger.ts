@@ -219,9 +219,10 @@ async function lockValuations(tx: Transaction<DB>, organizationId: string, produ
     .values(productIds.map((productId) => ({ organization_id: organizationId, product_id: productId, quantity: 0, average_cost: '0' })))
     .onConflict((conflict) => conflict.doNothing())
     .execute();
+  // Locked in byte order, as `compare` sorts (the builder has no COLLATE).
   const rows = await tx.selectFrom('stock_valuations').select(['product_id', 'quantity', 'average_cost'])
     .where('organization_id', '=', organizationId).where('product_id', 'in', productIds)
-    .orderBy(sql`product_id COLLATE "C"`).forUpdate().execute(); // byte order, as `compare` sorts
+    .orderBy(sql`product_id COLLATE "C"`).forUpdate().execute();
   return new Map(rows.map((row) => [row.product_id, { quantity: row.quantity, averageCost: new Cost(row.average_cost) }]));
 }
 

@@ -19,7 +19,7 @@ import type { Tx } from '../../platform/database/transaction.js';
 import { getAccounts } from '../../platform/access/accounts.js';
 import { localTimeIn } from '../../platform/clock.js';
 import { roundToCurrency } from '../../domain/money.js';
-import { type AccountingBill, type AccountingJournalEntry, type AccountingLine } from '../../connectors/types.js';
+import type { AccountingBill, AccountingJournalEntry, AccountingLine } from '../../connectors/types.js';
 import type { PostingBlock, PostingSubject } from '../../connectors/subjects.js';
 
 /** The accounts a stock journal names (as QuickBooks spells its defaults). */

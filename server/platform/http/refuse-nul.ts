@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { ApiError } from '../errors/api-error.js';
 import { firstStringMatching } from './first-string.js';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is the very character this guard looks for.
 const NUL = /\u0000/;
 
 /**

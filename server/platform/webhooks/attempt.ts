@@ -50,7 +50,7 @@ export async function attemptDelivery(db: Db, settings: AttemptSettings, claim: 
     return failed('the object could not be read; retried later');
   }
 
-  let destination;
+  let destination: Awaited<ReturnType<typeof resolveDestination>>;
   try {
     destination = await resolveDestination(row.url, settings.policy);
   } catch (error) {

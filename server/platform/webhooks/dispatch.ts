@@ -39,8 +39,9 @@ export async function dispatchEvents(db: Db, deliverableTypes: readonly string[]
       .map((endpoint) => ({ organization_id: event.organization_id, endpoint_id: endpoint.id, event_id: event.id, event_type: event.type })));
     let deliveries = 0;
     if (matches.length > 0) {
+      // Due now by the database's clock (the builder has no bare function value).
       const created = await tx.insertInto('webhook_deliveries')
-        .values(matches.map((match) => ({ ...match, id: newId('whd'), status: 'pending', next_attempt_at: sql<Date>`now()` }))) // the database's clock
+        .values(matches.map((match) => ({ ...match, id: newId('whd'), status: 'pending', next_attempt_at: sql<Date>`now()` })))
         .onConflict((conflict) => conflict.columns(['organization_id', 'endpoint_id', 'event_id']).doNothing())
         .returning(['organization_id', 'id', 'endpoint_id'])
         .execute();

@@ -47,7 +47,7 @@ export async function recordOutcome(db: Db, claim: ClaimedDelivery, outcome: Sen
       .where('organization_id', '=', claim.organizationId).where('id', '=', claim.endpointId)
       .returning(['consecutive_failures', 'enabled', 'url'])
       .executeTakeFirst();
-    if (!endpoint || !endpoint.enabled || endpoint.consecutive_failures < disableAfter) return { status, endpointDisabled: false };
+    if (!endpoint?.enabled || endpoint.consecutive_failures < disableAfter) return { status, endpointDisabled: false };
     const reason = `${endpoint.consecutive_failures} consecutive events failed to deliver (last: ${outcome.error ?? 'no answer'})`;
     await tx.updateTable('webhook_endpoints')
       .set((eb) => ({ enabled: false, disabled_reason: reason, disabled_at: eb.fn('now'), updated_at: eb.fn('now') }))

@@ -235,7 +235,7 @@ async function create(tx: SimTx, realm: string, entity: Entity, body: Record<str
         if (link.TxnType !== 'Invoice') throw new Fault('6000', 'A business validation error has occurred while processing your request', `Business Validation Error: a payment links only to invoices here, not ${link.TxnType}.`);
         const invoice = await tx.selectFrom('qbo_entities').select(['balance', 'status']).where('realm_id', '=', realm).where('entity', '=', 'Invoice')
           .where('id', '=', String(link.TxnId)).forUpdate().executeTakeFirst();
-        if (!invoice || invoice.status !== 'active') throw new Fault('610', 'Object Not Found', `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees. Invoice ${link.TxnId}`, 400, 'LinkedTxn');
+        if (invoice?.status !== 'active') throw new Fault('610', 'Object Not Found', `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees. Invoice ${link.TxnId}`, 400, 'LinkedTxn');
         if (amount.greaterThan(invoice.balance)) throw new Fault('6000', 'A business validation error has occurred while processing your request', `Business Validation Error: the payment of ${amount.toFixed()} is more than invoice ${link.TxnId}'s open balance of ${new Decimal(invoice.balance).toFixed()}.`);
         await tx.updateTable('qbo_entities').set({ balance: new Decimal(invoice.balance).minus(amount).toFixed() })
           .where('realm_id', '=', realm).where('id', '=', String(link.TxnId)).execute();

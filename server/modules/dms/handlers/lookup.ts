@@ -83,7 +83,7 @@ export async function vanOfRoute(tx: Tx, organizationId: string, route: { route_
 export async function badStockOfVan(tx: Tx, organizationId: string, van: LocationFacts): Promise<LocationFacts> {
   const code = van.code.replace(/-G$/, '-B');
   const row = await findLocation(tx, organizationId, code);
-  if (!row || !row.active) throw new DmsRejection('R03', `No active bad-stock location ${code} for the van ${van.code}; set it up, then re-process.`);
+  if (!row?.active) throw new DmsRejection('R03', `No active bad-stock location ${code} for the van ${van.code}; set it up, then re-process.`);
   return row;
 }
 

@@ -10,7 +10,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';

@@ -1,7 +1,9 @@
 // The one list of the service's modules. Everything a module adds (routes, the events it writes and how a webhook
-// reads their records, the documents it posts to the external systems and what it does when a posting settles,
-// background jobs) comes from its manifest; adding a module is one line here.
+// reads their records, its document types and their lifecycles, the documents it posts to the external systems and
+// what it does when a posting settles, background jobs) comes from its manifest; adding a module is one line here.
 import type { ModuleManifest } from '../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../connectors/subjects.js';
+import { documentRegistryOf, installDocumentRegistry, type DocumentDeclarations, type DocumentRegistry } from '../domain/documents/registry.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
 import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
 import { systemModule } from '../modules/system/manifest.js';
@@ -25,7 +27,10 @@ import { paymentsModule } from '../modules/payments/manifest.js';
 import { postingsModule } from '../modules/postings/manifest.js';
 import { dmsModule } from '../modules/dms/manifest.js';
 
-export const MODULES: readonly ModuleManifest[] = [
+/** A module's manifest with what it may offer the others through the composed registries. */
+export type ComposedManifest = ModuleManifest & PostingDeclarations & DocumentDeclarations;
+
+export const MODULES: readonly ComposedManifest[] = [
   systemModule,
   customersModule,
   productsModule,
@@ -71,3 +76,9 @@ export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects);
  * module as this list loads: every process that posts (the service, the operator CLI, the bench) is composed from it.
  */
 export const postingRegistry: PostingRegistry = installPostingRegistry(postingRegistryOf(MODULES));
+
+/**
+ * The service's document registry: every module's document types with their lifecycles. Installed as this list loads,
+ * as the posting registry is (the customer account reads the invoice's lifecycle there).
+ */
+export const documentRegistry: DocumentRegistry = installDocumentRegistry(documentRegistryOf(MODULES));

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 

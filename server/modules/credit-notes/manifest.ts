@@ -1,5 +1,8 @@
 // Credit notes: issue (applied at once), cancel, reads. Its events carry the credit note as GET answers it.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import { creditNoteLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { CREDIT_NOTE_CANCELLED, CREDIT_NOTE_CREATED } from './documents.js';
@@ -17,8 +20,9 @@ const creditNoteObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/credit-notes/${encodeURIComponent(id)}`,
 };
 
-export const creditNotesModule: ModuleManifest = {
+export const creditNotesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations = {
   name: 'credit-notes',
+  documentTypes: [documentType(creditNoteLifecycle)],
   postingSubjects: [creditNotePosting],
   routes: ({ db, connectors }) => creditNoteRoutes(db, connectors),
   webhookObjects: {

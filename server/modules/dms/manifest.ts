@@ -3,6 +3,7 @@
 // flags pull (routes.ts), the job that posts due documents (process.ts, sent by dispatch.ts), and the flag as the
 // object of dms.document.flagged.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../postings/subject.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -44,7 +45,7 @@ const reconciliationObject: WebhookObjectSource = {
   },
 };
 
-export const dmsModule: ModuleManifest = {
+export const dmsModule: ModuleManifest & PostingDeclarations = {
   name: 'dms',
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).

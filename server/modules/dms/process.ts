@@ -10,7 +10,7 @@
 // accounting posting is pending the new version waits with the spec's note; the reversal rules themselves (held by
 // the accounting system -> R09 naming what to void by hand; fiscal -> R09) come from the document modules.
 import { sql } from 'kysely';
-import type { DmsConnectionActor } from '../../domain/actor.js';
+import type { DmsConnectionActor } from '../../platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../platform/access/organizations.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';

@@ -1,5 +1,8 @@
 // Invoices: create and post, void, reads, and the customer account ledger they write. Its events carry the invoice.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import { invoiceLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { INVOICE_CREATED, INVOICE_UPDATED, INVOICE_VOIDED } from './documents.js';
@@ -17,8 +20,9 @@ const invoiceObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/invoices/${encodeURIComponent(id)}`,
 };
 
-export const invoicesModule: ModuleManifest = {
+export const invoicesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations = {
   name: 'invoices',
+  documentTypes: [documentType(invoiceLifecycle)],
   postingSubjects: [invoicePosting],
   routes: ({ db, connectors }) => invoiceRoutes(db, connectors),
   webhookObjects: {

@@ -13,8 +13,8 @@
 import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
-import { planReversal, queuePostingsOf, type ReversalOptions } from '../../domain/postings.js';
+import type { Actor } from '../../platform/access/actor.js';
+import { planReversal, queuePostingsOf, type ReversalOptions } from '../postings/queue.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -22,7 +22,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
 import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry } from '../invoices/account.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry } from '../customer-account/ledger.js';
 import { paymentLifecycle, type PaymentStatus } from './lifecycle.js';
 import { PAYMENT_COLLECTION } from './repository.js';
 

@@ -1,6 +1,9 @@
 // Payments (collections): record, reverse, reads. Their account entries go through the invoices module's customer
 // account (account.ts). Its events carry the receipt.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import { paymentLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { PAYMENT_CREATED, PAYMENT_REVERSED } from './documents.js';
@@ -18,8 +21,9 @@ const paymentObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/payments/${encodeURIComponent(id)}`,
 };
 
-export const paymentsModule: ModuleManifest = {
+export const paymentsModule: ModuleManifest & PostingDeclarations & DocumentDeclarations = {
   name: 'payments',
+  documentTypes: [documentType(paymentLifecycle)],
   postingSubjects: [paymentPosting],
   routes: ({ db, connectors }) => paymentRoutes(db, connectors),
   webhookObjects: {

@@ -2,6 +2,7 @@
 // `settlement.closed` carries the sheet as GET /trips/{id}/settlement returns it; one over 256 KB (a van of many
 // products) goes out as the truncated record, whose fetch is that path.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../postings/subject.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { settlementRoutes } from './routes.js';
@@ -14,7 +15,7 @@ export const settlementObject: WebhookObjectSource = {
   fetchPath: (_id, record) => `${API_BASE_PATH}/trips/${encodeURIComponent(String(record.tripId))}/settlement`,
 };
 
-export const settlementsModule: ModuleManifest = {
+export const settlementsModule: ModuleManifest & PostingDeclarations = {
   name: 'settlements',
   postingSubjects: [settlementPosting],
   routes: ({ db }) => settlementRoutes(db),

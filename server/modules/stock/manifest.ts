@@ -2,6 +2,7 @@
 // ledger, the stock.movement.created event of every inventory document, and their postings to the accounting system
 // (posting.ts: a JournalEntry at cost, or a supplier's Bill).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../postings/subject.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import { OBJECT_LIMIT_BYTES, type WebhookObject } from '../../platform/webhooks/objects.js';
 import { STOCK_MOVEMENT_CREATED } from './documents.js';
@@ -10,7 +11,7 @@ import { findStockDocument } from './repository.js';
 import { toStockDocument } from './representation.js';
 import { stockRoutes } from './routes.js';
 
-export const stockModule: ModuleManifest = {
+export const stockModule: ModuleManifest & PostingDeclarations = {
   name: 'stock',
   routes: ({ db }) => stockRoutes(db),
   postingSubjects: [stockDocumentPosting],

@@ -1,7 +1,7 @@
 // What a document handler gets and gives: the document (with the earlier version it replaces, when that one was
 // posted) and the connection's context in; out, the record it posted to, the document whose accounting posting its
 // flag follows, and the wait keys it satisfies (documents waiting for them are tried again at once).
-import type { DmsConnectionActor } from '../../../domain/actor.js';
+import type { DmsConnectionActor } from '../../../platform/access/actor.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import type { DmsDocumentJson } from '../canonical.js';
 import type { DmsConnectionRow } from '../connections.js';

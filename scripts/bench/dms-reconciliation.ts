@@ -15,6 +15,8 @@ import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { reconcileDue } from '../../server/modules/dms/reconciliation.js';
+// The registries the DMS and the posting functions read (the DMS handlers, the postings, the document types).
+import '../../server/composition/modules.js';
 
 export interface DmsReconciliationFigures {
   salesmen: number;

@@ -4,6 +4,10 @@
 // object of dms.document.flagged.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { PostingDeclarations } from '../postings/subject.js';
+import type { DmsDeclarations } from './handlers/types.js';
+import { customer, price, product, reasonCode, salesman, warehouse } from './handlers/master-data.js';
+import { dailyTotals } from './handlers/day-close.js';
+import { inventorySummary } from './handlers/inventory.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -45,8 +49,13 @@ const reconciliationObject: WebhookObjectSource = {
   },
 };
 
-export const dmsModule: ModuleManifest & PostingDeclarations = {
+export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'dms',
+  // The documents the DMS maps itself: master data (onto the master data modules' functions), its reason codes, the
+  // inventory summary and daily totals (kept with the document). The modules declare theirs (their dms.ts).
+  dmsHandlers: {
+    customer, product, price, salesman, warehouse, reason_code: reasonCode, inventory_summary: inventorySummary, daily_totals: dailyTotals,
+  },
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).
   postingListeners: [followAccountingPosting],

@@ -1,5 +1,6 @@
 // Invoices: create and post, void, reads, and the customer account ledger they write. Its events carry the invoice.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { DmsDeclarations } from '../dms/handlers/types.js';
 import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
 import type { PostingDeclarations } from '../postings/subject.js';
 import { invoiceLifecycle } from './lifecycle.js';
@@ -10,6 +11,7 @@ import { invoicePosting } from './posting.js';
 import { findInvoice } from './repository.js';
 import { toInvoice } from './representation.js';
 import { invoiceRoutes } from './routes.js';
+import { saleInvoice } from './dms.js';
 
 /** Every invoice event carries the invoice as GET /invoices/{id} answers it. */
 const invoiceObject: WebhookObjectSource = {
@@ -20,8 +22,10 @@ const invoiceObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/invoices/${encodeURIComponent(id)}`,
 };
 
-export const invoicesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations = {
+export const invoicesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
   name: 'invoices',
+  // The DMS documents it maps onto its posting functions (dms.ts).
+  dmsHandlers: { sale_invoice: saleInvoice },
   documentTypes: [documentType(invoiceLifecycle)],
   postingSubjects: [invoicePosting],
   routes: ({ db, connectors }) => invoiceRoutes(db, connectors),

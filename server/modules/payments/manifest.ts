@@ -1,6 +1,7 @@
 // Payments (collections): record, reverse, reads. Their account entries go through the invoices module's customer
 // account (account.ts). Its events carry the receipt.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { DmsDeclarations } from '../dms/handlers/types.js';
 import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
 import type { PostingDeclarations } from '../postings/subject.js';
 import { paymentLifecycle } from './lifecycle.js';
@@ -11,6 +12,7 @@ import { PAYMENT_UPDATED, paymentPosting } from './posting.js';
 import { findPayment } from './repository.js';
 import { toPayment } from './representation.js';
 import { paymentRoutes } from './routes.js';
+import { chequeProcessing, customerCollection } from './dms.js';
 
 /** Every payment event carries the receipt as GET /payments/{id} answers it. */
 const paymentObject: WebhookObjectSource = {
@@ -21,8 +23,10 @@ const paymentObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/payments/${encodeURIComponent(id)}`,
 };
 
-export const paymentsModule: ModuleManifest & PostingDeclarations & DocumentDeclarations = {
+export const paymentsModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
   name: 'payments',
+  // The DMS documents it maps onto its posting functions (dms.ts).
+  dmsHandlers: { customer_collection: customerCollection, cheque_processing: chequeProcessing },
   documentTypes: [documentType(paymentLifecycle)],
   postingSubjects: [paymentPosting],
   routes: ({ db, connectors }) => paymentRoutes(db, connectors),

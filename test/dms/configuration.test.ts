@@ -121,7 +121,10 @@ test('R03: a product that does not track stock on a document that moves stock is
   // The DMS sends the product again, tracking stock (a new version of master data updates the product).
   t.is((await shop.push({ ...masterData.water, body: { ...masterData.water.body, tracksStock: true } }))[0]!.state, 'posted');
   const [after] = await reprocessR03(shop, [flag!.documentId]);
-  t.like(after, { state: 'posted', mikonoRef: { table: 'stock_documents' } });
+  // Applied, and held for its Bill in QuickBooks (its flag follows that posting, decision 0046).
+  t.like(after, { state: 'received', note: ACCOUNTING_NOTE });
+  const row = await world.db.selectFrom('dms_documents').select(['mikono_table', 'accounting_type']).where('organization_id', '=', shop.organizationId).where('id', '=', flag!.documentId).executeTakeFirstOrThrow();
+  t.deepEqual(row, { mikono_table: 'stock_documents', accounting_type: 'stock_document' });
 });
 
 test('R03: with an accounting connection, a company invoice whose supplier has no vendor is rejected naming --vendor, and posts once the vendor is mapped', async (t) => {
@@ -134,5 +137,8 @@ test('R03: with an accounting connection, a company invoice whose supplier has n
 
   await setAccounts(world.db, shop.organizationId, { vendors: { SUP02: 'Crown Beverages Ltd' } });
   const [after] = await reprocessR03(shop, [flag!.documentId]);
-  t.like(after, { state: 'posted', mikonoRef: { table: 'stock_documents' } });
+  // Applied, and held for its Bill in QuickBooks (its flag follows that posting, decision 0046).
+  t.like(after, { state: 'received', note: ACCOUNTING_NOTE });
+  const row = await world.db.selectFrom('dms_documents').select(['mikono_table', 'accounting_type']).where('organization_id', '=', shop.organizationId).where('id', '=', flag!.documentId).executeTakeFirstOrThrow();
+  t.deepEqual(row, { mikono_table: 'stock_documents', accounting_type: 'stock_document' });
 });

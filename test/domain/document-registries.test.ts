@@ -13,7 +13,8 @@ import { saleInvoice } from '../../server/modules/invoices/dms.js';
 test('each document type with a lifecycle is declared by its own module, and the registry gives its table', (t) => {
   const owners = MODULES.flatMap((module) => (module.documentTypes ?? []).map((declared) => [declared.type, module.name]));
   t.deepEqual(owners, [['invoice', 'invoices'], ['trip', 'trips'], ['order', 'orders'], ['credit_note', 'credit-notes'], ['payment', 'payments']]);
-  t.is(documentTypeOf('invoice').lifecycle, invoiceLifecycle as unknown);
+  t.is(documentRegistry.get('invoice'), documentTypeOf('invoice'));
+  t.is(documentTypeOf('invoice').lifecycle as unknown, invoiceLifecycle);
   t.is(documentRegistry.size, 5);
   t.throws(() => documentTypeOf('invoices'), { message: 'No module declares the document type invoices (documentTypes in its manifest).' });
   t.throws(() => documentRegistryOf([{ name: 'invoices', documentTypes: [documentType(invoiceLifecycle)] }, { name: 'copy', documentTypes: [documentType(invoiceLifecycle)] }]),

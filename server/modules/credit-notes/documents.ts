@@ -1,5 +1,5 @@
 // The posting functions of credit notes: issue (applied at once) and cancel. Each runs in the caller's transaction
-// and writes the credit note, its lines, its customer account entries (through the invoices module's account), the
+// and writes the credit note, its lines, its customer account entries (through the customer-account module), the
 // balances they move, its number, its codes and its events, or nothing at all. REST routes, the returns module
 // (a return's credit note) and (later) the DMS handler call these same functions.
 //

@@ -1,4 +1,5 @@
-// Invoices: create and post, void, reads, and the customer account ledger they write. Its events carry the invoice.
+// Invoices: create and post, void, reads (the customer account they post to is a module of its own, customer-account),
+// the invoice's lifecycle and the DMS's CS invoices (dms.ts). Its events carry the invoice.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { DmsDeclarations } from '../dms/handlers/types.js';
 import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';

@@ -1,6 +1,6 @@
 // The posting functions of collections: record a payment (one receipt per invoice it pays, one for a rest left on
 // the customer's account) and reverse one receipt. Each runs in the caller's transaction and writes the receipts,
-// their customer account entries, the balances those move (through the invoices module's account.ts), the
+// their customer account entries, the balances those move (through the customer-account module), the
 // invoices' statuses and the events, or nothing at all. REST routes, the sandbox and (later) the DMS handler call
 // these same functions.
 //

@@ -1,5 +1,5 @@
-// Payments (collections): record, reverse, reads. Their account entries go through the invoices module's customer
-// account (account.ts). Its events carry the receipt.
+// Payments (collections): record, reverse, reads. Their account entries go through the customer account
+// (the customer-account module). Its events carry the receipt.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { DmsDeclarations } from '../dms/handlers/types.js';
 import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';

@@ -1,12 +1,13 @@
 // What a module declares about itself. server/composition/modules.ts lists the modules; everything a module adds to
-// the service (its routes, the events it writes, how a webhook reads the record an event names, the documents it
-// posts to the external systems and what it does when a posting settles, its background jobs) comes from
-// its manifest, so adding a module is one line there and nothing else changes.
+// the service (its routes, the events it writes, how a webhook reads the record an event names, its document types,
+// the documents it posts to the external systems and what it does when a posting settles, the DMS documents it maps,
+// its background jobs) comes from its manifest, so adding a module is one line there and nothing else changes.
 //
 // The platform declares what every module may add (routes, webhook objects, jobs). What modules offer one another
 // through the composed registry is declared by the layer that owns its contract, as an interface a manifest adds to
 // this one: posting subjects and listeners (PostingDeclarations, server/connectors/subjects.ts), document types with
-// their lifecycles (DocumentDeclarations, server/domain/documents/registry.ts). So the platform imports nothing above it.
+// their lifecycles (DocumentDeclarations, server/domain/documents/registry.ts), the DMS documents a module maps
+// (DmsDeclarations, server/modules/dms/handlers/types.ts). So the platform imports nothing above it.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config.js';

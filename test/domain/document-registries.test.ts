@@ -27,7 +27,8 @@ test('each DMS documentType is mapped by the module it posts to, and the DMS rea
     van_replenishment: 'stock', van_stock_out: 'stock', stock_adjustment: 'stock', company_invoice: 'stock',
     sale_invoice: 'invoices', credit_note: 'credit-notes', sale_return: 'returns', route_settlement: 'settlements',
     customer_collection: 'payments', cheque_processing: 'payments',
-    customer: 'dms', product: 'dms', price: 'dms', salesman: 'dms', warehouse: 'dms', reason_code: 'dms', inventory_summary: 'dms', daily_totals: 'dms',
+    customer: 'customers', product: 'products', price: 'prices', salesman: 'routes', warehouse: 'locations',
+    reason_code: 'dms', inventory_summary: 'dms', daily_totals: 'dms',
   });
   t.is(dmsHandlers.size, 18);
   t.is(handlerOf('sale_invoice'), saleInvoice);
@@ -38,7 +39,7 @@ test('each DMS documentType is mapped by the module it posts to, and the DMS rea
 
 test('no file of the DMS imports a module that maps its own DMS documents: they plug in through the registry', async (t) => {
   const mapping = MODULES.filter((module) => module.name !== 'dms' && Object.keys(module.dmsHandlers ?? {}).length > 0).map((module) => module.name);
-  t.deepEqual(mapping.sort(), ['credit-notes', 'invoices', 'payments', 'returns', 'settlements', 'stock']);
+  t.deepEqual(mapping.sort(), ['credit-notes', 'customers', 'invoices', 'locations', 'payments', 'prices', 'products', 'returns', 'routes', 'settlements', 'stock']);
   const root = path.resolve('server/modules/dms');
   const files = (await readdir(root, { recursive: true })).filter((name) => name.endsWith('.ts'));
   t.true(files.length > 20, `read ${files.length} files`);

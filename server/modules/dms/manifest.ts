@@ -5,7 +5,7 @@
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
 import type { PostingDeclarations } from '../postings/subject.js';
 import type { DmsDeclarations } from './handlers/types.js';
-import { customer, price, product, reasonCode, salesman, warehouse } from './handlers/master-data.js';
+import { reasonCode } from './handlers/master-data.js';
 import { dailyTotals } from './handlers/day-close.js';
 import { inventorySummary } from './handlers/inventory.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
@@ -51,11 +51,9 @@ const reconciliationObject: WebhookObjectSource = {
 
 export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'dms',
-  // The documents the DMS maps itself: master data (onto the master data modules' functions), its reason codes, the
-  // inventory summary and daily totals (kept with the document). The modules declare theirs (their dms.ts).
-  dmsHandlers: {
-    customer, product, price, salesman, warehouse, reason_code: reasonCode, inventory_summary: inventorySummary, daily_totals: dailyTotals,
-  },
+  // The documents the DMS keeps itself: its reason codes, the inventory summary and daily totals (kept with the
+  // document). The modules declare the documents they post (their dms.ts).
+  dmsHandlers: { reason_code: reasonCode, inventory_summary: inventorySummary, daily_totals: dailyTotals },
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).
   postingListeners: [followAccountingPosting],

@@ -5,9 +5,10 @@
 // scripts that tests start as child processes are compiled first, as `npm run build` compiles them (scripts/build.mjs),
 // into this run's own directory (docs/decisions/0017-test-child-processes-from-bundles.md, 0028).
 // Ends with the ten slowest test files and one plain line `N passed, N failed`, and exits non-zero on any failure or
-// when no test ran.
+// when no test ran. Files start longest first (ava.compiled.config.mjs, from test/durations.json), so that a long
+// file does not start last and run alone at the end; `--update-durations` rewrites that file from a whole run.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,11 +16,16 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/platform/database/embedded-postgres.js';
 import { applyMigrations } from '../server/platform/database/migrations.js';
 import { installJobsSchema } from '../server/platform/jobs/jobs.js';
+import { pino } from 'pino';
+import { loadConfig } from '../server/platform/config.js';
+import { startService, type RunningService } from '../server/composition/service.js';
+import { TEST_SECRETS } from '../test/support/secrets.js';
 import { freePort } from './lib/free-port.js';
 import { build } from './build.mjs';
 import { compileTests } from './lib/compile-tests.mjs';
 
 const templateName = `erp_test_template_${process.pid}`;
+const sharedName = `erp_test_shared_${process.pid}`;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside node_modules, so that the bundles' imports of packages resolve as the sources' do; one per run, so that a
 // test never runs what another run or an `npm start` in the same checkout compiled.
@@ -28,6 +34,7 @@ const bundleDir = join(root, 'node_modules', '.cache', `erp-test-bundles-${proce
 // repository), one directory per run, removed after it.
 const compiledDir = join('.test-build', String(process.pid));
 let embedded: EmbeddedPostgres | null = null;
+let shared: RunningService | null = null;
 let scratchDir: string | null = null;
 let serverUrl: URL;
 
@@ -44,7 +51,8 @@ const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname
 let exitCode = 1;
 try {
   const bundled = build({ root, outDir: bundleDir });
-  const args = process.argv.slice(2);
+  const updateDurations = process.argv.includes('--update-durations');
+  const args = process.argv.slice(2).filter((arg) => arg !== '--update-durations');
   // Test files and folders named on the command line (`test/http/customers.test.ts`, `test/release/`); all by default.
   const named = args.filter((arg) => /\.test\.ts$/.test(arg) || (existsSync(arg) && statSync(arg).isDirectory()));
   const testFiles = named.length > 0
@@ -58,6 +66,7 @@ try {
   await applyMigrations(pool);
   await pool.end();
   await installJobsSchema(urlOf(templateName));
+  shared = await startSharedService();
   await bundled;
   const compiledFiles = await compiled;
 
@@ -69,12 +78,21 @@ try {
     TEST_POSTGRES_URL: urlOf('postgres'),
     TEST_TEMPLATE_DATABASE: templateName,
     TEST_BUNDLE_DIR: bundleDir,
+    TEST_SHARED_SERVICE_URL: shared.url!,
+    TEST_SHARED_DATABASE_URL: urlOf(sharedName),
   });
-  printSlowestFiles(counts.seen, counts.startedAt);
+  const spans = fileSpans(counts.seen, counts.startedAt);
+  printSlowestFiles(spans);
+  if (updateDurations) {
+    if (named.length > 0 || counts.failed > 0) console.error('--update-durations: not written (only a whole run without failures rewrites test/durations.json)');
+    else writeDurations(spans);
+  }
   console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
   exitCode = counts.failed === 0 && counts.passed > 0 && counts.exitCode === 0 ? 0 : 1;
   if (counts.passed === 0) console.error('No test ran.');
 } finally {
+  await shared?.stop().catch((error: Error) => console.error(`the shared test service did not stop: ${error.message}`));
+  await admin(`DROP DATABASE IF EXISTS "${sharedName}" WITH (FORCE)`).catch(() => {});
   await admin(`DROP DATABASE IF EXISTS "${templateName}" WITH (FORCE)`).catch(() => {});
   await embedded?.stop();
   rmSync(bundleDir, { recursive: true, force: true });
@@ -82,6 +100,22 @@ try {
   if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
 }
 process.exit(exitCode);
+
+/**
+ * The run's one long-lived service (test/support/service.ts, useSharedService), on its own clone of the template: the
+ * files that need only its HTTP and its database share it, each with organisations of its own, instead of each
+ * cloning a database and starting a service. It runs as a test's service does (responses validated, the test
+ * secrets, the run's business clock, no sandbox, no scheduled jobs); it logs only errors, to this run's stderr.
+ */
+async function startSharedService(): Promise<RunningService> {
+  await admin(`CREATE DATABASE "${sharedName}" TEMPLATE "${templateName}"`);
+  const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
+  // Every file on it calls from 127.0.0.1: the budget per address would be the files' together, so it is out of the
+  // way here (test/http/keyless-budget.test.ts proves the budget on a service of its own). Webhook receivers of the
+  // tests listen on 127.0.0.1, so loopback destinations are allowed, as the files that test webhooks set it.
+  const config = loadConfig({ DATABASE_URL: urlOf(sharedName), PORT: '0', LOG_LEVEL: 'error', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ANONYMOUS_RATE_LIMIT: '1000000,1000000', WEBHOOK_ALLOW_LOOPBACK: 'true', ...TEST_SECRETS, ...clock });
+  return startService(config, pino({ level: 'error' }, pino.destination(2)), { scheduledJobs: false });
+}
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: urlOf('postgres') });
@@ -141,19 +175,36 @@ function count(line: string, counts: Counts): void {
 
 
 /**
- * The ten slowest test files, from when their TAP lines came: a file runs from when a worker became free (the last
+ * How long each test file took, from when its TAP lines came: a file runs from when a worker became free (the last
  * line of the file that finished most recently before its own first line) to its last line. An estimate, as ava
- * reports no time per file; enough to see where the run's minutes go.
+ * reports no time per file; enough to see where the run's minutes go, and to start the long files first.
  */
-function printSlowestFiles(seen: Map<string, { first: number; last: number }>, runStart: number): void {
-  if (seen.size < 2) return;
-  const spans = [...seen].map(([file, { first, last }]) => {
-    const freed = [...seen].filter(([other, s]) => other !== file && s.last <= first).map(([, s]) => s.last);
-    const start = freed.length > 0 ? Math.max(...freed) : runStart;
+function fileSpans(seen: Map<string, { first: number; last: number }>, runStart: number): { file: string; seconds: number }[] {
+  const finishes = [...seen.values()].map((s) => s.last).sort((a, b) => a - b);
+  return [...seen].map(([file, { first, last }]) => {
+    let start = runStart;
+    for (const finish of finishes) if (finish < first) start = finish; else break;
     return { file, seconds: (last - start) / 1000 };
-  }).sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+  }).sort((a, b) => b.seconds - a.seconds);
+}
+
+function printSlowestFiles(spans: { file: string; seconds: number }[]): void {
+  if (spans.length < 2) return;
   console.log('\nThe ten slowest test files (seconds, estimated from the TAP stream):');
-  for (const { file, seconds } of spans) console.log(`  ${seconds.toFixed(1).padStart(6)}  ${file}`);
+  for (const { file, seconds } of spans.slice(0, 10)) console.log(`  ${seconds.toFixed(1).padStart(6)}  ${file}`);
+}
+
+/**
+ * test/durations.json: each file's seconds in a whole run (`http/customers.test.ts: 4.8`), read by
+ * ava.compiled.config.mjs to start the longest files first. Only the order matters, so it is refreshed by hand
+ * (`npm test -- --update-durations`) when the suite's shape changes, not on every run.
+ */
+function writeDurations(spans: { file: string; seconds: number }[]): void {
+  const byFile = Object.fromEntries(spans
+    .map(({ file, seconds }) => [`${file.split(' › ').join('/')}.test.ts`, Math.round(seconds * 10) / 10] as const)
+    .sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(join(root, 'test', 'durations.json'), `${JSON.stringify(byFile, null, 2)}\n`);
+  console.log(`test/durations.json: ${spans.length} files`);
 }
 
 /** Every `*.test.ts` below `dir`. */

@@ -11,6 +11,7 @@ try {
     stdout: (text) => { process.stdout.write(text); },
     stderr: (text) => { process.stderr.write(text); },
     env: process.env,
+    stdin: process.stdin,
   })).code;
 } catch (error) {
   process.stderr.write(`error: ${(error as Error).message}\n`); // a .env that cannot be read

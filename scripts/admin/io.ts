@@ -12,6 +12,8 @@ export interface CliIo {
   env: Env;
   /** Set by a command that finishes but must exit non-zero (audit differences, no live worker). */
   exitCode: number;
+  /** Standard input, for the commands that read it (`--password-stdin`); this process's own when left out. */
+  stdin?: () => AsyncIterable<Buffer | string>;
 }
 
 const current = new AsyncLocalStorage<CliIo>();
@@ -22,6 +24,7 @@ const processIo: CliIo = {
   get env() { return process.env; },
   get exitCode() { return typeof process.exitCode === 'number' ? process.exitCode : 0; },
   set exitCode(code: number) { process.exitCode = code; },
+  stdin: () => process.stdin,
 };
 
 /** The run under way: runCli's when inside one, else this process's own streams and environment. */
@@ -31,6 +34,13 @@ export function io(): CliIo {
 
 export function withIo<T>(run: CliIo, body: () => Promise<T>): Promise<T> {
   return current.run(run, body);
+}
+
+/** The run's standard input, read to its end as UTF-8 text. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (io().stdin ?? processIo.stdin!)()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A command that completed but reports a failure by its exit code (1) rather than by an error. */

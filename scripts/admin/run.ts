@@ -19,6 +19,11 @@ export interface RunOptions {
   stderr?: (text: string) => void;
   /** The environment the command reads (DATABASE_URL, DATA_DIR, secrets, ...); process.env when left out. */
   env?: Env;
+  /**
+   * What the command reads on standard input (`console owner|password --password-stdin`): the text itself, or a
+   * stream; this process's stdin when left out (the binary's). Tests give the text: no child process, no pipe.
+   */
+  stdin?: string | Buffer | AsyncIterable<Buffer | string>;
 }
 
 export interface CliResult {
@@ -36,6 +41,7 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
     stderr: (text: string) => { stderr += text; options.stderr?.(text); },
     env: options.env ?? process.env,
     exitCode: 0,
+    stdin: () => inputOf(options.stdin),
   };
   await withIo(run, async () => {
     try {
@@ -45,6 +51,12 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
     }
   });
   return { code: run.exitCode, stdout, stderr };
+}
+
+function inputOf(given: RunOptions['stdin']): AsyncIterable<Buffer | string> {
+  if (given === undefined) return process.stdin;
+  if (typeof given === 'string' || Buffer.isBuffer(given)) return (async function* once() { yield given; })();
+  return given;
 }
 
 function messageOf(error: unknown): string {

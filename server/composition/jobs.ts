@@ -20,6 +20,10 @@ import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processe
 import { loopsTogether } from '../platform/jobs/loop.js';
 import type { WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
+import { purgeEndedSessions } from '../console/sessions.js';
+
+/** The scheduled sweep of the operator console's ended sessions (decision 0047). */
+export const CONSOLE_SESSIONS_PURGE_QUEUE = 'console.sessions.purge';
 
 export function jobDefinitions(context: ModuleContext, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
   const { db, logger } = context;
@@ -30,6 +34,14 @@ export function jobDefinitions(context: ModuleContext, modules: readonly ModuleM
       async handle() {
         const purged = await purgeExpiredIdempotencyKeys(db);
         if (purged > 0) logger.info({ purged }, 'expired idempotency keys purged');
+      },
+    },
+    {
+      queue: CONSOLE_SESSIONS_PURGE_QUEUE,
+      cron: '*/15 * * * *', // a console session ends after 30 idle minutes; this deletes the rows of those never resumed
+      async handle() {
+        const purged = await purgeEndedSessions(db);
+        if (purged > 0) logger.info({ purged }, 'ended console sessions deleted');
       },
     },
     ...modules.flatMap((module) => module.jobs?.(context) ?? []),

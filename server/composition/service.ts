@@ -18,7 +18,7 @@ import { bootstrapSandbox } from '../modules/sandbox/bootstrap.js';
 import { ApiLogWriter } from '../platform/http/api-log.js';
 import { setCursorSigningKey } from '../platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from '../platform/spec.js';
-import type { WebhookDispatcher } from '../platform/webhooks/deliver.js';
+import { deliveryEnqueuer, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
 import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, sweepNeeded, webhookJob } from './jobs.js';
 import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
@@ -26,7 +26,7 @@ import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
 import { startSimulatorServer, type SimulatorServer } from '../connectors/simulators/server.js';
-import { MODULES } from './modules.js';
+import { MODULES, webhookEventTypes } from './modules.js';
 import { withConsole } from '../console/app.js';
 import { setClockOffsetDays } from '../platform/clock.js';
 
@@ -152,7 +152,14 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
         requestTimeout: config.requestTimeoutMs,
         headersTimeout: Math.min(60_000, config.requestTimeoutMs),
         connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs / 2),
-      }, withConsole(app, { db: database.db, apiLog, logger, environment: config.environment, trustProxy: config.trustProxy }));
+      }, withConsole(app, {
+        db: database.db, apiLog, logger, environment: config.environment, trustProxy: config.trustProxy, connectors: connectorSettings,
+        // As `admin webhook` gets them (scripts/admin/commands/webhook.ts): the rules, the sealing key, the job sender.
+        webhooks: {
+          settings: { policy: { allowLoopback: config.webhookAllowLoopback }, secretKey: config.webhookSecretKey, eventTypes: webhookEventTypes },
+          enqueue: deliveryEnqueuer(jobs.sendMany),
+        },
+      }));
       server.keepAliveTimeout = 5_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);

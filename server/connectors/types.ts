@@ -140,6 +140,24 @@ export interface AccountingConnector {
    * a reversal in the service is then refused, naming what to void there by hand. Voided or deleted: not held.
    */
   holds(ref: AccountingRef): Promise<ConnectorResult<boolean>>;
+  /** What the system holds under a ref, as its people would read it there; null when it holds nothing (deleted, or never made). */
+  read(ref: AccountingRef): Promise<ConnectorResult<AccountingHeld | null>>;
+}
+
+/** A document as the accounting system holds it (the operator console shows it beside the service's posting). */
+export interface AccountingHeld {
+  type: AccountingType;
+  id: string;
+  /** Its number there (DocNumber; a payment's PaymentRefNum), null when it has none. */
+  docNumber: string | null;
+  txnDate: string | null;
+  /** Its total there, as a decimal string (0 once voided). */
+  total: Amount;
+  currency: string | null;
+  /** What is still open on it (invoices), null when the system keeps no balance for the type. */
+  balance: Amount | null;
+  /** `voided` (kept with its amounts zeroed), `deposited` (a payment in a bank deposit), else `active`. */
+  state: 'active' | 'voided' | 'deposited';
 }
 
 // ---------------------------------------------------------------- fiscal
@@ -213,4 +231,6 @@ export interface FiscalConnector {
   queryCreditNote(referenceNo: string): Promise<ConnectorResult<FiscalApplication>>;
   /** Withdraws an application still waiting for approval. */
   cancelCreditNote(applicationId: string): Promise<ConnectorResult<void>>;
+  /** The fiscalised document with this FDN as the fiscal system holds it (EFRIS T108); null when it holds none. */
+  readReceipt(fdn: string): Promise<ConnectorResult<FiscalReceipt | null>>;
 }

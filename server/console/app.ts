@@ -18,6 +18,7 @@ import { apiLogRoutes } from './pages/api-log.js';
 import { reconciliationRoutes } from './pages/reconciliation.js';
 import { webhookRoutes } from './pages/webhooks.js';
 import { tripRoutes } from './pages/trips.js';
+import { memberRoutes } from './pages/members.js';
 
 function signInForm(csrf: string, values: { email?: string; organization?: string }, message: Html | null): Html {
   return html`${message}
@@ -138,6 +139,7 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.use(postingRoutes(deps));
   router.use(apiLogRoutes(deps));
   router.use(webhookRoutes(deps));
+  router.use(memberRoutes(deps));
 
   router.use((_req, res) => refuse(res, 404, 'Not found', 'There is no such page in the console.'));
   // eslint-disable-next-line @typescript-eslint/no-unused-vars

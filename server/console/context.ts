@@ -5,6 +5,9 @@ import type { Logger } from 'pino';
 import type { Db } from '../platform/database/transaction.js';
 import type { ApiLogWriter } from '../platform/http/api-log.js';
 import type { Environment } from '../platform/config.js';
+import type { EnqueueDeliveries } from '../platform/webhooks/types.js';
+import type { EndpointSettings } from '../platform/webhooks/endpoints.js';
+import type { ConnectorSettings } from '../connectors/connections.js';
 import { newId } from '../platform/ids.js';
 import { html, type Html } from './html.js';
 import { CONSOLE_PATH, page } from './layout.js';
@@ -18,6 +21,14 @@ export interface ConsoleDeps {
   environment: Environment;
   /** Express's `trust proxy`, as the API's (decides the client's address and whether the request came over HTTPS). */
   trustProxy: string | false;
+  /**
+   * What the webhook functions need, given by the composition as the CLI's `admin webhook` gets them: the destination
+   * rules, the key secrets are sealed with and the event types (add), and the job system's sender of delivery jobs
+   * (enable, resend, test): the rows and their jobs are written in one transaction, a worker sends them.
+   */
+  webhooks: { settings: EndpointSettings; enqueue: EnqueueDeliveries };
+  /** How this process reaches the external systems (the connections' sealing key, its simulators' URL), as the posting jobs do. */
+  connectors: ConnectorSettings;
 }
 
 export const SESSION_COOKIE = 'console_session';

@@ -72,6 +72,7 @@ ${session ? html`<nav aria-label="Console">
 ${manages(session) ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
 <li><a href="${CONSOLE_PATH}/keys">API keys</a></li>
 <li><a href="${CONSOLE_PATH}/webhooks">Webhooks</a></li>
+<li><a href="${CONSOLE_PATH}/members">Members</a></li>
 <li><a href="${CONSOLE_PATH}/log">API log</a></li>` : ''}
 </ul>
 </nav>

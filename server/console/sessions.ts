@@ -92,7 +92,7 @@ export async function signIn(db: Db, input: { email: string; password: string; o
   if (!found) return lockedUntil && candidates.length === 1 ? { kind: 'locked', until: lockedUntil } : { kind: 'refused' };
   await db.updateTable('console_credentials').set({ failed_attempts: 0, locked_until: null, updated_at: new Date() })
     .where('organization_id', '=', found.organization_id).where('member_id', '=', found.member_id).execute();
-  // The member's sessions that have ended and were never used again go now (there is no sweep job).
+  // The member's sessions that have ended and were never used again go now (the scheduled sweep takes the others).
   await db.deleteFrom('console_sessions').where('organization_id', '=', found.organization_id).where('member_id', '=', found.member_id)
     .where((eb) => eb.or([eb('expires_at', '<=', new Date(now)), eb('last_seen_at', '<=', new Date(now - IDLE_MS))])).execute();
   const token = randomBytes(32).toString('base64url');
@@ -144,6 +144,24 @@ export async function resumeSession(db: Db, token: string): Promise<ConsoleSessi
 
 export async function endSession(db: Db, session: ConsoleSession): Promise<void> {
   await db.deleteFrom('console_sessions').where('organization_id', '=', session.organizationId).where('id', '=', session.id).execute();
+}
+
+/** The members of an organisation who have a console password (the members page says who can sign in). */
+export async function membersWithPassword(db: Db, organizationId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('console_credentials').select('member_id').where('organization_id', '=', organizationId).execute();
+  return new Set(rows.map((row) => row.member_id));
+}
+
+/**
+ * Deletes the sessions that have ended (idle for IDLE_MS, or past their lifetime) in every organisation: a session
+ * whose cookie never comes back is otherwise kept until its member signs in again. Run by a scheduled job
+ * (`console.sessions.purge`, server/composition/jobs.ts). Returns how many went.
+ */
+export async function purgeEndedSessions(db: Db, now = new Date()): Promise<number> {
+  const result = await db.deleteFrom('console_sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', new Date(now.getTime() - IDLE_MS))]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** Constant-time comparison of a form's CSRF token with the expected one. */

@@ -125,3 +125,12 @@ test('trigger values in the buyer\'s name: [sim:rejected] is 2122; [sim:outage] 
   t.like(await client.submitInvoice(invoice('INV-000011', { buyer: { name: 'Shop [sim:outage]', tin: null } })), { ok: true });
   t.is(await efrisDocumentCount(sim().db, tin, 'INV-000011'), 1);
 });
+
+test('readReceipt: the fiscalised document under an FDN as EFRIS holds it (T108), its verification code and id; null for an FDN it does not hold', async (t) => {
+  const { client } = taxpayer();
+  const receipt = await fiscalised(client, 'INV-000301');
+  const read = await client.readReceipt(receipt.fdn);
+  t.true(read.ok);
+  if (read.ok) t.like(read.value, { fdn: receipt.fdn, verificationCode: receipt.verificationCode, fiscalId: receipt.fiscalId, qrCode: receipt.qrCode });
+  t.deepEqual(await client.readReceipt('999999999999'), { ok: true, value: null });
+});

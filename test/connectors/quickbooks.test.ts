@@ -171,3 +171,17 @@ test('the organisation\'s mapped accounts reach QuickBooks by name: an invoice\'
   const receipt = await quickBooksEntity(sim().db, realm, 'Payment', 'RCT-000090');
   t.is((receipt?.DepositToAccountRef as { value: string } | undefined)?.value, 'Cash at Kampala depot');
 });
+
+test('read: what QuickBooks holds under a ref (number, date, total, balance, state): active, deposited, voided with its amounts zeroed; nothing for an id it does not hold', async (t) => {
+  const { realm, client } = company();
+  const ref = await posted(client, 'INV-000301');
+  t.deepEqual(await client.read(ref), {
+    ok: true, value: { type: 'Invoice', id: ref.id, docNumber: 'INV-000301', txnDate: '2026-11-24', total: '59000', currency: 'UGX', balance: '59000', state: 'active' },
+  });
+  await holdQuickBooksEntity(sim().db, realm, ref.id);
+  t.like(await client.read(ref), { ok: true, value: { state: 'deposited' } });
+  await releaseQuickBooksEntity(sim().db, realm, ref.id);
+  t.true((await client.reverse('req-void-301', ref)).ok);
+  t.like(await client.read(ref), { ok: true, value: { docNumber: 'INV-000301', total: '0', state: 'voided' } });
+  t.deepEqual(await client.read({ type: 'Invoice', id: '987654321' }), { ok: true, value: null });
+});

@@ -1,7 +1,8 @@
 // The console in a real browser: Debian's Chromium driven by playwright-core signs in as the owner (made by the
 // CLI) and goes through each page: the DMS documents with their filters, one document and its re-processing, the
 // notifications, the API keys with a key made and its secret shown once. Each page is checked with axe-core (no
-// serious or critical violation of WCAG 2 A/AA). With CONSOLE_SCREENSHOTS=1 the main pages are saved to
+// serious or critical violation of WCAG 2 A/AA); and the administration pages: members (one added, its password shown
+// once), a webhook endpoint added and its secret rotated, a posting with what QuickBooks holds for it. With CONSOLE_SCREENSHOTS=1 the main pages are saved to
 // docs/console/ (how the README's pictures are made; a normal run writes nothing).
 import test from 'ava';
 import { mkdirSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { CHROMIUM_MISSING, findChromium, launchChromium } from '../docs/chromium.js';
 import { openOneTrip } from '../support/trips.js';
-import { seedDistributor, type Distributor } from './support.js';
+import { postedThere, seedDistributor, type Distributor } from './support.js';
 
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'console') : null;
@@ -24,7 +25,7 @@ let browser: Browser;
 test.before(async () => {
   const chromium = findChromium();
   if (!chromium) throw new Error(CHROMIUM_MISSING);
-  running = await startTestService('console_browser');
+  running = await startTestService('console_browser', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
   shop = await seedDistributor(kyselyOver(running.service.database.pool), running.database.url);
   await openOneTrip(running.service.database.pool, shop.organizationId);
   browser = await launchChromium(chromium);
@@ -158,4 +159,57 @@ test('a member of role none sees no re-process button, no keys link, and no pers
   t.false((await page.content()).includes('+256700123456'));
   t.deepEqual(await seriousViolations(page), []);
   await context.close();
+});
+
+test('the owner adds a member, a webhook endpoint (and rotates its secret), and reads what QuickBooks and EFRIS hold for a posting; axe finds no serious or critical violation', async (t) => {
+  await postedThere(kyselyOver(running.service.database.pool), running.service.connectors, shop.organizationId);
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1100, height: 800 } });
+  const page = await context.newPage();
+  const checked: string[] = [];
+  const check = async (name: string) => {
+    t.deepEqual(await seriousViolations(page), [], `${name}: no serious or critical accessibility violation`);
+    checked.push(name);
+  };
+  await page.goto(`${running.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail', { exact: true }).fill(shop.owner.email);
+  await page.getByLabel('Password', { exact: true }).fill(shop.owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.getByRole('link', { name: 'Members' }).click();
+  t.true(await page.getByRole('cell', { name: /^Peter Ssali mbr_/ }).isVisible());
+  await check('members');
+  await page.getByLabel('Name', { exact: true }).fill('Joan Akello');
+  await page.getByLabel('E-mail (the sign-in name)', { exact: true }).fill('joan@example.com');
+  await page.getByLabel('Role', { exact: true }).selectOption('manage-settings');
+  await page.getByRole('button', { name: 'Add the member' }).click();
+  t.true((await page.locator('.secret').textContent() ?? '').length >= 12, 'the first password, shown once');
+  await check('member added');
+  // Joan's role, not the clerk's: the other tests of this file, running beside this one, sign in as the clerk.
+  await page.getByLabel('Role of Joan Akello').selectOption('none');
+  await page.getByRole('button', { name: 'Change the role of Joan Akello' }).click();
+  t.true(await page.getByRole('status').filter({ hasText: 'The role is changed' }).isVisible());
+  await screenshot(page, 'members');
+
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByLabel(/^Address/).fill('http://127.0.0.1:9/erp-hooks');
+  await page.getByLabel('dms.document.flagged', { exact: true }).check();
+  await page.getByRole('button', { name: 'Add the endpoint' }).click();
+  t.regex(await page.locator('.secret').textContent() ?? '', /^whsec_/);
+  await check('webhook endpoint added');
+  await page.getByRole('button', { name: 'Make a new signing secret' }).click();
+  t.regex(await page.locator('.secret').textContent() ?? '', /^whsec_/);
+  await page.getByRole('button', { name: 'Turn this endpoint off' }).click();
+  t.true(await page.getByRole('button', { name: /Turn this endpoint on again/ }).isVisible());
+  await check('webhook endpoint');
+  await screenshot(page, 'webhook-endpoint');
+
+  await page.getByRole('link', { name: 'Postings' }).click();
+  await page.getByRole('link', { name: 'invoice CS-000101' }).first().click();
+  t.true(await page.getByRole('heading', { name: /^What the (accounting|fiscal) system/ }).isVisible());
+  await check('posting');
+  await page.goto(`${running.baseUrl}/console/postings/xpo_console101a`);
+  t.true(await page.getByText('CS-000101', { exact: true }).isVisible(), 'its number in QuickBooks');
+  await screenshot(page, 'posting');
+  await context.close();
+  t.deepEqual(checked, ['members', 'member added', 'webhook endpoint added', 'webhook endpoint', 'posting']);
 });

@@ -15,6 +15,8 @@ import { reconcileDay } from '../../server/modules/dms/reconciliation.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { sql } from 'kysely';
+import { accountingConnectorOf, fiscalConnectorOf, readConnection, setConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../server/connectors/connections.js';
+import type { AccountingConnector, AccountingInvoice, AccountingRef, FiscalInvoice, FiscalReceipt } from '../../server/connectors/types.js';
 import { runCliJson } from '../support/cli.js';
 import { DAY, dmsSetUp, doc, DISTRIBUTOR, masterData, saleInvoice } from '../support/dms.js';
 
@@ -69,6 +71,45 @@ export async function seedDistributor(db: Db, databaseUrl: string): Promise<Dist
     accountantId: accountant.id,
     documents: { customer: ids[3]!, rejectedR01: ids[4]!, waiting: ids[5]!, rejectedR03: ids[6]! },
   };
+}
+
+/**
+ * Invoice CS-000101 posted to QuickBooks and fiscalised by EFRIS (the simulators the service runs, through the real
+ * connectors), with the service's records of those postings as the posting jobs write them (xpo_console101a and
+ * xpo_console101f), one not yet sent (xpo_console102a) and one whose QuickBooks document does not exist (xpo_console103a).
+ */
+export async function postedThere(db: Db, settings: ConnectorSettings, org: string): Promise<{ ref: AccountingRef; receipt: FiscalReceipt; quickBooks: AccountingConnector }> {
+  await inTransaction(db, async (tx) => {
+    await setConnection(tx, org, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: '4620816365' }, null);
+    await setConnection(tx, org, 'fiscal', { baseUrl: SIMULATOR_BASE_URL, account: '1000123456', deviceNo: 'TCS01' }, null);
+  });
+  const quickBooks = accountingConnectorOf((await readConnection(db, org, 'accounting'))!, settings);
+  const efris = fiscalConnectorOf((await readConnection(db, org, 'fiscal'))!, settings);
+  const invoice: AccountingInvoice = {
+    docNumber: 'CS-000101', txnDate: '2026-11-24', currency: 'UGX', customer: { id: 'cus_1', name: 'Mama Shop' },
+    lines: [{ itemId: 'prd_1', description: 'Soda 300ml', quantity: '2', unitPrice: '25500', amount: '50000', taxAmount: '9000' }], taxTotal: '9000', total: '59000',
+  };
+  const ref = await quickBooks.postInvoice(`req-console-101-${org}`, invoice);
+  if (!ref.ok) throw new Error(JSON.stringify(ref.failure));
+  const fiscalInvoice: FiscalInvoice = {
+    referenceNo: 'CS-000101', issuedAt: new Date().toISOString(), currency: 'UGX', buyer: { name: 'Mama Shop', tin: null },
+    lines: [{ itemCode: '300001', itemName: 'Soda 300ml', quantity: '2', unitPrice: '25500', total: '60180', tax: '9180', taxRate: '0.18' }],
+    netAmount: '51000', taxAmount: '9180', grossAmount: '60180', payments: [{ mode: 'cash', amount: '60180' }],
+  };
+  const receipt = await efris.submitInvoice(fiscalInvoice);
+  if (!receipt.ok) throw new Error(JSON.stringify(receipt.failure));
+  const posting = (id: string, system: string, status: string, externalType: string | null, externalRef: string | null) => ({
+    organization_id: org, id, document_type: 'invoice', document_id: 'inv_console101', document_number: 'CS-000101', system, operation: 'post',
+    status, request_id: `req_${id}`, attempts: 1, external_type: externalType, external_ref: externalRef,
+    next_attempt_at: new Date(Date.now() + 3_600_000), // not due: the dispatcher leaves them alone
+  });
+  await db.insertInto('external_postings').values([
+    posting('xpo_console101a', 'accounting', 'posted', 'Invoice', ref.value.id),
+    posting('xpo_console101f', 'fiscal', 'posted', null, receipt.value.fdn),
+    { ...posting('xpo_console102a', 'accounting', 'pending', null, null), document_id: 'inv_console102', document_number: 'CS-000102' },
+    { ...posting('xpo_console103a', 'accounting', 'posted', 'Invoice', '99999999'), document_id: 'inv_console103', document_number: 'CS-000103' },
+  ]).execute();
+  return { ref: ref.value, receipt: receipt.value, quickBooks };
 }
 
 export interface ConsoleResponse {

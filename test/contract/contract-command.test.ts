@@ -17,14 +17,14 @@ import { actingOrganization, getOrganization } from '../../server/platform/acces
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { runContract, type ContractRun } from '../support/contract.js';
 
-const api = useTestService(test, 'contract_command');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const scratch = mkdtempSync(join(tmpdir(), 'contract-test-'));
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -11,9 +11,9 @@ import { addConnection } from '../../server/modules/dms/connections.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'dms_format_checks');
+const api = useSharedService(test);
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, any>;
 
@@ -31,7 +31,7 @@ const requestSchema = (() => {
 /** The organisation the pushes go to: a canonical connection for DIST001, the examples' distributor. */
 let ready: Promise<TestCaller> | undefined;
 const shop = () => ready ??= (async () => {
-  const pool = api().service.database.pool;
+  const pool = api().pool;
   const caller = await createCaller(pool, { modules: ['delivery', 'field-sales'] });
   await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
   return caller;
@@ -61,7 +61,7 @@ test.serial('each rejected_* example is valid against the request schema (no 400
 
 test.serial('what the request schema refuses is a 400 naming the problem, and nothing is stored; what it takes is a 202, malformed documents flagged R09', async (t) => {
   const caller = await shop();
-  const before = await api().service.database.pool.query('SELECT count(*)::int AS n FROM dms_documents WHERE organization_id = $1', [caller.organizationId]);
+  const before = await api().pool.query('SELECT count(*)::int AS n FROM dms_documents WHERE organization_id = $1', [caller.organizationId]);
   const many = { documents: Array.from({ length: 501 }, invoice) };
   const refused: [string, string | undefined, string, string?][] = [
     ['a number', '5', 'invalid_json'],
@@ -82,7 +82,7 @@ test.serial('what the request schema refuses is a 400 naming the problem, and no
     if (field !== undefined) t.is(answer.body.errors?.[0]?.field, field, what);
     t.true((operation.description as string).includes(`400 \`${code}\``), `${what}: the description names ${code}`);
   }
-  const after = await api().service.database.pool.query('SELECT count(*)::int AS n FROM dms_documents WHERE organization_id = $1', [caller.organizationId]);
+  const after = await api().pool.query('SELECT count(*)::int AS n FROM dms_documents WHERE organization_id = $1', [caller.organizationId]);
   t.is(after.rows[0].n, before.rows[0].n, 'nothing of a refused request is stored');
 
   const wrongType = invoice();

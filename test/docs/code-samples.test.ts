@@ -14,7 +14,7 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { operatorActor } from '../../server/platform/access/actor.js';
@@ -23,7 +23,7 @@ import { recordPayment } from '../../server/modules/payments/documents.js';
 type Json = Record<string, any>;
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
-const api = useTestService(test, 'code_samples');
+const api = useSharedService(test);
 const document = apiDocument as unknown as Json;
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -164,7 +164,7 @@ function signedUrl(request: { query: [string, unknown][] }): boolean {
 let organizations: Promise<{ empty: TestCaller; seeded: TestCaller; collection: { code: string; ids: string[] } }> | undefined;
 function callers() {
   organizations ??= (async () => {
-    const pool = api().service.database.pool;
+    const pool = api().pool;
     // Both with the delivery module, whose reads (trips) are otherwise 403 module_disabled.
     const empty = await createCaller(pool, { modules: ['delivery', 'field-sales'] });
     const seeded = await createCaller(pool, { modules: ['delivery', 'field-sales'] });

@@ -2,11 +2,11 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { apiReferenceScriptPath, scalarBundle } from '../../server/modules/system/api-reference.js';
 import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { CHROMIUM_MISSING, findChromium, launchChromium } from './chromium.js';
 
 type Json = Record<string, any>;
-const api = useTestService(test, 'docs');
+const api = useSharedService(test);
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const operations = Object.entries(apiDocument.paths).flatMap(([path, item]) =>
   METHODS.filter((m) => (item as Json)[m]).map((method) => ({ method: method.toUpperCase(), path, summary: (item as Json)[method].summary as string })));

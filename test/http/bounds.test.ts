@@ -5,11 +5,11 @@
 import test from 'ava';
 import { apiDocument } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService, type ApiResponse } from '../support/service.js';
+import { useSharedService, type ApiResponse } from '../support/service.js';
 
 type Json = Record<string, any>;
-const api = useTestService(test, 'bounds');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const spec = apiDocument as Json;
 const schemas = spec.components.schemas as Json;
 const parameters = spec.components.parameters as Json;

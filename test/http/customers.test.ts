@@ -1,11 +1,11 @@
 import test from 'ava';
 import { registerCodeSystem } from '../../server/platform/access/organizations.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
-const api = useTestService(test, 'customers');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let sequence = 0;
 const outletCode = () => `UG${String(3_000_000 + ++sequence).padStart(7, '0')}`;
 const create = (caller: TestCaller, body: Record<string, unknown>, key = `create-${++sequence}`) =>

@@ -4,9 +4,9 @@ import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiDocument } from '../../server/platform/spec.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'error_codes');
+const api = useSharedService(test);
 
 /** Every `code` of a problem or of an `errors[]` member that appears anywhere in the bundled spec (examples, enums). */
 function codesInSpec(): Set<string> {

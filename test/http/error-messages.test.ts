@@ -2,10 +2,10 @@
 // unknown field far from any known one lists the fields that are allowed there.
 import test from 'ava';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'error_messages');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 test('a misspelt body field is unknown_field with "did you mean" the field it is closest to', async (t) => {
   const caller = await createCaller(pool());

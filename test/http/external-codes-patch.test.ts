@@ -1,10 +1,10 @@
 // External codes on existing records: a partner whose outlets existed before the link maps them with PATCH.
 import test from 'ava';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'external_codes_patch');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let sequence = 0;
 const outletCode = () => `UG${String(4_000_000 + ++sequence).padStart(7, '0')}`;
 const create = async (caller: TestCaller, extra: Record<string, unknown> = {}) => {

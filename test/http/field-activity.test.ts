@@ -12,10 +12,10 @@ import { actingOrganization, getOrganization } from '../../server/platform/acces
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Tx } from '../../server/platform/database/transaction.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'field_activity');
-const db = () => kyselyOver(api().service.database.pool);
+const api = useSharedService(test);
+const db = () => kyselyOver(api().pool);
 const post = <T>(fn: (tx: Tx) => Promise<T>) => inTransaction(db(), fn);
 const get = async (caller: TestCaller, path: string) => api().request('GET', path, { headers: caller.auth });
 const ids = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
@@ -23,7 +23,7 @@ const ids = (body: { data: { id: string }[] }) => body.data.map((record) => reco
 let outletNumber = 0;
 /** An organisation with a key (every scope), two outlets and a salesperson. */
 async function world() {
-  const caller = await createCaller(api().service.database.pool);
+  const caller = await createCaller(api().pool);
   const operator: OperatorActor = operatorActor(actingOrganization(await getOrganization(db(), caller.organizationId)), 'field activity test');
   const [a, b] = await Promise.all([1, 2].map(() => post((tx) => customers.create(tx, operator, { outletCode: `UG${String(++outletNumber).padStart(7, '0')}`, name: 'Shop', channel: 'retail' }))));
   const person = await post((tx) => salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Joseph Okello' }));
@@ -102,7 +102,7 @@ test('photoUrl only with customers:pii; the signed URL serves the bytes, and is 
   const png = syntheticPng(8, 6, [200, 30, 40]);
   const withPhoto = await observe(w, visit, '2026-11-02', png);
   const without = await observe(w, visit, '2026-11-01');
-  const reader = await createCaller(api().service.database.pool, { organizationId: w.caller.organizationId, scopes: ['trips:read'] });
+  const reader = await createCaller(api().pool, { organizationId: w.caller.organizationId, scopes: ['trips:read'] });
 
   const plain = await get(reader, '/competitor-observations');
   t.is(plain.status, 200);
@@ -133,7 +133,7 @@ test('photoUrl only with customers:pii; the signed URL serves the bytes, and is 
   t.is(longer.status, 403);
   t.is(longer.body.code, 'invalid_signature');
   const anotherOrg = new URL(url);
-  const other = await createCaller(api().service.database.pool);
+  const other = await createCaller(api().pool);
   anotherOrg.searchParams.set('organizationId', other.organizationId);
   t.is((await api().request('GET', path(anotherOrg))).body.code, 'invalid_signature');
 

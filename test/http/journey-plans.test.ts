@@ -1,10 +1,10 @@
 import test from 'ava';
 import { newId } from '../../server/platform/ids.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'journey-plans');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let sequence = 0;
 
 // Routes and customers are made by SQL, so that these tests depend on no other module's HTTP.

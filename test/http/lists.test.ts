@@ -5,10 +5,10 @@ import { createHmac } from 'node:crypto';
 import { ulid } from 'ulidx';
 import { READ_BUDGET } from '../../server/platform/lists/page.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService, type ApiResponse } from '../support/service.js';
+import { useSharedService, type ApiResponse } from '../support/service.js';
 
-const api = useTestService(test, 'lists');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 interface Seed {
   status?: 'active' | 'inactive' | 'blocked';
@@ -305,7 +305,7 @@ test('a filtered page stops within the read budget: it may come back empty with 
 });
 
 test('updatedSince may be sent with its colons as they are, not percent-encoded', async (t) => {
-  const caller = await createCaller(api().service.database.pool);
+  const caller = await createCaller(api().pool);
   const res = await api().request('GET', '/customers?updatedSince=2000-01-01T00:00:00.000Z&limit=1', { headers: caller.auth });
   t.is(res.status, 200);
 });

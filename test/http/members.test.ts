@@ -7,10 +7,10 @@ import { addMember } from '../../server/platform/access/members.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'members');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const db = () => kyselyOver(pool());
 
 test('GET /me shows the member recorded on the key (null when none was)', async (t) => {

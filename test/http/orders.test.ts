@@ -4,10 +4,10 @@
 // and the refusals with the field they name. Every response is checked against the spec by the harness.
 import test from 'ava';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'orders');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 interface Setup {
   caller: TestCaller;

@@ -5,10 +5,10 @@
 // proved in test/domain/payments.test.ts; the ledger checkers run over every organisation when the file ends.
 import test from 'ava';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'payments');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 interface Setup {
   caller: TestCaller;

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'prices');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let sequence = 0;
 const productCode = () => String(200_000 + ++sequence);
 const ugx = (amount: string) => ({ amount, currency: 'UGX' });

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'products');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let sequence = 0;
 const productCode = () => String(100_000 + ++sequence);
 const put = (caller: TestCaller, code: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

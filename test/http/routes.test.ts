@@ -1,9 +1,9 @@
 import test from 'ava';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'routes');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 let outletNumber = 0;
 const upsertRoute = (caller: TestCaller, code: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api().request('PUT', `/routes/by-code/dms/${code}`, { headers: { ...caller.auth, ...headers }, json: body });

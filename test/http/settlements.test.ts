@@ -17,11 +17,11 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { createCaller, ALL_SCOPES, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { sleep, startReceiver, verifySignature } from '../webhooks/receiver.js';
 
-const api = useTestService(test, 'settlements', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
-const db = () => kyselyOver(api().service.database.pool);
+const api = useSharedService(test);
+const db = () => kyselyOver(api().pool);
 const get = (caller: TestCaller, path: string) => api().request('GET', path, { headers: caller.auth });
 
 interface Organisation {
@@ -35,7 +35,7 @@ interface Organisation {
 
 /** An organisation with the delivery module, a stocked warehouse and two routes, each with its salesperson and van. */
 async function organisation(): Promise<Organisation> {
-  const caller = await createCaller(api().service.database.pool, { modules: ['delivery'] });
+  const caller = await createCaller(api().pool, { modules: ['delivery'] });
   const operator = operatorActor(actingOrganization(await getOrganization(db(), caller.organizationId)), 'settlements http test');
   return inTransaction(db(), async (tx) => {
     const soda = await products.create(tx, operator, { productCode: '400001', name: 'Soda 300ml', packSize: 24, sellingUnits: ['case', 'bottle'] });
@@ -146,7 +146,7 @@ test('404 for another organisation\'s trip and for a filter id of another organi
   }
   t.deepEqual(tripIds((await get(o.caller, '/settlements')).body), [own], 'another organisation\'s settlements never show');
 
-  const noTrips = await createCaller(api().service.database.pool, { organizationId: o.caller.organizationId, scopes: ALL_SCOPES.filter((scope) => scope !== 'trips:read') });
+  const noTrips = await createCaller(api().pool, { organizationId: o.caller.organizationId, scopes: ALL_SCOPES.filter((scope) => scope !== 'trips:read') });
   for (const path of [`/trips/${own}/settlement`, '/settlements']) {
     const res = await get(noTrips, path);
     t.is(res.status, 403, path);

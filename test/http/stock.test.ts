@@ -3,7 +3,7 @@
 // only with payments:read; a filter id of another organisation is 404. The ledger checker runs when the file ends.
 import test from 'ava';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { operatorActor } from '../../server/platform/access/actor.js';
@@ -11,8 +11,8 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { closePeriod } from '../../server/domain/periods.js';
 import { receiveEmptiesFromSupplier, returnEmptiesToSupplier, adjustCustomerEmpties } from '../../server/modules/stock/empties.js';
 
-const api = useTestService(test, 'stock');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 interface Setup {
   caller: TestCaller;

@@ -17,11 +17,11 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { ALL_SCOPES, createCaller } from '../support/callers.js';
 import { dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { eventually } from '../webhooks/receiver.js';
 
-const api = useTestService(test, 'sdk_dms_lists');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const db = () => kyselyOver(pool());
 
 /** An organisation with the DMS set up (route R01, its locations) and an asynchronous canonical connection. */

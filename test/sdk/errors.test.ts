@@ -3,11 +3,11 @@
 import test from 'ava';
 import { createErpClient, ErpApiError } from '../../client-sdk/src/index.js';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { standIn } from './transport.js';
 
-const api = useTestService(test, 'sdk_errors');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const baseUrl = () => `${api().baseUrl}/api/v1`;
 
 test('a validation error rejects with ErpApiError: status, code, errors[] naming the field, requestId equal to X-Request-Id', async (t) => {

@@ -7,13 +7,13 @@ import {
   type Checkpoint, type components, type ErpClient,
 } from '../../client-sdk/src/index.js';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { settledWithin, standIn } from './transport.js';
 
 type Customer = components['schemas']['Customer'];
 
-const api = useTestService(test, 'sdk_feeds');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 
 let sequence = 0;
 async function newOrganisation(): Promise<ErpClient> {

@@ -3,9 +3,9 @@ import test from 'ava';
 // (the only test that writes client-sdk/dist, so no two test files build it at once).
 import * as sdk from '../../client-sdk/src/index.js';
 import { apiVersion } from '../../server/platform/spec.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'sdk');
+const api = useSharedService(test);
 
 test('the SDK reads /health from a running server, typed by the spec', async (t) => {
   const erp = sdk.createErpClient({ baseUrl: `${api().baseUrl}/api/v1` });

@@ -7,11 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { createErpClient, ErpApiError, ErpConnectionError } from '../../client-sdk/src/index.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { countingFetch, lossyProxy, problem, settledWithin, stallBody, standIn, type StandIn } from './transport.js';
 
-const api = useTestService(test, 'sdk_retries');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const baseUrl = () => `${api().baseUrl}/api/v1`;
 const standIns: StandIn[] = [];
 test.after.always(async () => { await Promise.all(standIns.map((s) => s.close())); });
@@ -148,11 +148,11 @@ test('5xx answers are retried maxRetries times (3 by default), then the last one
 });
 
 test('maxRetryTimeMs bounds the retries: no retry is made whose wait would pass the budget (Retry-After in seconds or as an HTTP date)', async (t) => {
-  // Any budget under 2 s fits exactly one 1 s wait (the second would end at 2 s or later, however fast the
-  // attempts); 1.95 s leaves the first attempt and the retry nearly a second of slack on a slow machine.
-  const inSeconds = await failingDeployment((_request, response) => problem(response, 503, 'server_error', { 'Retry-After': '1' }));
-  await t.throwsAsync(createErpClient({ baseUrl: inSeconds.baseUrl, maxRetries: 10, maxRetryTimeMs: 1_950 }).GET('/health'), { instanceOf: ErpApiError });
-  t.is(inSeconds.requests.length, 2, 'the first wait (1 s) fits the 1.95 s budget, the second does not');
+  // Any budget under 4 s fits exactly one 2 s wait (the second would end at 4 s or later, however fast the
+  // attempts); 3.95 s leaves the first attempt nearly two seconds of slack on a loaded machine (1 s did not suffice).
+  const inSeconds = await failingDeployment((_request, response) => problem(response, 503, 'server_error', { 'Retry-After': '2' }));
+  await t.throwsAsync(createErpClient({ baseUrl: inSeconds.baseUrl, maxRetries: 10, maxRetryTimeMs: 3_950 }).GET('/health'), { instanceOf: ErpApiError });
+  t.is(inSeconds.requests.length, 2, 'the first wait (2 s) fits the 3.95 s budget, the second does not');
 
   const asDate = await failingDeployment((_request, response) => problem(response, 503, 'server_error', { 'Retry-After': new Date(Date.now() + 5_000).toUTCString() }));
   const error = await t.throwsAsync(createErpClient({ baseUrl: asDate.baseUrl, maxRetries: 10, maxRetryTimeMs: 3_000 }).GET('/health'), { instanceOf: ErpApiError });

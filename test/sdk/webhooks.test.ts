@@ -14,12 +14,12 @@ import {
 import { addEndpoint, rotateSecret, type EndpointSettings } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { startReceiver, type Received, type Receiver } from '../webhooks/receiver.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
-const api = useTestService(test, 'sdk_webhooks', { env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const settings = (): EndpointSettings => ({ policy: { allowLoopback: true }, secretKey: api().config.webhookSecretKey, eventTypes: webhookEventTypes });
 const receivers: Receiver[] = [];
 test.after.always(async () => { await Promise.all(receivers.map((r) => r.close())); });

@@ -15,13 +15,13 @@ import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 import { operatorActor } from '../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 import { doc, dmsSetUp, masterData, saleInvoice, stockDay } from '../support/dms.js';
 import { eventually } from '../webhooks/receiver.js';
 import { apiDocument } from '../../server/platform/spec.js';
 
-const api = useTestService(test, 'dms_files');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const db = (): Db => kyselyOver(pool());
 let keys = 0;
 

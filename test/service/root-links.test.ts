@@ -2,9 +2,9 @@
 // health check are. Before, it was a 404 problem that mentioned only /api/v1/openapi.json.
 import test from 'ava';
 import { apiDocument, apiVersion } from '../../server/platform/spec.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'root_links');
+const api = useSharedService(test);
 
 test('GET / answers JSON links to /api/v1/docs, /api/v1/openapi.json and /api/v1/health, each of which answers 200', async (t) => {
   const res = await fetch(`${api().baseUrl}/`);

@@ -18,6 +18,10 @@ export interface TestCaller {
 
 export const ALL_SCOPES = Object.keys(scopeCatalogue());
 
+const made: string[] = [];
+/** The organisations createCaller made in this test file's process: the ones a file on the shared service checks. */
+export const organizationsMadeHere = (): string[] => [...made];
+
 export async function createCaller(pool: pg.Pool, options: {
   scopes?: string[];
   environment?: Environment;
@@ -31,6 +35,7 @@ export async function createCaller(pool: pg.Pool, options: {
 } = {}): Promise<TestCaller> {
   const organizationId = options.organizationId
     ?? (await createOrganization(kyselyOver(pool), { name: 'Test Distributor', baseCurrency: options.baseCurrency ?? 'UGX', apiAccessEnabled: options.apiAccessEnabled ?? true, modules: options.modules })).id;
+  if (!options.organizationId) made.push(organizationId);
   const key = await createApiKey(kyselyOver(pool), {
     organizationId,
     environment: options.environment ?? 'sandbox',

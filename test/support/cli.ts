@@ -18,8 +18,9 @@ function cliEnv(env: Record<string, string>): Record<string, string | undefined>
   return { ...process.env, ENVIRONMENT: 'sandbox', LOG_LEVEL: 'info', ...TEST_SECRETS, ...env };
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return runInProcess(args, { env: cliEnv(env) });
+/** `stdin`: what the command reads on standard input (`--password-stdin`); none when left out. */
+export function runCli(args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<CliRun> {
+  return runInProcess(args, { env: cliEnv(env), stdin: options.stdin ?? '' });
 }
 
 /** The compiled `admin` binary as a child process: its exit code, stdout and stderr. */
@@ -39,8 +40,8 @@ export function runCliProcess(args: string[], env: Record<string, string>): Prom
 }
 
 /** Runs a --json command that must succeed; its stdout must be one JSON document and nothing else. */
-export async function runCliJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
-  const run = await runCli([...args, '--json'], env);
+export async function runCliJson<T = any>(args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<T> {
+  const run = await runCli([...args, '--json'], env, options);
   if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }

@@ -8,17 +8,13 @@ import { generatePassword } from '../../../server/console/passwords.js';
 import { setPassword } from '../../../server/console/sessions.js';
 import { withDatabase } from '../database.js';
 import { UsageError } from '../errors.js';
+import { readStdin } from '../io.js';
 import { printJson, printText } from '../output.js';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
-}
 
 async function passwordOf(options: { passwordStdin?: boolean }): Promise<{ password: string; generated: boolean }> {
   if (!options.passwordStdin) return { password: generatePassword(), generated: true };
-  const password = await readStdin();
+  // The run's stdin (runCli's, injectable by tests; the process's for the binary), without the line's end.
+  const password = (await readStdin()).replace(/\r?\n$/, '');
   if (password === '') throw new UsageError('--password-stdin: no password on standard input');
   return { password, generated: false };
 }

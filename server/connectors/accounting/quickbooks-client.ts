@@ -13,7 +13,7 @@ import { redirected, refusedDestination } from '../guarded-fetch.js';
 import {
   failed, succeeded,
   type AccountingBill, type AccountingConnector, type AccountingCreditMemo, type AccountingInvoice, type AccountingJournalEntry, type AccountingLine,
-  type AccountingPayment, type AccountingRef, type AccountingRefund, type AccountingType, type ConnectorFailure, type ConnectorResult,
+  type AccountingHeld, type AccountingPayment, type AccountingRef, type AccountingRefund, type AccountingType, type ConnectorFailure, type ConnectorResult,
 } from '../types.js';
 
 export interface QuickBooksClientOptions {
@@ -166,6 +166,21 @@ export function createQuickBooksClient(options: QuickBooksClientOptions): Accoun
       const closed = preferences.body.Preferences?.AccountingInfoPrefs?.BookCloseDate as string | null | undefined;
       return succeeded(typeof closed === 'string' && typeof held?.TxnDate === 'string' && held.TxnDate <= closed);
     },
+    async read(ref: AccountingRef): Promise<ConnectorResult<AccountingHeld | null>> {
+      const answer = await call('GET', `${ref.type.toLowerCase()}/${encodeURIComponent(ref.id)}`, {});
+      // 610: deleted (or never there); QuickBooks keeps no trace to show.
+      if (!answer.ok) return answer.failure.kind === 'rejected' && answer.failure.code === '610' ? succeeded(null) : failed(answer.failure);
+      const held = (answer.body[ref.type] ?? {}) as Record<string, any>;
+      const number = held.DocNumber ?? held.PaymentRefNum;
+      const deposited = ((held.LinkedTxn ?? []) as { TxnType: string }[]).some((link) => link.TxnType === 'Deposit');
+      return succeeded({
+        type: ref.type, id: String(held.Id ?? ref.id), docNumber: typeof number === 'string' && number !== '' ? number : null,
+        txnDate: typeof held.TxnDate === 'string' ? held.TxnDate : null, total: decimalOf(held.TotalAmt ?? 0),
+        currency: typeof held.CurrencyRef?.value === 'string' ? held.CurrencyRef.value : null,
+        balance: held.Balance === undefined || held.Balance === null ? null : decimalOf(held.Balance),
+        state: String(held.PrivateNote ?? '').startsWith('Voided') ? 'voided' : deposited ? 'deposited' : 'active',
+      });
+    },
   };
 }
 
@@ -183,6 +198,9 @@ function salesDocument(document: { docNumber: string; txnDate: string; currency:
     })),
   };
 }
+
+/** A QuickBooks JSON number as the service's decimal string. */
+const decimalOf = (value: unknown) => new Decimal(String(value)).toFixed();
 
 function faultText(parsed: Record<string, any> | null): string {
   const error = parsed?.Fault?.Error?.[0];

@@ -143,6 +143,13 @@ export function createEfrisClient(options: EfrisClientOptions): FiscalConnector 
 
     queryCreditNote: (referenceNo) => application(referenceNo, true),
 
+    async readReceipt(fdn) {
+      const receipt = await receiptOf(fdn);
+      // 300: EFRIS holds no document with this number.
+      if (!receipt.ok) return receipt.failure.kind === 'rejected' && receipt.failure.code === '300' ? succeeded(null) : failed(receipt.failure);
+      return receipt;
+    },
+
     async cancelCreditNote(applicationId) {
       const voided = await call('T120', { referenceNo: applicationId });
       return voided.ok ? succeeded(undefined) : failed(voided.failure);

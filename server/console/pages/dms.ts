@@ -212,7 +212,7 @@ async function documentPage(deps: ConsoleDeps, req: Request, res: Response): Pro
       .orderBy('created_at').orderBy('id').limit(200).execute(),
     deps.db.selectFrom('dms_actions').select(['kind', 'status', 'detail', 'created_at', 'updated_at']).where('organization_id', '=', org).where('subject_id', '=', id).execute(),
     row.accounting_type && row.accounting_id
-      ? deps.db.selectFrom('external_postings').select(['system', 'operation', 'status', 'attempts', 'external_ref', 'reason', 'last_attempt_at', 'next_attempt_at'])
+      ? deps.db.selectFrom('external_postings').select(['id', 'system', 'operation', 'status', 'attempts', 'external_ref', 'reason', 'last_attempt_at', 'next_attempt_at'])
         .where('organization_id', '=', org).where('document_type', '=', row.accounting_type).where('document_id', '=', row.accounting_id).orderBy('system').orderBy('operation').execute()
       : Promise.resolve([]),
     whyNotReprocessable(deps.db, org, id),
@@ -241,7 +241,7 @@ ${canReprocess ? html`<form method="post" action="${CONSOLE_PATH}/dms/${id}/repr
     : !reprocessable && why && row.state !== 'posted' && row.state !== 'superseded' ? html`<p class="muted">${why}</p>` : ''}
 <h2>Postings in the external systems</h2>
 ${postings.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th scope="col">System</th><th scope="col">Operation</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Reference</th><th scope="col">Why</th><th scope="col">Last attempt</th></tr></thead>
-<tbody>${postings.map((p) => html`<tr><td>${p.system}</td><td>${p.operation}</td><td>${p.status}</td><td class="num">${p.attempts}</td><td>${p.external_ref ?? ''}</td><td>${p.reason ?? ''}</td><td>${when(p.last_attempt_at)}</td></tr>`)}</tbody></table>`}
+<tbody>${postings.map((p) => html`<tr><td>${manages(session) ? html`<a href="${CONSOLE_PATH}/postings/${p.id}">${p.system}<span class="vh"> posting: what the system holds</span></a>` : p.system}</td><td>${p.operation}</td><td>${p.status}</td><td class="num">${p.attempts}</td><td>${p.external_ref ?? ''}</td><td>${p.reason ?? ''}</td><td>${when(p.last_attempt_at)}</td></tr>`)}</tbody></table>`}
 <h2>Versions</h2>
 ${versions.length === 0 ? html`<p>This document took no place among versions (refused on arrival).</p>` : html`<table><thead><tr><th scope="col" class="num">Version</th><th scope="col">Document</th><th scope="col">DMS status</th><th scope="col">State</th><th scope="col">Received</th></tr></thead>
 <tbody>${versions.map((v) => html`<tr><td class="num">${v.version}</td><td>${v.id === id ? html`${v.id} (this one)` : html`<a href="${CONSOLE_PATH}/dms/${v.id}">${v.id}</a>`}</td><td>${v.dms_status ?? ''}</td><td>${v.state}${v.reason_code ? ` ${v.reason_code}` : ''}</td><td>${when(v.received_at)}</td></tr>`)}</tbody></table>`}

@@ -9,9 +9,9 @@
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/access/actor.js';
-import { planReversal, queuePostings } from '../postings/queue.js';
+import { planReversal, queuePostings, type InitialBlocks } from '../postings/queue.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
-import { documentTotals, lineAmounts, MAX_AMOUNT, roundToCurrency, type LineAmounts } from '../../domain/money.js';
+import { documentTotals, lineAmounts, MAX_AMOUNT, roundToCurrency, type DocumentTotals, type LineAmounts } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { dateProblem } from '../../platform/dates.js';
@@ -19,7 +19,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { assignCodes, findRecordIdByCode, isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType } from '../customer-account/ledger.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType, type LockedInvoice } from '../customer-account/ledger.js';
 import { creditNoteLifecycle, type CreditNoteStatus } from './lifecycle.js';
 import { organizationToday } from '../../platform/access/organizations.js';
 
@@ -84,10 +84,39 @@ export interface PostedCreditNote {
 }
 
 
+/** The credit note's lines priced: each line's amounts and tax rate, and the document's totals (more than 0). */
+interface PricedCreditLines {
+  amounts: LineAmounts[];
+  rates: string[];
+  totals: DocumentTotals;
+}
+
+/** How the total is applied: to the invoice's open balance, the rest on the account, and the part of the rest refunded in cash. */
+interface CreditApplication {
+  applied: Decimal;
+  rest: Decimal;
+  refund: Decimal;
+  /** rest - refund: what stays on the customer's account. */
+  remaining: Decimal;
+}
+
+/** Everything the write step needs, computed without writing. */
+interface CreditNotePlan {
+  type: 'adjustment' | 'return';
+  issueDate: string;
+  invoice: LockedInvoice;
+  customerId: string;
+  products: (ProductFacts | undefined)[];
+  priced: PricedCreditLines;
+  application: CreditApplication;
+}
+
 /**
  * Issues a credit note and applies it at once: first to the open balance of its invoice (a `credit_application`
  * entry), the rest on the customer's account (`credit_unapplied`, no invoice), less a cash refund
- * (`credit_refund`). The invoice becomes paid at zero (settleInvoiceStatuses, `invoice.updated`).
+ * (`credit_refund`). The invoice becomes paid at zero (settleInvoiceStatuses, `invoice.updated`). The steps: check
+ * the shape, load and check the invoice (its row lock first) and the products, plan the prices and the application,
+ * write.
  */
 export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCreditNoteCommand): Promise<PostedCreditNote> {
   const organizationId = actor.organization.id;
@@ -95,8 +124,17 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   const type = command.type ?? 'adjustment';
   if ((type === 'return') !== (command.returnId != null)) throw new Error('issueCreditNote: a credit note of type return, and only one, names its return');
   const issueDate = command.issueDate ?? await organizationToday(tx, organizationId);
+  checkCreditNoteShape(command, type, issueDate);
+  const { invoice, customerId } = await loadCreditedInvoice(tx, organizationId, currency, command, issueDate);
+  const products = await resolveProducts(tx, organizationId, command.lines);
+  if (command.refuseUnfiscalisable && command.fiscalise !== false) await refuseUnfiscalisable(tx, organizationId, invoice, command.lines, products);
+  const priced = priceCreditLines(command.lines, products, currency);
+  const application = planApplication(invoice, priced.totals, command.cashRefundAmount, currency);
+  return writeCreditNote(tx, organizationId, command, { type, issueDate, invoice, customerId, products, priced, application });
+}
 
-  // The shape first (400): one way to name each record, what each line type needs, a storable date.
+/** The shape first (400): one way to name each record, what each line type needs, a storable date. */
+function checkCreditNoteShape(command: IssueCreditNoteCommand, type: 'adjustment' | 'return', issueDate: string): void {
   const shape: FieldError[] = [];
   refShape(shape, command.customer, '/customer');
   command.lines.forEach((line, i) => {
@@ -118,8 +156,10 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
     throw new ApiError(shape.every((p) => p.code === 'required_field') ? 'required_field' : 'invalid_field',
       shape.length === 1 ? `${shape[0]!.field.slice(1)}: ${shape[0]!.message}.` : 'Several fields are invalid; errors[] names each.', shape);
   }
+}
 
-  // The invoice's row lock first, as every operation on its balance takes it (a payment or void racing this waits).
+/** The invoice's row lock first, as every operation on its balance takes it (a payment or void racing this waits); then its customer, state, currency and period. */
+async function loadCreditedInvoice(tx: Tx, organizationId: string, currency: string, command: IssueCreditNoteCommand, issueDate: string): Promise<{ invoice: LockedInvoice; customerId: string }> {
   const invoice = (await lockInvoices(tx, organizationId, [command.invoiceId])).get(command.invoiceId);
   if (!invoice) {
     throw new ApiError('invoice_not_found', `There is no invoice ${command.invoiceId} in this organisation.`, [{ field: '/invoiceId', code: 'invoice_not_found', message: 'not an invoice of this organisation' }]);
@@ -137,13 +177,15 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
     ]);
   }
   await refuseClosedPeriod(tx, organizationId, issueDate, '/issueDate');
+  return { invoice, customerId: customer.id };
+}
 
-  const products = await resolveProducts(tx, organizationId, command.lines);
-  if (command.refuseUnfiscalisable && command.fiscalise !== false) await refuseUnfiscalisable(tx, organizationId, invoice, command.lines, products);
+/** Each line's amounts at its rate (its own, its product's, or 0): 422 for a line too large or discounted past its gross, and for a total not above 0. */
+function priceCreditLines(lines: readonly CreditNoteLineCommand[], products: readonly (ProductFacts | undefined)[], currency: string): PricedCreditLines {
   const problems: FieldError[] = [];
   const amounts: LineAmounts[] = [];
   const rates: string[] = [];
-  command.lines.forEach((line, i) => {
+  lines.forEach((line, i) => {
     const product = products[i];
     const taxRate = line.taxRate ?? (product ? product.taxRate : '0');
     const gross = new Decimal(line.unitPrice).times(line.quantity);
@@ -163,38 +205,34 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   if (!new Decimal(totals.total).greaterThan(0)) {
     throw new ApiError('business_rule', 'A credit note credits more than 0.', [{ field: '/lines', code: 'business_rule', message: `the total is ${totals.total}` }]);
   }
+  return { amounts, rates, totals };
+}
 
-  // Applied first to what is still owed on the invoice; the rest is a credit on the account, less a cash refund.
+/** Applied first to what is still owed on the invoice; the rest is a credit on the account, less a cash refund (422 when the refund is more than the rest). */
+function planApplication(invoice: LockedInvoice, totals: DocumentTotals, cashRefundAmount: string | null | undefined, currency: string): CreditApplication {
   const total = new Decimal(totals.total);
   const applied = Decimal.min(total, invoice.balance);
   const rest = total.minus(applied);
-  const refund = command.cashRefundAmount == null ? new Decimal(0) : new Decimal(command.cashRefundAmount);
+  const refund = cashRefundAmount == null ? new Decimal(0) : new Decimal(cashRefundAmount);
   if (refund.greaterThan(rest)) {
     throw new ApiError('business_rule', `Only the part not applied to invoice ${invoice.number} can be refunded: ${roundToCurrency(rest, currency)} ${currency}.`, [
       { field: '/cashRefundAmount', code: 'business_rule', message: `more than the ${roundToCurrency(rest, currency)} left after ${roundToCurrency(applied, currency)} applied to the invoice` },
     ]);
   }
-  const remaining = rest.minus(refund);
+  return { applied, rest, refund, remaining: rest.minus(refund) };
+}
 
-  await lockCustomerBalance(tx, organizationId, customer.id, currency);
+/** Writes the plan: the customer's balance lock, the number, the postings, the rows, the account entries, the invoice's status, codes and the event. */
+async function writeCreditNote(tx: Tx, organizationId: string, command: IssueCreditNoteCommand, plan: CreditNotePlan): Promise<PostedCreditNote> {
+  const { invoice, customerId, application: { applied, rest, refund } } = plan;
+  await lockCustomerBalance(tx, organizationId, customerId, invoice.currency);
   const number = await nextDocumentNumber(tx, organizationId, CREDIT_NOTE, 'CN');
   const id = newId('cn');
   // Its accounting posting (a QuickBooks CreditMemo) and, against a fiscalised invoice, its fiscal credit note.
   const blocks = await queuePostings(tx, organizationId, { type: 'credit_note', id, number }, { fiscal: command.fiscalise });
-  await tx.insertInto('credit_notes').values({
-    organization_id: organizationId, id, number, status: creditNoteLifecycle.initial, type, customer_id: customer.id, invoice_id: invoice.id, ...blocks,
-    return_id: command.returnId ?? null, trip_id: invoice.trip_id, issue_date: issueDate, reason: command.reason, notes: command.notes ?? null,
-    subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, remaining_amount: remaining.toFixed(),
-    cash_refund_amount: refund.isZero() ? null : refund.toFixed(), currency,
-  }).execute();
-  await tx.insertInto('credit_note_lines').values(command.lines.map((line, i) => ({
-    organization_id: organizationId, credit_note_id: id, line_number: i + 1, type: line.type ?? 'product', product_id: products[i]?.id ?? null,
-    description: line.description?.trim() || products[i]!.name, quantity: String(line.quantity), unit_price: line.unitPrice,
-    discount: amounts[i]!.discount, tax_rate: rates[i]!, amount: amounts[i]!.amount, tax: amounts[i]!.tax,
-  }))).execute();
-
+  await insertCreditNoteRows(tx, organizationId, command, plan, { id, number, blocks });
   const entry = (entryType: AccountEntryType, amount: Decimal, invoiceId: string | null): AccountEntry => ({
-    customerId: customer.id, type: entryType, documentType: CREDIT_NOTE, documentId: id, lineNumber: null, invoiceId, amount: amount.toFixed(), currency,
+    customerId, type: entryType, documentType: CREDIT_NOTE, documentId: id, lineNumber: null, invoiceId, amount: amount.toFixed(), currency: invoice.currency,
   });
   await postAccountEntries(tx, organizationId, [
     ...(applied.isZero() ? [] : [entry('credit_application', applied.negated(), invoice.id)]),
@@ -205,6 +243,26 @@ export async function issueCreditNote(tx: Tx, actor: Actor, command: IssueCredit
   if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, CREDIT_NOTE, id, command.externalCodes);
   await recordEvent(tx, organizationId, CREDIT_NOTE_CREATED, CREDIT_NOTE, id);
   return { id, number };
+}
+
+/** The credit note's row (with its posting blocks) and its lines. */
+async function insertCreditNoteRows(
+  tx: Tx, organizationId: string, command: IssueCreditNoteCommand, plan: CreditNotePlan,
+  written: { id: string; number: string; blocks: InitialBlocks },
+): Promise<void> {
+  const { invoice, products, priced: { amounts, rates, totals }, application: { refund, remaining } } = plan;
+  const { id, number, blocks } = written;
+  await tx.insertInto('credit_notes').values({
+    organization_id: organizationId, id, number, status: creditNoteLifecycle.initial, type: plan.type, customer_id: plan.customerId, invoice_id: invoice.id, ...blocks,
+    return_id: command.returnId ?? null, trip_id: invoice.trip_id, issue_date: plan.issueDate, reason: command.reason, notes: command.notes ?? null,
+    subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, remaining_amount: remaining.toFixed(),
+    cash_refund_amount: refund.isZero() ? null : refund.toFixed(), currency: invoice.currency,
+  }).execute();
+  await tx.insertInto('credit_note_lines').values(command.lines.map((line, i) => ({
+    organization_id: organizationId, credit_note_id: id, line_number: i + 1, type: line.type ?? 'product', product_id: products[i]?.id ?? null,
+    description: line.description?.trim() || products[i]!.name, quantity: String(line.quantity), unit_price: line.unitPrice,
+    discount: amounts[i]!.discount, tax_rate: rates[i]!, amount: amounts[i]!.amount, tax: amounts[i]!.tax,
+  }))).execute();
 }
 
 /**

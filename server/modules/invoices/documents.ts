@@ -20,7 +20,7 @@ import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { checkLines, throwIfAny, type LineFacts, type StockUnit } from '../stock/documents.js';
 import { lockEmpties, planEmpties, postEmptiesMovements, writeEmpties, type EmptiesMove } from '../stock/empties.js';
-import { applyPlan, lockStock, planMovements, postMovements, writeMovements, type Movement, type StockPlan } from '../stock/ledger.js';
+import { applyPlan, lockStock, planMovements, postMovements, writeMovements, type Movement, type StockPlan, type StockState } from '../stock/ledger.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
 import { NEEDS_REFERENCE, recordPayment, type PaymentMethod } from '../payments/documents.js';
@@ -138,7 +138,6 @@ export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands
   const organizationId = actor.organization.id;
   const outcomes: (InvoiceOutcome | null)[] = commands.map(() => null);
   const facts = await readFacts(tx, actor, commands);
-
   // Each invoice checked on its own, in the order createInvoice has always checked them.
   const drafts: Draft[] = [];
   for (const [i, command] of commands.entries()) {
@@ -149,66 +148,80 @@ export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands
       outcomes[i] = error;
     }
   }
+  const set = await lockAndPlanSet(tx, organizationId, drafts, outcomes);
+  if (set.accepted.length === 0) return outcomes as InvoiceOutcome[];
+  const numbers = await writeInvoices(tx, organizationId, set);
+  await recordEvents(tx, organizationId, INVOICE_CREATED, INVOICE, set.accepted.map((draft) => draft.id));
+  await settleOrdersAndPayments(tx, actor, set.accepted);
+  set.accepted.forEach((draft, i) => { outcomes[draft.index] = { id: draft.id, number: numbers[i]! }; });
+  return outcomes as InvoiceOutcome[];
+}
 
-  // The rows the set changes, locked in the one global order: valuations and levels, customers' empties, balances.
+/** A draft whose stock, empties and credit passed: its planned stock movements. */
+type AcceptedDraft = Draft & { planned: StockPlan['movements'] };
+
+/** The set's plan: the locked stock and empties (with the accepted invoices applied) and the invoices accepted, in order. */
+interface SetPlan {
+  stock: StockState;
+  held: Map<string, number>;
+  accepted: AcceptedDraft[];
+}
+
+/**
+ * The rows the set changes, locked in the one global order (valuations and levels, customers' empties, balances);
+ * then stock, empties and credit, each invoice on what the accepted ones before it left. A refusal is its outcome.
+ */
+async function lockAndPlanSet(tx: Transaction<DB>, organizationId: string, drafts: readonly Draft[], outcomes: (InvoiceOutcome | null)[]): Promise<SetPlan> {
   const stock = await lockStock(tx, organizationId, drafts.flatMap((draft) => draft.movements));
   const held = await lockEmpties(tx, organizationId, drafts.flatMap((draft) => draft.empties));
   const balances = await lockCustomerBalances(tx, organizationId, drafts.map((draft) => ({ customerId: draft.command.customerId, currency: draft.command.currency })));
-
-  // Stock, empties and credit, each invoice on what the accepted ones before it left.
-  const accepted: (Draft & { planned: StockPlan['movements'] })[] = [];
+  const accepted: AcceptedDraft[] = [];
   for (const draft of drafts) {
     const { command, totals } = draft;
     const plan = planMovements(stock, draft.movements, draft.fieldOf);
     if (plan instanceof ApiError) { outcomes[draft.index] = plan; continue; }
     const emptiesAfter = planEmpties(held, draft.empties, draft.fieldOf);
     if (emptiesAfter instanceof ApiError) { outcomes[draft.index] = emptiesAfter; continue; }
-    // The credit rule on the locked balance: a sale on credit puts its whole total on the account; one paid in full
-    // at once (a payment block) leaves nothing there, so it is not checked.
     const key = balanceKey(command.customerId, command.currency);
     const openBalance = balances.get(key)!;
     const onCredit = !command.payment && new Decimal(totals.total).greaterThan(0);
-    if (onCredit && draft.creditLimit !== null && openBalance.plus(totals.total).greaterThan(draft.creditLimit)) {
-      const currency = command.currency;
-      outcomes[draft.index] = new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(draft.creditLimit, currency)}.`, [
-        { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(draft.creditLimit, currency)}` },
-      ]);
-      continue;
-    }
+    const refusal = onCredit ? creditLimitRefusal(draft, openBalance) : null;
+    if (refusal) { outcomes[draft.index] = refusal; continue; }
     applyPlan(stock, plan);
     for (const [emptyKey, quantity] of emptiesAfter) held.set(emptyKey, quantity);
     if (onCredit) balances.set(key, openBalance.plus(totals.total));
     accepted.push({ ...draft, planned: plan.movements });
   }
-  if (accepted.length === 0) return outcomes as InvoiceOutcome[];
+  return { stock, held, accepted };
+}
 
-  // Stock first, then the customers' empties (naming the stock movement of their line), then the numbers.
-  const moved = await writeMovements(tx, organizationId, stock, accepted.map((draft) => ({ document: { type: INVOICE, id: draft.id }, planned: draft.planned })));
-  await writeEmpties(tx, organizationId, held, accepted.map((draft, i) => {
+/**
+ * The credit rule on the locked balance: a sale on credit puts its whole total on the account (one paid in full at
+ * once, a payment block, leaves nothing there, so the caller does not ask). The refusal, or null.
+ */
+function creditLimitRefusal(draft: Draft, openBalance: Decimal): ApiError | null {
+  const { command, totals, creditLimit } = draft;
+  if (creditLimit === null || !openBalance.plus(totals.total).greaterThan(creditLimit)) return null;
+  const currency = command.currency;
+  return new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(creditLimit, currency)}.`, [
+    { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(creditLimit, currency)}` },
+  ]);
+}
+
+/**
+ * Writes the accepted invoices, one statement per table for the set: stock first, then the customers' empties
+ * (naming the stock movement of their line), then the numbers, postings, rows, account entries and codes. Their numbers.
+ */
+async function writeInvoices(tx: Transaction<DB>, organizationId: string, set: SetPlan): Promise<string[]> {
+  const { accepted } = set;
+  const moved = await writeMovements(tx, organizationId, set.stock, accepted.map((draft) => ({ document: { type: INVOICE, id: draft.id }, planned: draft.planned })));
+  await writeEmpties(tx, organizationId, set.held, accepted.map((draft, i) => {
     const movementOf = new Map(moved[i]!.map((movement) => [movement.line, movement.id]));
     return { document: { type: INVOICE, id: draft.id }, moves: draft.empties.map((move) => ({ ...move, stockMovementId: movementOf.get(move.line) ?? null })) };
   }));
   const numbers = await nextDocumentNumbers(tx, organizationId, INVOICE, 'INV', accepted.length);
-  // Their accounting postings and fiscal submissions, queued with them (they run after the transaction commits).
-  const blocks: InitialBlocks[] = [];
-  for (const fiscal of [true, false]) {
-    const members = accepted.map((draft, i) => ({ draft, i })).filter(({ draft }) => (draft.command.fiscalise !== false) === fiscal);
-    if (members.length === 0) continue;
-    const queued = await queuePostingsOf(tx, organizationId, members.map(({ draft, i }) => ({ type: 'invoice' as const, id: draft.id, number: numbers[i]! })), { fiscal });
-    members.forEach(({ i }, j) => { blocks[i] = queued[j]!; });
-  }
-  await tx.insertInto('invoices').values(accepted.map((draft, i) => {
-    const { command, totals } = draft;
-    return {
-      organization_id: organizationId, id: draft.id, number: numbers[i]!, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks[i]!,
-      issue_date: command.issueDate, due_date: draft.dueDate, currency: command.currency, location_id: command.locationId, trip_id: draft.tripId, salesperson_id: draft.salespersonId,
-      order_id: command.orderId ?? null, subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry below
-    };
-  })).execute();
-  await tx.insertInto('invoice_lines').values(accepted.flatMap((draft) => draft.plans.map((plan) => ({
-    organization_id: organizationId, invoice_id: draft.id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
-    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
-  })))).execute();
+  const blocks = await queueInvoicePostings(tx, organizationId, accepted, numbers);
+  await insertInvoiceRows(tx, organizationId, accepted, numbers, blocks);
   await postAccountEntries(tx, organizationId, accepted.filter((draft) => new Decimal(draft.totals.total).greaterThan(0)).map((draft): AccountEntry => ({
     customerId: draft.command.customerId, type: 'invoice', documentType: INVOICE, documentId: draft.id, lineNumber: null, invoiceId: draft.id, amount: draft.totals.total, currency: draft.command.currency,
   })));
@@ -216,7 +229,39 @@ export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands
     const codes = draft.command.externalCodes;
     if (codes && Object.keys(codes).length > 0) await assignCodes(tx, organizationId, INVOICE, draft.id, codes);
   }
-  await recordEvents(tx, organizationId, INVOICE_CREATED, INVOICE, accepted.map((draft) => draft.id));
+  return numbers;
+}
+
+/** Their accounting postings and fiscal submissions, queued with them (they run after the transaction commits): each invoice's blocks, in the set's order. */
+async function queueInvoicePostings(tx: Transaction<DB>, organizationId: string, accepted: readonly AcceptedDraft[], numbers: readonly string[]): Promise<InitialBlocks[]> {
+  const blocks: InitialBlocks[] = [];
+  for (const fiscal of [true, false]) {
+    const members = accepted.map((draft, i) => ({ draft, i })).filter(({ draft }) => (draft.command.fiscalise !== false) === fiscal);
+    if (members.length === 0) continue;
+    const queued = await queuePostingsOf(tx, organizationId, members.map(({ draft, i }) => ({ type: 'invoice' as const, id: draft.id, number: numbers[i]! })), { fiscal });
+    members.forEach(({ i }, j) => { blocks[i] = queued[j]!; });
+  }
+  return blocks;
+}
+
+/** The invoices' rows (balance 0: raised by their account entries) and all their lines. */
+async function insertInvoiceRows(tx: Transaction<DB>, organizationId: string, accepted: readonly AcceptedDraft[], numbers: readonly string[], blocks: readonly InitialBlocks[]): Promise<void> {
+  await tx.insertInto('invoices').values(accepted.map((draft, i) => {
+    const { command, totals } = draft;
+    return {
+      organization_id: organizationId, id: draft.id, number: numbers[i]!, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks[i]!,
+      issue_date: command.issueDate, due_date: draft.dueDate, currency: command.currency, location_id: command.locationId, trip_id: draft.tripId, salesperson_id: draft.salespersonId,
+      order_id: command.orderId ?? null, subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry
+    };
+  })).execute();
+  await tx.insertInto('invoice_lines').values(accepted.flatMap((draft) => draft.plans.map((plan) => ({
+    organization_id: organizationId, invoice_id: draft.id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
+    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
+  })))).execute();
+}
+
+/** What follows each written invoice through the other modules' own posting functions: its order invoiced, its payment recorded. */
+async function settleOrdersAndPayments(tx: Transaction<DB>, actor: Actor, accepted: readonly AcceptedDraft[]): Promise<void> {
   for (const draft of accepted) {
     const { command } = draft;
     // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
@@ -232,8 +277,6 @@ export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands
       });
     }
   }
-  accepted.forEach((draft, i) => { outcomes[draft.index] = { id: draft.id, number: numbers[i]! }; });
-  return outcomes as InvoiceOutcome[];
 }
 
 /** What a set of invoices names, read once: the closed period, the customers, products, locations, salespeople, trips. */
@@ -300,9 +343,37 @@ interface Draft {
   fieldOf: (line: number) => string;
 }
 
-/** Checks one invoice (refusing it with the ApiError createInvoice has always thrown) and plans its lines. */
+/**
+ * Checks one invoice (refusing it with the ApiError createInvoice has always thrown) and plans its lines. The steps:
+ * the header, the order, the lines, the van sale's trip; then the lines' plan, totals, movements and empties.
+ */
 async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): Promise<Omit<Draft, 'index'>> {
-  const organizationId = actor.organization.id;
+  const customer = checkInvoiceHeader(actor, command, facts);
+  if (command.orderId) await requireOrderToInvoice(tx, actor.organization.id, command.orderId, command.customerId);
+  checkLines(facts.lines, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
+  checkInvoiceLines(command.lines);
+  const dueDate = command.dueDate ?? addDays(command.issueDate, customer.payment_terms_days);
+  if (dueDate < command.issueDate) throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
+  const { tripId, salespersonId } = chooseVanTrip(actor, command, facts);
+  const products = facts.products;
+  const plans = planInvoiceLines(command, products);
+  const totals = documentTotals(plans.map((plan) => plan.amounts), command.currency);
+  // Goods and empties off the location (the lines whose product tracks stock), and the empties to the customer.
+  const stockLines = plans.filter((plan) => products.get(plan.productId)!.tracks_stock);
+  const tracked = new Set(stockLines.map((plan) => plan.lineNumber));
+  return {
+    id: newId('inv'), command, plans, totals, dueDate, tripId, salespersonId, creditLimit: customer.credit_limit_amount,
+    movements: stockLines.map((plan): Movement => ({ line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity })),
+    empties: plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
+      line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
+      customerId: command.customerId, tripId, locationId: tracked.has(plan.lineNumber) ? command.locationId : null, stockMovementId: null,
+    })),
+    fieldOf: (line: number) => plans[line - 1]!.field,
+  };
+}
+
+/** The invoice's header, in the order it has always been checked: fiscalisable, currency, period, customer, lines, payment reference. Its customer. */
+function checkInvoiceHeader(actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): { credit_limit_amount: string | null; payment_terms_days: number } {
   const currency = command.currency;
   if (command.refuseUnfiscalisable && command.fiscalise !== false && command.payment && !FISCAL_SALE_METHODS.includes(command.payment.method)) {
     throw new ApiError('not_fiscalisable', `A sale paid by ${command.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`, [
@@ -323,10 +394,12 @@ async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateIn
       { field: '/payment/reference', code: 'required_field', message: `required when method is ${command.payment.method}` },
     ]);
   }
-  if (command.orderId) await requireOrderToInvoice(tx, organizationId, command.orderId, command.customerId);
-  checkLines(facts.lines, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
+  return customer;
+}
 
-  throwIfAny(command.lines.flatMap((line, i): FieldError[] => {
+/** Each line: a whole quantity more than 0; a free line priced 0 without discount; a discount not above the line's gross. */
+function checkInvoiceLines(lines: readonly InvoiceLineCommand[]): void {
+  throwIfAny(lines.flatMap((line, i): FieldError[] => {
     const field = (name: string) => `/lines/${i}/${name}`;
     if (!Number.isSafeInteger(line.quantity) || line.quantity <= 0) return [{ field: field('quantity'), code: 'invalid_field', message: 'a whole number of units, more than 0' }];
     if (line.kind === 'free' && !new Decimal(line.unitPrice).isZero()) return [{ field: field('unitPrice'), code: 'invalid_field', message: 'a free line is priced 0' }];
@@ -336,31 +409,30 @@ async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateIn
     }
     return [];
   }));
-  const dueDate = command.dueDate ?? addDays(command.issueDate, customer.payment_terms_days);
-  if (dueDate < command.issueDate) throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
+}
 
-  // A van sale: the field sales modules, and the salesperson's in-transit trip with that van.
-  let tripId: string | null = null;
-  let salespersonId = command.salespersonId ?? null;
+/** A van sale: the field sales modules, and the salesperson's in-transit trip with that van. A named salesperson must exist either way. */
+function chooseVanTrip(actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): { tripId: string | null; salespersonId: string | null } {
+  const salespersonId = command.salespersonId ?? null;
   if (salespersonId !== null && !facts.salespeople.has(salespersonId)) {
     throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [{ field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' }]);
   }
-  if (facts.locationKinds.get(command.locationId) === 'van') {
-    if (!actor.organization.fieldSalesModuleEnabled) {
-      throw new ApiError('field_sales_disabled', 'A sale from a van needs the field sales modules, which this organisation has switched off.', [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }]);
-    }
-    const trip = (facts.trips.get(command.locationId) ?? []).find((candidate) => salespersonId === null || candidate.salesperson_id === salespersonId);
-    if (!trip) {
-      throw new ApiError('no_open_trip', `A van sale needs ${salespersonId === null ? 'a' : 'the salesperson\'s'} trip in transit with van ${command.locationId}; there is none.`, [
-        { field: salespersonId === null ? '/locationId' : '/salespersonId', code: 'no_open_trip', message: 'no in-transit trip with this van' },
-      ]);
-    }
-    tripId = trip.id;
-    salespersonId = trip.salesperson_id;
+  if (facts.locationKinds.get(command.locationId) !== 'van') return { tripId: null, salespersonId };
+  if (!actor.organization.fieldSalesModuleEnabled) {
+    throw new ApiError('field_sales_disabled', 'A sale from a van needs the field sales modules, which this organisation has switched off.', [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }]);
   }
+  const trip = (facts.trips.get(command.locationId) ?? []).find((candidate) => salespersonId === null || candidate.salesperson_id === salespersonId);
+  if (!trip) {
+    throw new ApiError('no_open_trip', `A van sale needs ${salespersonId === null ? 'a' : 'the salesperson\'s'} trip in transit with van ${command.locationId}; there is none.`, [
+      { field: salespersonId === null ? '/locationId' : '/salespersonId', code: 'no_open_trip', message: 'no in-transit trip with this van' },
+    ]);
+  }
+  return { tripId: trip.id, salespersonId: trip.salesperson_id };
+}
 
-  // The lines: the goods as asked, then one empties line per empty the goods carry (pieces, price 0).
-  const products = facts.products;
+/** The lines: the goods as asked, then one empties line per empty the goods carry (pieces, price 0). */
+function planInvoiceLines(command: CreateInvoiceCommand, products: ReadonlyMap<string, ProductRow>): LinePlan[] {
+  const currency = command.currency;
   const plans: LinePlan[] = command.lines.map((line, i) => {
     const product = products.get(line.productId)!;
     const perUnit = line.unit === 'case' ? product.pack_size : 1;
@@ -389,20 +461,7 @@ async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateIn
       amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency), baseQuantity: quantity, field,
     });
   }
-  const totals = documentTotals(plans.map((plan) => plan.amounts), currency);
-
-  // Goods and empties off the location (the lines whose product tracks stock), and the empties to the customer.
-  const stockLines = plans.filter((plan) => products.get(plan.productId)!.tracks_stock);
-  const tracked = new Set(stockLines.map((plan) => plan.lineNumber));
-  return {
-    id: newId('inv'), command, plans, totals, dueDate, tripId, salespersonId, creditLimit: customer.credit_limit_amount,
-    movements: stockLines.map((plan): Movement => ({ line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity })),
-    empties: plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
-      line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
-      customerId: command.customerId, tripId, locationId: tracked.has(plan.lineNumber) ? command.locationId : null, stockMovementId: null,
-    })),
-    fieldOf: (line: number) => plans[line - 1]!.field,
-  };
+  return plans;
 }
 
 /** The order an invoice names: the organisation's, of the invoice's customer, and still open (422 naming /orderId). */

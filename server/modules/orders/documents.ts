@@ -6,7 +6,7 @@ import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
-import { acceptAmount, documentTotals, lineAmounts, MAX_AMOUNT, type LineAmounts, type Money } from '../../domain/money.js';
+import { acceptAmount, documentTotals, lineAmounts, MAX_AMOUNT, type DocumentTotals, type LineAmounts, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
 import { dateProblem } from '../../platform/dates.js';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -60,10 +60,45 @@ export interface CancelOrderCommand {
   reason: string;
 }
 
-/** Takes a sales order: checks it, prices its lines, and writes it `open` with its number and `order.created`. */
+/** The amounts a line gives itself, accepted in the order's currency (undefined when absent). */
+interface GivenAmounts {
+  unitPrice: Decimal | undefined;
+  discount: Decimal | undefined;
+}
+
+/** The order's lines priced: each line's unit price and discount, its amounts, and the order's totals. */
+interface PricedOrder {
+  priced: { unitPrice: Decimal; discount: Decimal }[];
+  amounts: LineAmounts[];
+  totals: DocumentTotals;
+}
+
+/**
+ * Takes a sales order: checks it, prices its lines, and writes it `open` with its number and `order.created`. The
+ * steps: check the shape and currency, load the customer, products and references, plan the prices, write.
+ */
 export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderCommand): Promise<Order> {
   const organizationId = actor.organization.id;
-  // The shape first (400): exactly one way to name each record, a storable date.
+  checkOrderShape(command);
+  const currency = orderCurrency(actor, command);
+  const given = command.lines.map((line, i): GivenAmounts => ({
+    unitPrice: line.unitPrice === undefined ? undefined : acceptAmount(line.unitPrice, `/lines/${i}/unitPrice`, currency),
+    discount: line.discount === undefined ? undefined : acceptAmount(line.discount, `/lines/${i}/discount`, currency),
+  }));
+  await refuseClosedPeriod(tx, organizationId, command.orderDate, '/orderDate');
+  const customer = await resolveCustomer(tx, organizationId, command);
+  const products = await resolveProducts(tx, organizationId, command.lines);
+  // The header's other references, then each line's unit, price and discount (422 business_rule naming each field).
+  const problems = await checkOrderReferences(tx, organizationId, command);
+  const listPrices = await priceList(tx, organizationId, customer.priceGroup, currency, command.orderDate, [...new Set(products.map((product) => product.id))]);
+  const priced = priceOrderLines(command, { customer, products, given, listPrices, currency }, problems);
+  const id = newId('ord');
+  await writeOrder(tx, organizationId, command, { id, customerId: customer.id, currency, products, priced });
+  return readOrder(tx, actor, id);
+}
+
+/** The shape first (400): exactly one way to name each record, a storable date. */
+function checkOrderShape(command: CreateOrderCommand): void {
   const shape: FieldError[] = [];
   exactlyOne(shape, command.customerId, command.customer, '/customerId', '/customer');
   command.lines.forEach((line, i) => exactlyOne(shape, line.productId, line.product, `/lines/${i}/productId`, `/lines/${i}/product`));
@@ -73,24 +108,21 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
     throw new ApiError(shape.every((p) => p.code === 'required_field') ? 'required_field' : 'invalid_field',
       shape.length === 1 ? `${shape[0]!.field.slice(1)}: ${shape[0]!.message}.` : 'Several fields are invalid; errors[] names each.', shape);
   }
+}
 
+/** The order's currency: the base currency, given or not (422 currency_not_supported for another). */
+function orderCurrency(actor: Actor, command: CreateOrderCommand): string {
   const currency = command.currency ?? actor.organization.baseCurrency;
   if (currency !== actor.organization.baseCurrency) {
     throw new ApiError('currency_not_supported', `Orders are taken in the organisation's base currency ${actor.organization.baseCurrency}; got ${currency}.`, [
       { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
     ]);
   }
-  const given = command.lines.map((line, i) => ({
-    unitPrice: line.unitPrice === undefined ? undefined : acceptAmount(line.unitPrice, `/lines/${i}/unitPrice`, currency),
-    discount: line.discount === undefined ? undefined : acceptAmount(line.discount, `/lines/${i}/discount`, currency),
-  }));
+  return currency;
+}
 
-  await refuseClosedPeriod(tx, organizationId, command.orderDate, '/orderDate');
-
-  const customer = await resolveCustomer(tx, organizationId, command);
-  const products = await resolveProducts(tx, organizationId, command.lines);
-
-  // The header's other references, then each line's unit, price and discount (422 business_rule naming each field).
+/** The salesperson and location the order names, each the organisation's: the problems found (thrown with the lines' own). */
+async function checkOrderReferences(tx: Tx, organizationId: string, command: CreateOrderCommand): Promise<FieldError[]> {
   const problems: FieldError[] = [];
   if (command.salespersonId != null) {
     const found = await tx.selectFrom('salespeople').select('id').where('organization_id', '=', organizationId).where('id', '=', command.salespersonId).executeTakeFirst();
@@ -100,7 +132,19 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
     const found = await tx.selectFrom('locations').select('id').where('organization_id', '=', organizationId).where('id', '=', command.locationId).executeTakeFirst();
     if (!found) problems.push({ field: '/locationId', code: 'location_not_found', message: `there is no location ${command.locationId} in this organisation` });
   }
-  const listPrices = await priceList(tx, organizationId, customer.priceGroup, currency, command.orderDate, [...new Set(products.map((product) => product.id))]);
+  return problems;
+}
+
+/**
+ * Each line in a selling unit of its product, at its own price or its customer's price group's, its discount not
+ * above its gross; 422 naming every problem (the references' first), and for a total too large.
+ */
+function priceOrderLines(
+  command: CreateOrderCommand,
+  facts: { customer: { priceGroup: string | null }; products: readonly ProductFacts[]; given: readonly GivenAmounts[]; listPrices: ReadonlyMap<string, string>; currency: string },
+  problems: FieldError[],
+): PricedOrder {
+  const { customer, products, given, listPrices, currency } = facts;
   const amounts: LineAmounts[] = [];
   const priced: { unitPrice: Decimal; discount: Decimal }[] = [];
   command.lines.forEach((line, i) => {
@@ -109,16 +153,13 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
       problems.push({ field: `/lines/${i}/unit`, code: 'business_rule', message: `product ${product.id} is sold in ${product.sellingUnits.join(', ') || 'no unit'}, not ${line.unit}` });
       return;
     }
-    let unitPrice = given[i]!.unitPrice;
+    const listPrice = customer.priceGroup === null ? undefined : listPrices.get(`${product.id}|${line.unit}`);
+    const unitPrice = given[i]!.unitPrice ?? (listPrice === undefined ? undefined : new Decimal(listPrice));
     if (unitPrice === undefined) {
-      const listPrice = customer.priceGroup === null ? undefined : listPrices.get(`${product.id}|${line.unit}`);
-      if (listPrice === undefined) {
-        problems.push({ field: `/lines/${i}/unitPrice`, code: 'business_rule', message: customer.priceGroup === null
-          ? 'the customer has no price group, so the line needs a unitPrice'
-          : `no ${currency} price of price group ${customer.priceGroup} for product ${product.id} per ${line.unit} valid on ${command.orderDate}; give a unitPrice` });
-        return;
-      }
-      unitPrice = new Decimal(listPrice);
+      problems.push({ field: `/lines/${i}/unitPrice`, code: 'business_rule', message: customer.priceGroup === null
+        ? 'the customer has no price group, so the line needs a unitPrice'
+        : `no ${currency} price of price group ${customer.priceGroup} for product ${product.id} per ${line.unit} valid on ${command.orderDate}; give a unitPrice` });
+      return;
     }
     const discount = given[i]!.discount ?? new Decimal(0);
     const gross = unitPrice.times(line.quantity);
@@ -140,11 +181,18 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
   if (new Decimal(totals.total).greaterThanOrEqualTo(MAX_AMOUNT.toString())) {
     throw new ApiError('business_rule', `The order's total must be less than ${MAX_AMOUNT.toFixed()}.`, [{ field: '/lines', code: 'business_rule', message: `the total ${totals.total} is too large` }]);
   }
+  return { priced, amounts, totals };
+}
 
-  const id = newId('ord');
+/** Writes the order: its number, its row (open), its lines, its codes and `order.created`. */
+async function writeOrder(
+  tx: Tx, organizationId: string, command: CreateOrderCommand,
+  plan: { id: string; customerId: string; currency: string; products: readonly ProductFacts[]; priced: PricedOrder },
+): Promise<void> {
+  const { id, products, priced: { priced, amounts, totals } } = plan;
   const number = await nextDocumentNumber(tx, organizationId, 'sales_order', 'ORD');
   await tx.insertInto('sales_orders').values({
-    organization_id: organizationId, id, number, customer_id: customer.id, status: orderLifecycle.initial, order_date: command.orderDate, currency,
+    organization_id: organizationId, id, number, customer_id: plan.customerId, status: orderLifecycle.initial, order_date: command.orderDate, currency: plan.currency,
     salesperson_id: command.salespersonId ?? null, location_id: command.locationId ?? null,
     subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, note: command.note ?? null,
   }).execute();
@@ -155,7 +203,6 @@ export async function createOrder(tx: Tx, actor: Actor, command: CreateOrderComm
   }))).execute();
   if (command.externalCodes && Object.keys(command.externalCodes).length > 0) await assignCodes(tx, organizationId, ORDER_RESOURCE, id, command.externalCodes);
   await recordEvent(tx, organizationId, ORDER_CREATED, ORDER_RESOURCE, id);
-  return readOrder(tx, actor, id);
 }
 
 /** Cancels an open order with a reason (409 invalid_state otherwise; 422 period_closed when its date is closed). */

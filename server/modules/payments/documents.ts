@@ -22,7 +22,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
 import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry } from '../customer-account/ledger.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type LockedInvoice } from '../customer-account/ledger.js';
 import { paymentLifecycle, type PaymentStatus } from './lifecycle.js';
 import { PAYMENT_COLLECTION } from './repository.js';
 
@@ -62,38 +62,73 @@ export interface RecordedPayment {
   ids: string[];
 }
 
+/** The collection's amounts, accepted: the whole sum, each allocation's part (in the allocations' order) and the unallocated rest. */
+interface PaymentAmounts {
+  total: Decimal;
+  parts: Decimal[];
+  rest: Decimal;
+}
+
+/** One receipt to write: an allocation's (to its invoice) or the rest's (no invoice). */
+interface PlannedReceipt {
+  invoiceId: string | null;
+  amount: Decimal;
+}
+
 /**
  * Records a collection: one receipt per allocation and one for the unallocated rest (when more than 0), all in one
  * receipt group; the customer's account lowered by each (the invoice's balance by its allocation, the rest as a
  * credit on the account); each invoice paid down to 0 becomes paid. Refusals write nothing and name their field.
+ * The steps: check the command, load the customer, the invoices (their row locks first) and the trip, check the
+ * allocations against them, plan the receipts, write.
  */
 export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: RecordPaymentCommand): Promise<RecordedPayment> {
   const organizationId = actor.organization.id;
   const allocations = command.allocations ?? [];
-  const currency = command.amount.currency;
+  checkPaymentHeader(actor, command);
+  const amounts = acceptPaymentAmounts(command);
+  const customer = await tx.selectFrom('customers').select('id')
+    .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
+  if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
+  // The invoices' row locks first; their balances are read under them.
+  const invoices = await lockInvoices(tx, organizationId, allocations.map((allocation) => allocation.invoiceId));
+  await refuseClosedPeriod(tx, organizationId, command.paymentDate, '/paymentDate');
+  const salespersonId = command.tripId ? await loadCollectingTrip(tx, organizationId, command.tripId) : null;
+  checkAllocations(command, invoices, amounts.parts);
+  const receipts: PlannedReceipt[] = [
+    ...allocations.map((allocation, i) => ({ invoiceId: allocation.invoiceId as string | null, amount: amounts.parts[i]! })),
+    ...(amounts.rest.greaterThan(0) ? [{ invoiceId: null, amount: amounts.rest }] : []),
+  ];
+  return writePayment(tx, organizationId, command, receipts, salespersonId);
+}
 
+/** The reference a method needs; currencies: the collection's must be enabled (today: the base currency); every other amount must be in it. */
+function checkPaymentHeader(actor: Actor, command: RecordPaymentCommand): void {
+  const currency = command.amount.currency;
   if (NEEDS_REFERENCE.includes(command.method) && (command.reference ?? '').trim() === '') {
     throw new ApiError('required_field', `A ${command.method.replace('_', ' ')} collection needs its reference (${command.method === 'cheque' ? 'the cheque number' : 'the transaction id'}).`, [
       { field: '/reference', code: 'required_field', message: `required when method is ${command.method}` },
     ]);
   }
-  // Currencies: the collection's must be enabled (today: the base currency); every other amount must be in it.
   if (currency !== actor.organization.baseCurrency) {
     throw new ApiError('currency_not_supported', `The organisation takes payments in its base currency ${actor.organization.baseCurrency}; got ${currency}.`, [
       { field: '/amount/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
     ]);
   }
   const mismatched: FieldError[] = [
-    ...allocations.flatMap((allocation, i) => allocation.amount.currency === currency ? [] : [{ field: `/allocations/${i}/amount/currency`, code: 'currency_mismatch' as const, message: `must be the payment's currency ${currency}` }]),
+    ...(command.allocations ?? []).flatMap((allocation, i) => allocation.amount.currency === currency ? [] : [{ field: `/allocations/${i}/amount/currency`, code: 'currency_mismatch' as const, message: `must be the payment's currency ${currency}` }]),
     ...(command.unallocated && command.unallocated.currency !== currency ? [{ field: '/unallocated/currency', code: 'currency_mismatch' as const, message: `must be the payment's currency ${currency}` }] : []),
   ];
   if (mismatched.length > 0) throw new ApiError('currency_mismatch', `Every amount of a payment is in its currency ${currency}.`, mismatched);
+}
 
-  // Amounts: decimal strings within the currency's minor units; the receipt and each allocation more than 0.
+/** Amounts: decimal strings within the currency's minor units; the receipt and each allocation more than 0; one allocation per invoice; the parts add up to the whole. */
+function acceptPaymentAmounts(command: RecordPaymentCommand): PaymentAmounts {
+  const allocations = command.allocations ?? [];
+  const currency = command.amount.currency;
   const total = positive(acceptAmount(command.amount, '/amount', currency), '/amount/amount');
   const parts = allocations.map((allocation, i) => positive(acceptAmount(allocation.amount, `/allocations/${i}/amount`, currency), `/allocations/${i}/amount/amount`));
   const rest = command.unallocated ? acceptAmount(command.unallocated, '/unallocated', currency) : new Decimal(0);
-
   // One allocation per invoice: a second names the invoice again (the first is kept).
   const seen = new Set<string>();
   const duplicates = allocations.flatMap((allocation, i): FieldError[] => {
@@ -101,7 +136,6 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
     return [{ field: `/allocations/${i}/invoiceId`, code: 'duplicate_allocation', message: `invoice ${allocation.invoiceId} is already allocated to above; send one allocation with the sum` }];
   });
   if (duplicates.length > 0) throw new ApiError('business_rule', 'A payment allocates to each invoice once.', duplicates);
-
   const allocated = parts.reduce((sum, part) => sum.plus(part), new Decimal(0));
   if (!allocated.plus(rest).equals(total)) {
     const missing = total.minus(allocated);
@@ -111,32 +145,28 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
         : `must be ${fmt(missing, currency)} (the amount less the allocations)` },
     ]);
   }
+  return { total, parts, rest };
+}
 
-  const customer = await tx.selectFrom('customers').select('id')
-    .where('organization_id', '=', organizationId).where('id', '=', command.customerId).executeTakeFirst();
-  if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
-
-  // The invoices' row locks first; their balances are read under them.
-  const invoices = await lockInvoices(tx, organizationId, allocations.map((allocation) => allocation.invoiceId));
-  await refuseClosedPeriod(tx, organizationId, command.paymentDate, '/paymentDate');
-
-  let salespersonId: string | null = null;
-  if (command.tripId) {
-    // FOR SHARE: the trip cannot return or close while a collection on it is being recorded (its settlement counts it).
-    const trip = await tx.selectFrom('trips').select(['status', 'salesperson_id'])
-      .where('organization_id', '=', organizationId).where('id', '=', command.tripId).forShare().executeTakeFirst();
-    if (!trip || trip.status !== 'in_transit') {
-      throw new ApiError('no_open_trip', trip ? `The trip ${command.tripId} is ${trip.status}; a collection is recorded on a trip in transit.` : `There is no trip ${command.tripId} in this organisation.`, [
-        { field: '/tripId', code: 'no_open_trip', message: trip ? `the trip is ${trip.status}, not in_transit` : 'not a trip of this organisation' },
-      ]);
-    }
-    salespersonId = trip.salesperson_id;
+/** The trip's salesperson. FOR SHARE: the trip cannot return or close while a collection on it is being recorded (its settlement counts it). */
+async function loadCollectingTrip(tx: Transaction<DB>, organizationId: string, tripId: string): Promise<string | null> {
+  const trip = await tx.selectFrom('trips').select(['status', 'salesperson_id'])
+    .where('organization_id', '=', organizationId).where('id', '=', tripId).forShare().executeTakeFirst();
+  if (!trip || trip.status !== 'in_transit') {
+    throw new ApiError('no_open_trip', trip ? `The trip ${tripId} is ${trip.status}; a collection is recorded on a trip in transit.` : `There is no trip ${tripId} in this organisation.`, [
+      { field: '/tripId', code: 'no_open_trip', message: trip ? `the trip is ${trip.status}, not in_transit` : 'not a trip of this organisation' },
+    ]);
   }
+  return trip.salesperson_id;
+}
 
+/** Each allocation to an open invoice of this customer, in the collection's currency, at most its balance (read under its lock). */
+function checkAllocations(command: RecordPaymentCommand, invoices: ReadonlyMap<string, LockedInvoice>, parts: readonly Decimal[]): void {
+  const currency = command.amount.currency;
   const notFound: FieldError[] = [];
   const wrongCurrency: FieldError[] = [];
   const over: FieldError[] = [];
-  allocations.forEach((allocation, i) => {
+  (command.allocations ?? []).forEach((allocation, i) => {
     const invoice = invoices.get(allocation.invoiceId);
     if (!invoice || invoice.customer_id !== command.customerId) {
       notFound.push({ field: `/allocations/${i}/invoiceId`, code: 'invoice_not_found', message: invoice ? 'an invoice of another customer' : 'not an invoice of this organisation' });
@@ -151,14 +181,14 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
   if (notFound.length > 0) throw new ApiError('invoice_not_found', 'An allocation names an invoice that is not this customer\'s in this organisation.', notFound);
   if (wrongCurrency.length > 0) throw new ApiError('currency_mismatch', `A payment in ${currency} allocates only to invoices in ${currency}.`, wrongCurrency);
   if (over.length > 0) throw new ApiError('over_allocation', 'An allocation is more than what its invoice still owes.', over);
+}
 
+/** Writes the receipts: the customer's balance lock, their numbers and postings, their rows, the group's codes, the account entries, the invoices' statuses, the events. */
+async function writePayment(tx: Transaction<DB>, organizationId: string, command: RecordPaymentCommand, planned: readonly PlannedReceipt[], salespersonId: string | null): Promise<RecordedPayment> {
+  const currency = command.amount.currency;
   await lockCustomerBalance(tx, organizationId, command.customerId, currency);
-
   const receiptGroupId = newId('rcg');
-  const receipts = [
-    ...allocations.map((allocation, i) => ({ invoiceId: allocation.invoiceId as string | null, amount: parts[i]! })),
-    ...(rest.greaterThan(0) ? [{ invoiceId: null, amount: rest }] : []),
-  ].map((receipt) => ({ ...receipt, id: newId('pmt') }));
+  const receipts = planned.map((receipt) => ({ ...receipt, id: newId('pmt') }));
   const numbers: string[] = [];
   for (let i = 0; i < receipts.length; i += 1) numbers.push(await nextDocumentNumber(tx, organizationId, PAYMENT, 'RCT'));
   const reference = command.reference?.trim() || null;
@@ -178,7 +208,7 @@ export async function recordPayment(tx: Transaction<DB>, actor: Actor, command: 
     customerId: command.customerId, type: receipt.invoiceId === null ? 'payment_unallocated' : 'payment_allocation',
     documentType: PAYMENT, documentId: receipt.id, lineNumber: null, invoiceId: receipt.invoiceId, amount: receipt.amount.negated().toFixed(), currency,
   })));
-  await settleInvoiceStatuses(tx, organizationId, allocations.map((allocation) => allocation.invoiceId));
+  await settleInvoiceStatuses(tx, organizationId, (command.allocations ?? []).map((allocation) => allocation.invoiceId));
   await recordEvents(tx, organizationId, PAYMENT_CREATED, PAYMENT, receipts.map((receipt) => receipt.id));
   return { receiptGroupId, ids: receipts.map((receipt) => receipt.id) };
 }

@@ -20,11 +20,12 @@ export interface PostingView {
   updatedAt: string;
 }
 
-export async function listPostings(db: Db, organizationId: string, filters: { status?: string; limit?: number } = {}): Promise<PostingView[]> {
+export async function listPostings(db: Db, organizationId: string, filters: { status?: string; limit?: number; id?: string } = {}): Promise<PostingView[]> {
   let query = db.selectFrom('external_postings')
     .select(['id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'attempts', 'external_type', 'external_ref', 'reason', 'next_attempt_at', 'updated_at'])
     .where('organization_id', '=', organizationId);
   if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.id) query = query.where('id', '=', filters.id);
   const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit ?? 100).execute();
   return rows.map((row) => ({
     postingId: row.id, documentType: row.document_type, documentId: row.document_id, documentNumber: row.document_number, system: row.system, operation: row.operation,

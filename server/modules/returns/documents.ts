@@ -11,7 +11,7 @@ import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
-import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
+import { documentTotals, lineAmounts, roundToCurrency, type DocumentTotals, type LineAmounts } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { dateProblem } from '../../platform/dates.js';
@@ -19,7 +19,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
 import { issueCreditNote } from '../credit-notes/documents.js';
 import { organizationToday } from '../../platform/access/organizations.js';
-import { lockCustomerBalance, lockInvoices } from '../customer-account/ledger.js';
+import { lockCustomerBalance, lockInvoices, type LockedInvoice } from '../customer-account/ledger.js';
 import { postDocument, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
 import type { Movement } from '../stock/ledger.js';
@@ -77,13 +77,68 @@ interface ProductFacts {
 
 const perUnit = (product: ProductFacts, unit: string) => (unit === 'case' ? product.pack_size : 1);
 
-/** Records and processes a return against an invoice (see the file's head). */
+/** A line of the return, priced: its invoice line, its base units, and the money it credits. */
+interface PricedLine {
+  invoiceLine: InvoiceLine;
+  base: number;
+  unitPrice: string;
+  discount: string;
+  amounts: LineAmounts;
+}
+
+/** What the return reads of its invoice before it plans: its lines, the one each return line names, their products and what earlier returns took back. */
+interface InvoiceFacts {
+  invoiceLines: InvoiceLine[];
+  chosen: InvoiceLine[];
+  products: Map<string, ProductFacts>;
+  /** Per invoice line number: base units returned already and their discount shares. */
+  taken: Map<number, { base: number; discount: Decimal }>;
+}
+
+/** Where the goods go: good stock, and damaged stock (null when nothing is damaged and no place was given). */
+interface ReturnPlaces {
+  goodLocationId: string;
+  badLocationId: string | null;
+}
+
+/** The stock the return moves: goods and tracked empties (stock ledger), the empties collected back (empties ledger), and the request field of each line. */
+interface ReturnStock {
+  movements: Movement[];
+  emptiesLines: { line: number; productId: string; quantity: number; tracked: boolean }[];
+  fields: Map<number, string>;
+}
+
+/** Everything the write step needs, computed without writing. */
+interface ReturnPlan {
+  id: string;
+  returnDate: string;
+  invoice: LockedInvoice;
+  priced: PricedLine[];
+  totals: DocumentTotals;
+  places: ReturnPlaces;
+  stock: ReturnStock;
+}
+
+/**
+ * Records and processes a return against an invoice (see the file's head). The steps: load and check the invoice
+ * (its row lock first), plan the lines' prices, places and stock, then write it all through the stock document.
+ */
 export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturnCommand): Promise<ProcessedReturn> {
   const organizationId = actor.organization.id;
   const currency = actor.organization.baseCurrency;
   const returnDate = command.returnDate ?? await organizationToday(tx, organizationId);
+  checkReturnShape(command, returnDate);
+  const invoice = await loadReturnableInvoice(tx, organizationId, currency, command.invoiceId, returnDate);
+  const facts = await loadInvoiceFacts(tx, organizationId, invoice, command.lines);
+  const priced = priceReturnLines(command.lines, facts, currency);
+  const totals = documentTotals(priced.map((p) => p.amounts), currency);
+  const places = await choosePlaces(tx, organizationId, invoice, command);
+  const stock = await planReturnStock(tx, organizationId, invoice, command.lines, priced, facts.products, places);
+  return writeReturn(tx, actor, command, { id: newId('ret'), returnDate, invoice, priced, totals, places, stock });
+}
 
-  // The shape first (400).
+/** The shape first (400): each line names its invoice line one way and a whole quantity; at least one line; a real date. */
+function checkReturnShape(command: ProcessReturnCommand, returnDate: string): void {
   const shape: FieldError[] = [];
   command.lines.forEach((line, i) => {
     if ((line.invoiceLineNumber === undefined) === (line.productId === undefined)) {
@@ -98,10 +153,12 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
     throw new ApiError(shape.every((p) => p.code === 'required_field') ? 'required_field' : 'invalid_field',
       shape.length === 1 ? `${shape[0]!.field.slice(1)}: ${shape[0]!.message}.` : 'Several fields are invalid; errors[] names each.', shape);
   }
+}
 
-  // The invoice's row lock first: two returns of one invoice run one after the other, each seeing what the other took back.
-  const invoice = (await lockInvoices(tx, organizationId, [command.invoiceId])).get(command.invoiceId);
-  if (!invoice) throw new ApiError('invoice_not_found', `There is no invoice ${command.invoiceId} in this organisation.`, [{ field: '/invoiceId', code: 'invoice_not_found', message: 'not an invoice of this organisation' }]);
+/** The invoice's row lock first: two returns of one invoice run one after the other, each seeing what the other took back. */
+async function loadReturnableInvoice(tx: Tx, organizationId: string, currency: string, invoiceId: string, returnDate: string): Promise<LockedInvoice> {
+  const invoice = (await lockInvoices(tx, organizationId, [invoiceId])).get(invoiceId);
+  if (!invoice) throw new ApiError('invoice_not_found', `There is no invoice ${invoiceId} in this organisation.`, [{ field: '/invoiceId', code: 'invoice_not_found', message: 'not an invoice of this organisation' }]);
   if (invoice.status === 'void') throw new ApiError('business_rule', `Invoice ${invoice.number} is void: its goods came back when it was voided.`, [{ field: '/invoiceId', code: 'business_rule', message: 'a void invoice' }]);
   if (invoice.currency !== currency) {
     throw new ApiError('currency_not_supported', `Returns accept invoices in the organisation's base currency ${currency} only; invoice ${invoice.number} is in ${invoice.currency}.`, [
@@ -109,14 +166,35 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
     ]);
   }
   await refuseClosedPeriod(tx, organizationId, returnDate, '/returnDate');
+  return invoice;
+}
 
-  // Each line's invoice line: by number, or the one sale or free line of its product.
+/** The invoice's lines, each return line's own (refused when none), the products, and what earlier returns took back. */
+async function loadInvoiceFacts(tx: Tx, organizationId: string, invoice: LockedInvoice, lines: readonly ReturnLineCommand[]): Promise<InvoiceFacts> {
   const invoiceLines = await tx.selectFrom('invoice_lines').select(['line_number', 'kind', 'product_id', 'unit', 'quantity', 'unit_price', 'discount', 'tax_rate'])
     .where('organization_id', '=', organizationId).where('invoice_id', '=', invoice.id).orderBy('line_number').execute() as InvoiceLine[];
+  const chosen = matchInvoiceLines(invoice, invoiceLines, lines);
+  const products = await readProducts(tx, organizationId, invoiceLines.map((line) => line.product_id));
+  // What earlier returns took back of each invoice line (base units, and their discount shares).
+  const earlier = await tx.selectFrom('return_lines as l')
+    .innerJoin('returns as r', (join) => join.onRef('r.organization_id', '=', 'l.organization_id').onRef('r.id', '=', 'l.return_id'))
+    .select(['l.invoice_line_number', 'l.unit', 'l.quantity', 'l.discount'])
+    .where('l.organization_id', '=', organizationId).where('r.invoice_id', '=', invoice.id).execute();
+  const taken = new Map<number, { base: number; discount: Decimal }>();
+  for (const row of earlier) {
+    const invoiceLine = invoiceLines.find((l) => l.line_number === row.invoice_line_number)!;
+    const before = taken.get(row.invoice_line_number) ?? { base: 0, discount: new Decimal(0) };
+    taken.set(row.invoice_line_number, { base: before.base + row.quantity * perUnit(products.get(invoiceLine.product_id)!, row.unit), discount: before.discount.plus(row.discount) });
+  }
+  return { invoiceLines, chosen, products, taken };
+}
+
+/** Each line's invoice line: by number, or the one sale or free line of its product (422 naming each line that has none). */
+function matchInvoiceLines(invoice: LockedInvoice, invoiceLines: readonly InvoiceLine[], lines: readonly ReturnLineCommand[]): InvoiceLine[] {
   const returnable = invoiceLines.filter((line) => line.kind !== 'empties');
   const chosen: InvoiceLine[] = [];
   const unmatched: FieldError[] = [];
-  command.lines.forEach((line, i) => {
+  lines.forEach((line, i) => {
     if (line.invoiceLineNumber !== undefined) {
       const found = invoiceLines.find((l) => l.line_number === line.invoiceLineNumber);
       if (!found) unmatched.push({ field: `/lines/${i}/invoiceLineNumber`, code: 'business_rule', message: `invoice ${invoice.number} has no line ${line.invoiceLineNumber}` });
@@ -129,28 +207,20 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
     }
   });
   if (unmatched.length > 0) throw new ApiError('business_rule', unmatched.length === 1 ? `${unmatched[0]!.field.slice(1)}: ${unmatched[0]!.message}.` : 'Lines name no returnable line of the invoice; errors[] names each.', unmatched);
+  return chosen;
+}
 
-  const products = await readProducts(tx, organizationId, invoiceLines.map((line) => line.product_id));
-
-  // What earlier returns took back of each invoice line (base units, and their discount shares).
-  const earlier = await tx.selectFrom('return_lines as l')
-    .innerJoin('returns as r', (join) => join.onRef('r.organization_id', '=', 'l.organization_id').onRef('r.id', '=', 'l.return_id'))
-    .select(['l.invoice_line_number', 'l.unit', 'l.quantity', 'l.discount'])
-    .where('l.organization_id', '=', organizationId).where('r.invoice_id', '=', invoice.id).execute();
-  const taken = new Map<number, { base: number; discount: Decimal }>();
-  for (const row of earlier) {
-    const invoiceLine = invoiceLines.find((l) => l.line_number === row.invoice_line_number)!;
-    const before = taken.get(row.invoice_line_number) ?? { base: 0, discount: new Decimal(0) };
-    taken.set(row.invoice_line_number, { base: before.base + row.quantity * perUnit(products.get(invoiceLine.product_id)!, row.unit), discount: before.discount.plus(row.discount) });
-  }
-
-  // Never more than invoiced less already returned; each line priced at its invoice line's price, tax rate and a
-  // pro-rata share of its discount (cumulative, so the shares of all the returns of a line add up to its discount).
+/**
+ * Never more than invoiced less already returned; each line priced at its invoice line's price, tax rate and a
+ * pro-rata share of its discount (cumulative, so the shares of all the returns of a line add up to its discount).
+ */
+function priceReturnLines(lines: readonly ReturnLineCommand[], facts: InvoiceFacts, currency: string): PricedLine[] {
+  const taken = new Map(facts.taken);
   const over: FieldError[] = [];
-  const priced: { invoiceLine: InvoiceLine; base: number; unitPrice: string; discount: string; amounts: LineAmounts }[] = [];
-  command.lines.forEach((line, i) => {
-    const invoiceLine = chosen[i]!;
-    const product = products.get(invoiceLine.product_id)!;
+  const priced: PricedLine[] = [];
+  lines.forEach((line, i) => {
+    const invoiceLine = facts.chosen[i]!;
+    const product = facts.products.get(invoiceLine.product_id)!;
     const invoicedBase = invoiceLine.quantity * perUnit(product, invoiceLine.unit);
     const base = line.quantity * perUnit(product, line.unit);
     const before = taken.get(invoiceLine.line_number) ?? { base: 0, discount: new Decimal(0) };
@@ -171,9 +241,11 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
     };
   });
   if (over.length > 0) throw new ApiError('business_rule', over.length === 1 ? `${over[0]!.field.slice(1)}: ${over[0]!.message}.` : 'Lines return more than is left to return; errors[] names each.', over);
-  const totals = documentTotals(priced.map((p) => p.amounts), currency);
+  return priced;
+}
 
-  // Where the goods go: good stock to the invoice's location or the given one; damaged stock to the bad-stock location.
+/** Where the goods go: good stock to the invoice's location or the given one; damaged stock to the bad-stock location. */
+async function choosePlaces(tx: Tx, organizationId: string, invoice: LockedInvoice, command: ProcessReturnCommand): Promise<ReturnPlaces> {
   const goodLocationId = command.locationId ?? invoice.location_id;
   const damaged = command.lines.some((line) => line.condition === 'damaged');
   let badLocationId: string | null = null;
@@ -188,24 +260,43 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
       ? 'Damaged goods go to the trip\'s bad-stock location, and the trip has none; give badStockLocationId.'
       : 'Damaged goods go to a damages location, and the organisation has no active one; give badStockLocationId.', [{ field: '/badStockLocationId', code: 'business_rule', message: 'no bad-stock location to take the damaged goods' }]);
   }
+  return { goodLocationId, badLocationId };
+}
 
-  // The stock: each goods line received where its condition sends it, at the cost the sale took it out at; then the
-  // empties the goods carry, received into the good-stock location and collected back from the customer.
+/**
+ * The stock: each goods line received where its condition sends it, at the cost the sale took it out at; then the
+ * empties the goods carry, received into the good-stock location and collected back from the customer.
+ */
+async function planReturnStock(tx: Tx, organizationId: string, invoice: LockedInvoice, lines: readonly ReturnLineCommand[], priced: readonly PricedLine[], products: ReadonlyMap<string, ProductFacts>, places: ReturnPlaces): Promise<ReturnStock> {
   const saleCosts = await tx.selectFrom('stock_movements').select(['line_number', 'unit_cost'])
     .where('organization_id', '=', organizationId).where('document_type', '=', 'invoice').where('document_id', '=', invoice.id).execute();
   const costOf = new Map(saleCosts.map((m) => [m.line_number, String(m.unit_cost)]));
   const movements: Movement[] = [];
   const fields = new Map<number, string>();
-  command.lines.forEach((line, i) => {
+  lines.forEach((line, i) => {
     const { invoiceLine, base } = priced[i]!;
     fields.set(i + 1, `/lines/${i}/quantity`);
     if (!products.get(invoiceLine.product_id)!.tracks_stock) return;
     const cost = costOf.get(invoiceLine.line_number);
-    movements.push({ line: i + 1, productId: invoiceLine.product_id, fromLocationId: null, toLocationId: line.condition === 'good' ? goodLocationId : badLocationId!, quantity: base, ...(cost === undefined ? {} : { unitCost: cost }) });
+    movements.push({ line: i + 1, productId: invoiceLine.product_id, fromLocationId: null, toLocationId: line.condition === 'good' ? places.goodLocationId : places.badLocationId!, quantity: base, ...(cost === undefined ? {} : { unitCost: cost }) });
   });
+  const carried = carriedEmpties(priced, products);
+  const emptiesProducts = await readProducts(tx, organizationId, [...carried.keys()]);
+  const emptiesLines: ReturnStock['emptiesLines'] = [];
+  for (const [productId, { quantity, field }] of carried) {
+    const line = lines.length + emptiesLines.length + 1;
+    fields.set(line, field);
+    const tracked = emptiesProducts.get(productId)?.tracks_stock ?? false;
+    emptiesLines.push({ line, productId, quantity, tracked });
+    if (tracked) movements.push({ line, productId, fromLocationId: null, toLocationId: places.goodLocationId, quantity });
+  }
+  return { movements, emptiesLines, fields };
+}
+
+/** The empties the returned sale and free goods carry, per empties product, with the field of the first line that carries each. */
+function carriedEmpties(priced: readonly PricedLine[], products: ReadonlyMap<string, ProductFacts>): Map<string, { quantity: number; field: string }> {
   const carried = new Map<string, { quantity: number; field: string }>();
-  command.lines.forEach((_line, i) => {
-    const { invoiceLine, base } = priced[i]!;
+  priced.forEach(({ invoiceLine, base }, i) => {
     const product = products.get(invoiceLine.product_id)!;
     if (invoiceLine.kind !== 'sale' && invoiceLine.kind !== 'free') return;
     for (const empty of product.empties) {
@@ -215,55 +306,64 @@ export async function processReturn(tx: Tx, actor: Actor, command: ProcessReturn
       carried.set(empty.productId, { quantity: (before?.quantity ?? 0) + pieces, field: before?.field ?? `/lines/${i}/quantity` });
     }
   });
-  const emptiesProducts = await readProducts(tx, organizationId, [...carried.keys()]);
-  const emptiesLines: { line: number; productId: string; quantity: number; tracked: boolean }[] = [];
-  for (const [productId, { quantity, field }] of carried) {
-    const line = command.lines.length + emptiesLines.length + 1;
-    fields.set(line, field);
-    const tracked = emptiesProducts.get(productId)?.tracks_stock ?? false;
-    emptiesLines.push({ line, productId, quantity, tracked });
-    if (tracked) movements.push({ line, productId, fromLocationId: null, toLocationId: goodLocationId, quantity });
-  }
+  return carried;
+}
 
-  const id = newId('ret');
-  const fieldOf = (line: number) => fields.get(line) ?? '/lines';
+/**
+ * Writes the plan: the stock document (its movements, number and event) carries the rest in its transaction, in the
+ * global lock order: the empties collected, the customer's balance, the return's number, its rows, its credit note.
+ */
+async function writeReturn(tx: Tx, actor: Actor, command: ProcessReturnCommand, plan: ReturnPlan): Promise<ProcessedReturn> {
+  const organizationId = actor.organization.id;
+  const { id, invoice, places, stock } = plan;
+  const fieldOf = (line: number) => stock.fields.get(line) ?? '/lines';
   let number = '';
   let creditNoteId: string | null = null;
-  await postDocument(tx, organizationId, { type: 'return', prefix: 'RTN', reasonCode: null, note: `Return ${id} of invoice ${invoice.number}`, tripId: invoice.trip_id, businessDate: returnDate }, movements, fieldOf,
+  await postDocument(tx, organizationId, { type: 'return', prefix: 'RTN', reasonCode: null, note: `Return ${id} of invoice ${invoice.number}`, tripId: invoice.trip_id, businessDate: plan.returnDate }, stock.movements, fieldOf,
     async (_document, posted) => {
       const movementOf = new Map(posted.map((m) => [m.line, m.id]));
-      await postEmptiesMovements(tx, organizationId, { type: RETURN, id }, emptiesLines.map((e): EmptiesMove => ({
+      await postEmptiesMovements(tx, organizationId, { type: RETURN, id }, stock.emptiesLines.map((e): EmptiesMove => ({
         line: e.line, type: 'collected', direction: 'in', productId: e.productId, quantity: e.quantity, customerId: invoice.customer_id, tripId: invoice.trip_id,
-        locationId: movementOf.has(e.line) ? goodLocationId : null, stockMovementId: movementOf.get(e.line) ?? null,
+        locationId: movementOf.has(e.line) ? places.goodLocationId : null, stockMovementId: movementOf.get(e.line) ?? null,
       })), fieldOf);
       // The customer's balance before the numbers (the global order); issueCreditNote takes it again, already held.
-      await lockCustomerBalance(tx, organizationId, invoice.customer_id, currency);
+      await lockCustomerBalance(tx, organizationId, invoice.customer_id, actor.organization.baseCurrency);
       number = await nextDocumentNumber(tx, organizationId, RETURN, 'RT');
-      await tx.insertInto('returns').values({
-        organization_id: organizationId, id, number, status: 'processed', customer_id: invoice.customer_id, invoice_id: invoice.id,
-        location_id: goodLocationId, bad_stock_location_id: badLocationId, trip_id: invoice.trip_id, return_date: returnDate, reason: command.reason ?? null, currency,
-        subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total,
-      }).execute();
-      await tx.insertInto('return_lines').values(command.lines.map((line, i) => ({
-        organization_id: organizationId, return_id: id, line_number: i + 1, invoice_line_number: priced[i]!.invoiceLine.line_number, product_id: priced[i]!.invoiceLine.product_id,
-        unit: line.unit, quantity: line.quantity, condition: line.condition, unit_price: priced[i]!.unitPrice, discount: priced[i]!.amounts.discount,
-        tax_rate: priced[i]!.invoiceLine.tax_rate, amount: priced[i]!.amounts.amount, tax: priced[i]!.amounts.tax,
-      }))).execute();
-      // Money moves only when the goods were worth something (a return of free goods has no credit note).
-      if (new Decimal(totals.total).greaterThan(0)) {
-        const credit = await issueCreditNote(tx, actor, {
-          customer: { id: invoice.customer_id }, invoiceId: invoice.id, type: 'return', returnId: id,
-          reason: command.reason ?? `Return ${number}`, issueDate: returnDate,
-          lines: command.lines.map((line, i) => ({
-            type: 'product' as const, product: { id: priced[i]!.invoiceLine.product_id }, quantity: line.quantity,
-            unitPrice: priced[i]!.unitPrice, discount: priced[i]!.amounts.discount, taxRate: priced[i]!.invoiceLine.tax_rate,
-          })),
-          fiscalise: command.fiscalise,
-        });
-        creditNoteId = credit.id;
-      }
+      await insertReturnRows(tx, organizationId, command, plan, number);
+      creditNoteId = await creditTheReturn(tx, actor, command, plan, number);
     });
   return { id, number, creditNoteId };
+}
+
+/** The return's row and its lines. */
+async function insertReturnRows(tx: Tx, organizationId: string, command: ProcessReturnCommand, plan: ReturnPlan, number: string): Promise<void> {
+  const { id, invoice, priced, totals, places } = plan;
+  await tx.insertInto('returns').values({
+    organization_id: organizationId, id, number, status: 'processed', customer_id: invoice.customer_id, invoice_id: invoice.id,
+    location_id: places.goodLocationId, bad_stock_location_id: places.badLocationId, trip_id: invoice.trip_id, return_date: plan.returnDate, reason: command.reason ?? null, currency: invoice.currency,
+    subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total,
+  }).execute();
+  await tx.insertInto('return_lines').values(command.lines.map((line, i) => ({
+    organization_id: organizationId, return_id: id, line_number: i + 1, invoice_line_number: priced[i]!.invoiceLine.line_number, product_id: priced[i]!.invoiceLine.product_id,
+    unit: line.unit, quantity: line.quantity, condition: line.condition, unit_price: priced[i]!.unitPrice, discount: priced[i]!.amounts.discount,
+    tax_rate: priced[i]!.invoiceLine.tax_rate, amount: priced[i]!.amounts.amount, tax: priced[i]!.amounts.tax,
+  }))).execute();
+}
+
+/** Money moves only when the goods were worth something (a return of free goods has no credit note): the credit note's id, or null. */
+async function creditTheReturn(tx: Tx, actor: Actor, command: ProcessReturnCommand, plan: ReturnPlan, number: string): Promise<string | null> {
+  const { invoice, priced } = plan;
+  if (!new Decimal(plan.totals.total).greaterThan(0)) return null;
+  const credit = await issueCreditNote(tx, actor, {
+    customer: { id: invoice.customer_id }, invoiceId: invoice.id, type: 'return', returnId: plan.id,
+    reason: command.reason ?? `Return ${number}`, issueDate: plan.returnDate,
+    lines: command.lines.map((line, i) => ({
+      type: 'product' as const, product: { id: priced[i]!.invoiceLine.product_id }, quantity: line.quantity,
+      unitPrice: priced[i]!.unitPrice, discount: priced[i]!.amounts.discount, taxRate: priced[i]!.invoiceLine.tax_rate,
+    })),
+    fiscalise: command.fiscalise,
+  });
+  return credit.id;
 }
 
 async function readProducts(tx: Tx, organizationId: string, ids: string[]): Promise<Map<string, ProductFacts>> {

@@ -29,14 +29,37 @@ import { writeOrders } from './synthetic-orders.js';
 
 type Schemas = components['schemas'];
 
+/**
+ * Writes the synthetic distributor through the modules' own functions, in the order its records name each other:
+ * master data (products and prices, routes with their vans and salespeople, outlets, journey plans), then the
+ * documents (stock, trips, field activity, orders, invoices, credit notes and returns), then the owner's inbox.
+ */
 export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistributor): Promise<void> {
-  const currency = actor.organization.baseCurrency;
-  const money = (amount: string | null) => (amount === null ? null : { amount, currency });
-  const codeOf = new Map(d.products.map((product) => [product.id, product.product_code]));
   const idOf = new Map<string, string>(); // synthetic id -> the id the module gave the record
-  const real = (id: string | null) => (id === null ? null : idOf.get(id) ?? null);
+  await writeProductsAndPrices(tx, actor, d, idOf);
+  await writeRoutesVansAndSalespeople(tx, actor, d, idOf);
+  await writeOutlets(tx, actor, d, idOf);
+  await writeJourneyPlans(tx, actor, d, idOf);
+  await writeOpeningStock(tx, actor, d, idOf);
+  await writeStockHistory(tx, actor, d, idOf);
+  // Three weeks of trips, loaded from that stock (only where the organisation has the delivery module, as the
+  // sandbox organisation has: the trips module refuses otherwise).
+  if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
+  await writeFieldActivity(tx, actor, d, idOf);
+  await writeOrders(tx, actor, d, idOf);
+  const invoices = await writeInvoices(tx, actor, d, idOf);
+  await writeCreditNotesAndReturns(tx, actor, invoices);
+  await writeOwnerAndInbox(tx, actor);
+}
 
-  // Empties first: a returnable product names the empties it carries.
+const moneyIn = (currency: string) => (amount: string | null) => (amount === null ? null : { amount, currency });
+const realIds = (idOf: ReadonlyMap<string, string>) => (id: string | null) => (id === null ? null : idOf.get(id) ?? null);
+
+/** Empties first (a returnable product names the empties it carries), then the price list. */
+async function writeProductsAndPrices(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+  const currency = actor.organization.baseCurrency;
+  const money = moneyIn(currency);
+  const codeOf = new Map(d.products.map((product) => [product.id, product.product_code]));
   for (const product of [...d.products].sort((a, b) => Number(b.is_empty) - Number(a.is_empty))) {
     const fields: Schemas['ProductFields'] = {
       productCode: product.product_code, name: product.name, brand: product.brand, category: product.category, status: product.status,
@@ -50,8 +73,11 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
     productCode: price.product_code, priceGroup: price.price_group, unit: price.unit as 'case' | 'bottle' | 'piece',
     unitPrice: { amount: price.amount, currency }, validFrom: price.valid_from,
   })));
+}
 
-  // Routes and their vans and salespeople name each other: routes first, then the others, then the routes' links.
+/** Routes and their vans and salespeople name each other: routes first, then the others, then the routes' links. */
+async function writeRoutesVansAndSalespeople(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+  const real = realIds(idOf);
   for (const route of d.routes) {
     idOf.set(route.id, (await routes.create(tx, actor, { routeCode: route.route_code, name: route.name }, { dms: route.route_code })).id);
   }
@@ -68,8 +94,12 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
   for (const route of d.routes) {
     await routes.change(tx, actor, idOf.get(route.id)!, { salespersonId: real(route.salesperson_id), vanLocationId: real(route.van_location_id) });
   }
+}
 
-  // 300 outlets: the customers module's set-based import (the same rules as a create, a few statements in all).
+/** 300 outlets: the customers module's set-based import (the same rules as a create, a few statements in all). */
+async function writeOutlets(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
+  const money = moneyIn(actor.organization.baseCurrency);
+  const real = realIds(idOf);
   const outletIds = await importCustomers(tx, actor, d.outlets.map((outlet) => ({
     fields: {
       outletCode: outlet.outlet_code, name: outlet.name, status: outlet.status as Schemas['CustomerFields']['status'],
@@ -82,7 +112,10 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
     externalCodes: { dms: outlet.outlet_code },
   })));
   d.outlets.forEach((outlet, index) => idOf.set(outlet.id, outletIds[index]!));
+}
 
+/** Each route's journey plan: its outlets' visits. */
+async function writeJourneyPlans(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: ReadonlyMap<string, string>): Promise<void> {
   for (const plan of d.journeyPlans) {
     const visits = d.visits.filter((visit) => visit.journey_plan_id === plan.id).map((visit) => ({
       customerId: idOf.get(visit.customer_id)!, weekday: visit.weekday, sequence: visit.sequence, frequency: visit.frequency,
@@ -90,17 +123,6 @@ export async function writeDistributor(tx: Tx, actor: Actor, d: SandboxDistribut
     }));
     await replaceJourneyPlan(tx, actor, { routeId: idOf.get(plan.route_id)!, visits } as Schemas['JourneyPlanReplace']);
   }
-
-  await writeOpeningStock(tx, actor, d, idOf);
-  await writeStockHistory(tx, actor, d, idOf);
-  // Three weeks of trips, loaded from that stock (only where the organisation has the delivery module, as the
-  // sandbox organisation has: the trips module refuses otherwise).
-  if (actor.organization.deliveryModuleEnabled) await writeTrips(tx, actor, d, idOf);
-  await writeFieldActivity(tx, actor, d, idOf);
-  await writeOrders(tx, actor, d, idOf);
-  const invoices = await writeInvoices(tx, actor, d, idOf);
-  await writeCreditNotesAndReturns(tx, actor, invoices);
-  await writeOwnerAndInbox(tx, actor);
 }
 
 /**

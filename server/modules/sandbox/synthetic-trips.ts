@@ -72,66 +72,92 @@ export function syntheticTrips(d: Pick<SandboxDistributor, 'routes' | 'products'
  * allowance (and on one trip a receipted puncture repair), a few shillings short now and then.
  */
 export async function writeTrips(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: Map<string, string>): Promise<void> {
-  const locationId = new Map(d.locations.map((location) => [location.code, idOf.get(location.id)!]));
-  const product = new Map(d.products.map((p) => [p.product_code, { id: idOf.get(p.id)!, packSize: p.pack_size, returnable: p.empties.length > 0 }]));
-  const casePrice = new Map(d.prices.filter((price) => price.unit === 'case').map((price) => [`${price.price_group}|${price.product_code}`, price.amount]));
-  const outlets = d.outlets.filter((outlet) => outlet.status === 'active' && outlet.price_group);
-  const currency = actor.organization.baseCurrency;
+  const world: TripWorld = {
+    idOf,
+    locationId: new Map(d.locations.map((location) => [location.code, idOf.get(location.id)!])),
+    product: new Map(d.products.map((p) => [p.product_code, { id: idOf.get(p.id)!, packSize: p.pack_size, returnable: p.empties.length > 0 }])),
+    casePrice: new Map(d.prices.filter((price) => price.unit === 'case').map((price) => [`${price.price_group}|${price.product_code}`, price.amount])),
+    outlets: d.outlets.filter((outlet) => outlet.status === 'active' && outlet.price_group),
+    currency: actor.organization.baseCurrency,
+  };
   for (const [t, planned] of syntheticTrips(d).entries()) {
-    const trip = await openTrip(tx, actor, { vanLocationId: locationId.get(planned.vanCode)!, warehouseLocationId: locationId.get(planned.warehouseCode)!, businessDate: planned.businessDate });
-    await loadTrip(tx, actor, { tripId: trip.id, lines: planned.load.map((line) => ({ productId: product.get(line.productCode)!.id, unit: 'case', quantity: line.cases })) });
+    const trip = await openTrip(tx, actor, { vanLocationId: world.locationId.get(planned.vanCode)!, warehouseLocationId: world.locationId.get(planned.warehouseCode)!, businessDate: planned.businessDate });
+    await loadTrip(tx, actor, { tripId: trip.id, lines: planned.load.map((line) => ({ productId: world.product.get(line.productCode)!.id, unit: 'case', quantity: line.cases })) });
     await departTrip(tx, actor, trip.id);
     await recordTripLocations(tx, actor, trip.id, planned.trail);
-
-    // Bottles that left the van (sold) and came back onto it (returned), by product code.
-    const moved = new Map<string, number>();
-    const move = (code: string, bottles: number) => moved.set(code, (moved.get(code) ?? 0) + bottles);
-    const sellable = planned.load.filter((line) => !product.get(line.productCode)!.returnable).map((line) => line.productCode);
-    let sales = 0;
-    const sale = async (outlet: (typeof outlets)[number], code: string, payment: CreateInvoiceCommand['payment']) => {
-      sales += 1;
-      const price = casePrice.get(`${outlet.price_group}|${code}`) ?? casePrice.get(`WHOLESALE|${code}`)!;
-      move(code, -product.get(code)!.packSize);
-      return createInvoice(tx, actor, {
-        customerId: idOf.get(outlet.id)!, locationId: locationId.get(planned.vanCode)!, issueDate: planned.businessDate, currency,
-        externalCodes: { dms: `CS-${planned.routeCode}-${planned.businessDate.replaceAll('-', '')}-${sales}` },
-        lines: [{ productId: product.get(code)!.id, unit: 'case', quantity: 1, unitPrice: price }], payment,
-      });
-    };
-    if (sellable.length > 0) {
-      const [first, second] = [outlets[(t * 2) % outlets.length]!, outlets[(t * 2 + 1) % outlets.length]!];
-      const cashSale = await sale(first, sellable[0]!, { method: 'cash' });
-      const onCredit = second.credit_limit_amount == null;
-      const creditSale = await sale(second, sellable[1 % sellable.length]!, onCredit ? null : { method: 'mobile_money', reference: `MM-${planned.businessDate.replaceAll('-', '')}-${t}` });
-      if (onCredit) {
-        const { total } = await tx.selectFrom('invoices').select('total').where('organization_id', '=', actor.organization.id).where('id', '=', creditSale.id).executeTakeFirstOrThrow();
-        const part = new Decimal(total).times('0.4').toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed(0);
-        await recordPayment(tx, actor, { customerId: idOf.get(second.id)!, method: 'cash', amount: { amount: part, currency }, paymentDate: planned.businessDate, tripId: trip.id,
-          allocations: [{ invoiceId: creditSale.id, amount: { amount: part, currency } }] });
-      }
-      if (t === 0) {
-        await processReturn(tx, actor, { invoiceId: cashSale.id, returnDate: planned.businessDate, reason: 'Sandbox: short-dated bottles', lines: [{ invoiceLineNumber: 1, unit: 'bottle', quantity: 3, condition: 'good' }] });
-        move(sellable[0]!, 3);
-      }
-      if (t === 1) {
-        await issueCreditNote(tx, actor, { customer: { id: idOf.get(second.id)! }, invoiceId: creditSale.id, reason: 'Sandbox: promotion price not applied', issueDate: planned.businessDate,
-          lines: [{ type: 'adjustment', description: 'Promotion price difference', quantity: 1, unitPrice: '2000' }] });
-      }
-    }
-
+    const moved = await sellOnTheRoad(tx, actor, world, { t, planned, tripId: trip.id });
     await returnTrip(tx, actor, { tripId: trip.id, lines: planned.load.map((line) => {
-      const { id, packSize } = product.get(line.productCode)!;
+      const { id, packSize } = world.product.get(line.productCode)!;
       return { productId: id, unit: 'bottle', countedQuantity: line.cases * packSize + (moved.get(line.productCode) ?? 0) - (planned.missing.get(line.productCode) ?? 0) };
     }) });
-    // The settlement: the sheet's cash expected from sales, less the crew's allowance (and a receipted repair on one
-    // trip), handed in; every fourth trip 500 short.
-    const expenses: SettleTripCommand['expenses'] = [
-      { kind: 'allowance', amount: '10000', description: 'Crew lunch allowance' },
-      ...(t === 2 ? [{ kind: 'purchase' as const, amount: '6000', description: 'Puncture repair', receiptReference: 'RC-4471' }] : []),
-    ];
-    const fromSales = new Decimal((await getTripSettlement(tx, actor, trip.id)).cashExpectedFromSales.amount);
-    const expected = fromSales.minus(expenses.reduce((sum, expense) => sum.plus(expense.amount), new Decimal(0)));
-    const handedIn = Decimal.max(0, expected.minus(t % 4 === 3 ? 500 : 0));
-    await settleTrip(tx, actor, { tripId: trip.id, handedIn: handedIn.toFixed(0), expenses });
+    await settleSyntheticTrip(tx, actor, t, trip.id);
   }
+}
+
+/** What the trips are written from: the records' real ids, the products, the case prices by price group, the active priced outlets. */
+interface TripWorld {
+  idOf: ReadonlyMap<string, string>;
+  locationId: ReadonlyMap<string, string>;
+  product: ReadonlyMap<string, { id: string; packSize: number; returnable: boolean }>;
+  casePrice: ReadonlyMap<string, string>;
+  outlets: SandboxDistributor['outlets'];
+  currency: string;
+}
+
+/**
+ * The van's sales on the road (see writeTrips), the collection on the one on credit, and the first trip's return or
+ * the second's credit note. The bottles that left the van (sold) and came back onto it (returned), by product code.
+ */
+async function sellOnTheRoad(tx: Tx, actor: Actor, world: TripWorld, on: { t: number; planned: SyntheticTrip; tripId: string }): Promise<Map<string, number>> {
+  const { t, planned, tripId } = on;
+  const { idOf, product, outlets, currency } = world;
+  const moved = new Map<string, number>();
+  const move = (code: string, bottles: number) => moved.set(code, (moved.get(code) ?? 0) + bottles);
+  const sellable = planned.load.filter((line) => !product.get(line.productCode)!.returnable).map((line) => line.productCode);
+  if (sellable.length === 0) return moved;
+  let sales = 0;
+  const sale = async (outlet: (typeof outlets)[number], code: string, payment: CreateInvoiceCommand['payment']) => {
+    sales += 1;
+    const price = world.casePrice.get(`${outlet.price_group}|${code}`) ?? world.casePrice.get(`WHOLESALE|${code}`)!;
+    move(code, -product.get(code)!.packSize);
+    return createInvoice(tx, actor, {
+      customerId: idOf.get(outlet.id)!, locationId: world.locationId.get(planned.vanCode)!, issueDate: planned.businessDate, currency,
+      externalCodes: { dms: `CS-${planned.routeCode}-${planned.businessDate.replaceAll('-', '')}-${sales}` },
+      lines: [{ productId: product.get(code)!.id, unit: 'case', quantity: 1, unitPrice: price }], payment,
+    });
+  };
+  const [first, second] = [outlets[(t * 2) % outlets.length]!, outlets[(t * 2 + 1) % outlets.length]!];
+  const cashSale = await sale(first, sellable[0]!, { method: 'cash' });
+  const onCredit = second.credit_limit_amount == null;
+  const creditSale = await sale(second, sellable[1 % sellable.length]!, onCredit ? null : { method: 'mobile_money', reference: `MM-${planned.businessDate.replaceAll('-', '')}-${t}` });
+  if (onCredit) {
+    const { total } = await tx.selectFrom('invoices').select('total').where('organization_id', '=', actor.organization.id).where('id', '=', creditSale.id).executeTakeFirstOrThrow();
+    const part = new Decimal(total).times('0.4').toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed(0);
+    await recordPayment(tx, actor, { customerId: idOf.get(second.id)!, method: 'cash', amount: { amount: part, currency }, paymentDate: planned.businessDate, tripId,
+      allocations: [{ invoiceId: creditSale.id, amount: { amount: part, currency } }] });
+  }
+  if (t === 0) {
+    await processReturn(tx, actor, { invoiceId: cashSale.id, returnDate: planned.businessDate, reason: 'Sandbox: short-dated bottles', lines: [{ invoiceLineNumber: 1, unit: 'bottle', quantity: 3, condition: 'good' }] });
+    move(sellable[0]!, 3);
+  }
+  if (t === 1) {
+    await issueCreditNote(tx, actor, { customer: { id: idOf.get(second.id)! }, invoiceId: creditSale.id, reason: 'Sandbox: promotion price not applied', issueDate: planned.businessDate,
+      lines: [{ type: 'adjustment', description: 'Promotion price difference', quantity: 1, unitPrice: '2000' }] });
+  }
+  return moved;
+}
+
+/**
+ * The settlement: the sheet's cash expected from sales, less the crew's allowance (and a receipted repair on one
+ * trip), handed in; every fourth trip 500 short.
+ */
+async function settleSyntheticTrip(tx: Tx, actor: Actor, t: number, tripId: string): Promise<void> {
+  const expenses: SettleTripCommand['expenses'] = [
+    { kind: 'allowance', amount: '10000', description: 'Crew lunch allowance' },
+    ...(t === 2 ? [{ kind: 'purchase' as const, amount: '6000', description: 'Puncture repair', receiptReference: 'RC-4471' }] : []),
+  ];
+  const fromSales = new Decimal((await getTripSettlement(tx, actor, tripId)).cashExpectedFromSales.amount);
+  const expected = fromSales.minus(expenses.reduce((sum, expense) => sum.plus(expense.amount), new Decimal(0)));
+  const handedIn = Decimal.max(0, expected.minus(t % 4 === 3 ? 500 : 0));
+  await settleTrip(tx, actor, { tripId, handedIn: handedIn.toFixed(0), expenses });
 }

@@ -20,23 +20,30 @@ export interface MemberRecord {
   updatedAt: string;
 }
 
+/**
+ * A change to the members refused for a reason the person asking can act on (a bad field, a taken e-mail, a second
+ * owner, a member still named by a key or a salesman). The CLI prints its message as any error's; the console
+ * answers it on the form's page instead of as a failure of its own.
+ */
+export class MemberRefusal extends Error {}
+
 // A plain shape check, not RFC 5322: one @, no spaces, a dot in the domain. The address is a label for people.
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 function checkName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === '' || trimmed.length > 200) throw new Error('--name must be 1 to 200 characters');
+  if (trimmed === '' || trimmed.length > 200) throw new MemberRefusal('--name must be 1 to 200 characters');
   return trimmed;
 }
 
 function checkEmail(email: string): string {
   const trimmed = email.trim().toLowerCase();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new Error(`--email ${email} is not an e-mail address (name@example.com)`);
+  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new MemberRefusal(`--email ${email} is not an e-mail address (name@example.com)`);
   return trimmed;
 }
 
 function checkRole(role: string): MemberRole {
-  if (!(MEMBER_ROLES as readonly string[]).includes(role)) throw new Error(`--role must be one of ${MEMBER_ROLES.join(', ')}, not ${role}`);
+  if (!(MEMBER_ROLES as readonly string[]).includes(role)) throw new MemberRefusal(`--role must be one of ${MEMBER_ROLES.join(', ')}, not ${role}`);
   return role as MemberRole;
 }
 
@@ -49,14 +56,14 @@ async function refuseSecondOwner(tx: Tx, organizationId: string, exceptId: strin
   let query = tx.selectFrom('members').select(['id', 'email']).where('organization_id', '=', organizationId).where('role', '=', 'owner');
   if (exceptId) query = query.where('id', '<>', exceptId);
   const owner = await query.executeTakeFirst();
-  if (owner) throw new Error(`the organisation already has an owner, ${owner.id} (${owner.email}); change that member's role first`);
+  if (owner) throw new MemberRefusal(`the organisation already has an owner, ${owner.id} (${owner.email}); change that member's role first`);
 }
 
 async function refuseTakenEmail(tx: Tx, organizationId: string, email: string, exceptId: string | null): Promise<void> {
   let query = tx.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('email', '=', email);
   if (exceptId) query = query.where('id', '<>', exceptId);
   const taken = await query.executeTakeFirst();
-  if (taken) throw new Error(`${email} is already member ${taken.id} of this organisation`);
+  if (taken) throw new MemberRefusal(`${email} is already member ${taken.id} of this organisation`);
 }
 
 export async function addMember(db: Db, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
@@ -69,7 +76,7 @@ export async function addMemberIn(tx: Tx, organizationId: string, input: { name:
   const email = checkEmail(input.email);
   const role = checkRole(input.role);
   const organization = await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).executeTakeFirst();
-  if (!organization) throw new Error(`no organisation ${organizationId} (org list shows them)`);
+  if (!organization) throw new MemberRefusal(`no organisation ${organizationId} (org list shows them)`);
   if (role === 'owner') await refuseSecondOwner(tx, organizationId, null);
   await refuseTakenEmail(tx, organizationId, email, null);
   const row = await tx.insertInto('members').values({ organization_id: organizationId, id: newId('mbr'), name, email, role }).returningAll().executeTakeFirstOrThrow();
@@ -87,7 +94,7 @@ export async function updateMember(db: Db, organizationId: string, id: string, c
       .set((eb) => ({ ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }), ...(role === undefined ? {} : { role }), updated_at: eb.fn('now') }))
       .where('organization_id', '=', organizationId).where('id', '=', id)
       .returningAll().executeTakeFirst();
-    if (!row) throw new Error(`no member ${id} in ${organizationId} (member list --org shows them)`);
+    if (!row) throw new MemberRefusal(`no member ${id} in ${organizationId} (member list --org shows them)`);
     return toRecord(row);
   });
 }
@@ -100,11 +107,11 @@ export async function updateMember(db: Db, organizationId: string, id: string, c
 export async function removeMember(db: Db, organizationId: string, id: string): Promise<void> {
   await inTransaction(db, async (tx) => {
     const member = await tx.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
-    if (!member) throw new Error(`no member ${id} in ${organizationId} (member list --org shows them)`);
+    if (!member) throw new MemberRefusal(`no member ${id} in ${organizationId} (member list --org shows them)`);
     const keys = await tx.selectFrom('api_keys').select('id').where('organization_id', '=', organizationId).where('created_by_member_id', '=', id).execute();
-    if (keys.length > 0) throw new Error(`member ${id} made the key(s) ${keys.map((k) => k.id).join(', ')}, which keep its id; set its role to none instead`);
+    if (keys.length > 0) throw new MemberRefusal(`member ${id} made the key(s) ${keys.map((k) => k.id).join(', ')}, which keep its id; set its role to none instead`);
     const salesmen = await tx.selectFrom('salespeople').select('salesman_code').where('organization_id', '=', organizationId).where('member_id', '=', id).execute();
-    if (salesmen.length > 0) throw new Error(`salesman ${salesmen.map((s) => s.salesman_code).join(', ')} is linked to member ${id}; unlink it first (salespeople API memberId: null)`);
+    if (salesmen.length > 0) throw new MemberRefusal(`salesman ${salesmen.map((s) => s.salesman_code).join(', ')} is linked to member ${id}; unlink it first (salespeople API memberId: null)`);
     await tx.deleteFrom('notification_recipients').where('organization_id', '=', organizationId).where('member_id', '=', id).execute();
     await tx.deleteFrom('members').where('organization_id', '=', organizationId).where('id', '=', id).execute();
   });

@@ -212,6 +212,14 @@ export async function listDeliveries(db: Db, endpointId: string, limit = 100): P
   return rows.map(toDeliverySummary);
 }
 
+/** One delivery of one organisation's endpoint; null when there is none (the console checks before it resends). */
+export async function readDelivery(db: Db, organizationId: string, endpointId: string, deliveryId: string): Promise<DeliverySummary | null> {
+  const row = await db.selectFrom('webhook_deliveries').selectAll()
+    .where('organization_id', '=', organizationId).where('endpoint_id', '=', endpointId).where('id', '=', deliveryId)
+    .executeTakeFirst();
+  return row ? toDeliverySummary(row) : null;
+}
+
 /** Sends a delivery again (same event id), due now with a fresh retry schedule. */
 export async function resendDelivery(db: Db, enqueue: EnqueueDeliveries, deliveryId: string): Promise<DeliverySummary> {
   return inTransaction(db, async (tx) => {

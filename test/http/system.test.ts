@@ -38,6 +38,45 @@ test('GET /health reports the configured environment, and GET /me there calls a 
   }
 });
 
+test('without response validation (production), the operations with nothing to validate skip the validator and still refuse what they always refused', async (t) => {
+  const { startTestService } = await import('../support/service.js');
+  const { createCaller } = await import('../support/callers.js');
+  const production = await startTestService('system_unvalidated', { env: { VALIDATE_RESPONSES: 'false' } });
+  try {
+    const caller = await createCaller(production.service.database.pool, { scopes: ['customers:read'] });
+    const health = await production.request('GET', '/health', { headers: { 'X-Request-Id': 'not a usable id!' } });
+    t.is(health.status, 200);
+    t.is(health.body.status, 'ok');
+    t.regex(health.headers.get('x-request-id') ?? '', /^[0-9A-Z]{26}$/, 'an unusable caller id is replaced, not refused');
+    t.truthy(health.headers.get('ratelimit-remaining'), 'still counted against the address budget');
+    t.is((await production.request('GET', '/me', { headers: caller.auth })).status, 200);
+    t.is((await production.request('GET', '/errors')).status, 200);
+    // A query string goes through the validator: none of these operations takes one.
+    for (const [path, headers] of [['/health?verbose=1', {}], ['/me?verbose=1', caller.auth], ['/errors?status=400', {}]] as const) {
+      const res = await production.request('GET', path, { headers });
+      t.is(res.status, 400, path);
+      t.is(res.body.code, 'unknown_field', path);
+      t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [`/query/${path.split('?')[1]!.split('=')[0]}`], path);
+    }
+    // A key is still required by /me.
+    t.is((await production.request('GET', '/me')).status, 401);
+    // A HEAD is not a declared method: it skips nothing, and reaches no handler without the key its GET needs.
+    for (const path of ['/me', '/health', '/errors', '/customers']) {
+      const head = await fetch(`${production.baseUrl}/api/v1${path}`, { method: 'HEAD' });
+      t.true([401, 404].includes(head.status), `HEAD ${path} without a key: ${head.status}`);
+      const keyed = await fetch(`${production.baseUrl}/api/v1${path}`, { method: 'HEAD', headers: caller.auth });
+      t.true(keyed.status < 500, `HEAD ${path} with a key: ${keyed.status}`);
+    }
+    t.is((await fetch(`${production.baseUrl}/api/v1/me`, { method: 'HEAD' })).status, 401, 'HEAD /me needs the key GET /me needs');
+    // An operation with parameters is validated as ever.
+    const bad = await production.request('GET', '/customers?limit=0', { headers: caller.auth });
+    t.is(bad.status, 400);
+    t.is(bad.body.errors[0].field, '/query/limit');
+  } finally {
+    await production.stop();
+  }
+});
+
 test('GET /openapi.json returns the bundled OpenAPI 3.1 document without a key', async (t) => {
   const res = await api().request('GET', '/openapi.json');
   t.is(res.status, 200);

@@ -47,7 +47,8 @@ export interface AuthenticationOptions {
 export function authenticate(options: AuthenticationOptions): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
-    const security = securityOf(req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
+    // HEAD is looked up as GET, as knownOperation finds it: a HEAD of a keyed read needs the key its GET needs.
+    const security = securityOf(req.method === 'HEAD' ? 'GET' : req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
     if (!security || security.scopes === null) return next();
 
     const header = req.headers.authorization ?? '';

@@ -81,6 +81,8 @@ export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment,
   const keepBodies = environment === 'sandbox';
   const personal = personalFieldsOf(document);
   return (req, res, next) => {
+    // An operation without a key never has a caller (authenticate leaves it alone): nothing of it is logged.
+    if (operationOf(res)?.scopes === null) { next(); return; }
     const started = process.hrtime.bigint();
     if (keepBodies) captureResponseBody(res);
     res.once('finish', () => {

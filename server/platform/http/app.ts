@@ -1,5 +1,5 @@
 // The HTTP pipeline (see ARCHITECTURE.md, The flow of a request):
-// request id -> API log -> known operation -> key in query? -> key, allowlist, rate limit, scope -> body (JSON or
+// request id -> known operation -> API log -> key in query? -> key, allowlist, rate limit, scope -> body (JSON or
 // file) -> validator (spec) -> module routes -> problem documents for every error. The body is read only once the
 // caller is known: a request without a valid key is answered 401 having read none of it (see body-refused.ts).
 import express, { type Router } from 'express';
@@ -56,8 +56,10 @@ export function createApp(options: AppOptions): express.Express {
   app.set('trust proxy', options.trustProxy);
 
   app.use(requestId);
-  app.use(apiLogMiddleware(options.apiLog, options.environment, options.document));
+  // The operation is found before the API log is hooked, so that a call without a key (an operation that takes none,
+  // which no organisation's log keeps) costs the log nothing; an unknown path never had a caller to log either.
   app.use(knownOperation(operationIndex(options.document)));
+  app.use(apiLogMiddleware(options.apiLog, options.environment, options.document));
 
   const api = apiRouter();
   api.use(refuseKeyInQuery);

@@ -1,9 +1,11 @@
 // express-openapi-validator checks every request (and, outside production, every response) against the
 // bundled spec, so the spec is enforced rather than merely described. It compiles the schemas once, at start.
 import { createRequire } from 'node:module';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { ApiDocument } from '../spec.js';
+import { operationOf } from './known-operation.js';
+import type { Operation } from '../operations.js';
 
 memoisePathCompilation();
 skipCompilationAtStart();
@@ -93,7 +95,7 @@ export function validatorSkips(path: string): boolean {
 }
 
 export function openApiValidator(options: { document: ApiDocument; validateResponses: boolean }): RequestHandler[] {
-  return OpenApiValidator.middleware({
+  const validators = OpenApiValidator.middleware({
     // The validator annotates the document it is given, so it gets its own copy.
     apiSpec: structuredClone(options.document) as never,
     validateApiSpec: false, // linted at build time (npm test); skipping saves start-up time
@@ -109,4 +111,30 @@ export function openApiValidator(options: { document: ApiDocument; validateRespo
     // A file's body is bytes read by file-body.ts (its media type and size checked there), parsed by the module.
     ignorePaths: validatorSkips,
   }) as RequestHandler[];
+  if (options.validateResponses) return validators;
+  // A request with nothing to validate skips the validator (issue 40: it was the largest single cost of GET /health
+  // over bare express): an operation that takes no body and whose only parameters are optional headers any text
+  // passes (X-Request-Id: a plain string; an unusable one is replaced, not refused), asked without a query string.
+  // Its body was already refused unread (knownOperation), its path has no parameter, and no header can fail; the
+  // validator would only find the operation again and pass. With a query string it still answers 400
+  // unknown_field. Outside production the validator also checks responses, so there nothing is skipped.
+  const skippable = new WeakMap<Operation, boolean>();
+  const nothingToValidate = (req: Request, res: Response) => {
+    const operation = operationOf(res);
+    // Only the method the spec declares: a HEAD goes through the validator, which answers it as before (404).
+    if (!operation || req.method !== 'GET' || req.originalUrl.includes('?')) return false;
+    let skip = skippable.get(operation);
+    if (skip === undefined) {
+      skip = !operation.takesBody && operation.parameters.every((parameter) => parameter.in === 'header' && parameter.required !== true && anyText(parameter.schema));
+      skippable.set(operation, skip);
+    }
+    return skip;
+  };
+  return validators.map((validator): RequestHandler => (req, res, next) => (nothingToValidate(req, res) ? next() : validator(req, res, next)));
+}
+
+/** A schema every header value passes: `{ type: string }` and nothing else. */
+function anyText(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'example')
+    && (schema as { type?: unknown }).type === 'string';
 }

@@ -10,11 +10,13 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { reconcileDue } from '../../server/modules/dms/reconciliation.js';
+// The registries the DMS and the posting functions read (the DMS handlers, the postings, the document types).
+import '../../server/composition/modules.js';
 
 export interface DmsReconciliationFigures {
   salesmen: number;

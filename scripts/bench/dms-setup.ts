@@ -2,7 +2,7 @@
 // up (locations, the van's salesman SM01 linked to a member, accounts and the supplier's vendor: R03 otherwise, per
 // decisions 0033/0034; a canonical connection; a key without limits), its master data and stock pushed and posted,
 // and the waits on its documents.
-import { operatorActor, type Actor } from '../../server/domain/actor.js';
+import { operatorActor, type Actor } from '../../server/platform/access/actor.js';
 import { inTransaction, type Db, type Tx } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';

@@ -25,7 +25,7 @@ import { startService, type RunningService } from '../../server/composition/serv
 import type { Role } from '../../server/platform/config.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 

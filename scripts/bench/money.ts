@@ -27,14 +27,16 @@ import { actingOrganization, createOrganization } from '../../server/platform/ac
 import { scopeCatalogue } from '../../server/platform/access/scopes.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
-import { jobActor, operatorActor, type Actor } from '../../server/domain/actor.js';
+import { jobActor, operatorActor, type Actor } from '../../server/platform/access/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
 import { createInvoice, type CreateInvoiceCommand } from '../../server/modules/invoices/documents.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
+// The registries the posting functions read (the customer account reads the invoice's lifecycle there).
+import '../../server/composition/modules.js';
 import { findInvoice, INVOICE_RESOURCE, linesOf, listInvoices, requireInvoiceFilters } from '../../server/modules/invoices/repository.js';
 import { codesOf } from '../../server/platform/external-codes/external-codes.js';
 import { toInvoice } from '../../server/modules/invoices/representation.js';

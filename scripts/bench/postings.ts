@@ -20,7 +20,7 @@ import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { locations } from '../../server/modules/locations/service.js';

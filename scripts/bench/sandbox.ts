@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
+// The registries the posting functions read (the customer account reads the invoice's lifecycle there).
+import '../../server/composition/modules.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 

@@ -21,7 +21,7 @@ import { createApiKey } from '../../server/platform/access/api-keys.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
-import { jobActor, type Actor } from '../../server/domain/actor.js';
+import { jobActor, type Actor } from '../../server/platform/access/actor.js';
 import { postStockAdjustment, postStockTransfer, type TransferCommand } from '../../server/modules/stock/documents.js';
 import { listStockMovements } from '../../server/modules/stock/repository.js';
 import { toStockMovement } from '../../server/modules/stock/representation.js';

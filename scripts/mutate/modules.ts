@@ -24,8 +24,8 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },
   { name: 'stock-ledger', file: 'server/modules/stock/ledger.ts', tests: ['test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'], database: true },
   { name: 'empties', file: 'server/modules/stock/empties.ts', tests: ['test/domain/empties.test.ts', 'test/admin/audit-cli.test.ts'], database: true },
-  { name: 'customer-account', file: 'server/modules/invoices/account.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },
-  { name: 'postings', file: 'server/domain/postings.ts', tests: ['test/domain/postings.test.ts'], database: true },
+  { name: 'customer-account', file: 'server/modules/customer-account/ledger.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },
+  { name: 'postings', file: 'server/modules/postings/queue.ts', tests: ['test/domain/postings.test.ts'], database: true },
   { name: 'dms-canonical', file: 'server/modules/dms/canonical.ts', tests: ['test/unit/dms-canonical.test.ts'] },
   { name: 'dms-refusals', file: 'server/modules/dms/refusals.ts', tests: ['test/unit/dms-refusals.test.ts'] },
 ];

@@ -8,6 +8,10 @@ import { guardedFetch } from './guarded-fetch.js';
 import { createQuickBooksClient } from './accounting/quickbooks-client.js';
 import { createEfrisClient } from './fiscal/efris-client.js';
 import type { AccountingConnector, FiscalConnector } from './types.js';
+import type { ConnectorSettings } from '../platform/modules/manifest.js';
+
+// Declared by the platform's module context, which hands it to every module; the connectors read it.
+export type { ConnectorSettings };
 
 export type ExternalSystem = 'accounting' | 'fiscal';
 export const EXTERNAL_SYSTEMS: readonly ExternalSystem[] = ['accounting', 'fiscal'];
@@ -25,20 +29,6 @@ export interface Connection {
   deviceNo: string | null;
   credentialsCiphertext: string | null;
   updatedAt: Date;
-}
-
-/** What a process needs to turn a connection into a client: the key the credentials are sealed with, and where its simulators listen. */
-export interface ConnectorSettings {
-  secretKey: Buffer;
-  /** The simulators' base URL in this process (null: not running here). */
-  simulatorUrl: string | null;
-  /** Per-call timeout of the clients. */
-  timeoutMs?: number;
-  /**
-   * WEBHOOK_ALLOW_LOOPBACK (tests and local trials): a connection's base URL may be a loopback address over plain
-   * http. The simulators this process runs are always reachable; private and other inside addresses never are.
-   */
-  allowLoopback?: boolean;
 }
 
 /** The rules a configured base URL is held to (the webhook destination rules). */

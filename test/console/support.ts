@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { addMember } from '../../server/platform/access/members.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiDocument } from '../../server/platform/spec.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { recordObservation, recordVisit } from '../../server/modules/field-activity/service.js';
 import { syntheticPng } from '../../server/modules/sandbox/synthetic-field-activity.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';

@@ -37,13 +37,17 @@ async function accountingShop(t: Pick<ExecutionContext, 'deepEqual' | 'like'>): 
   const realm = String(realms++);
   await world.post((tx) => setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: realm }, null));
   const flags = await shop.push(masterData.soda, masterData.prices, masterData.salesman(), masterData.customer('UG0000001'), ...stockDay(10));
-  // Their flags do not wait for QuickBooks: posted at once, as before (the company invoice's Bill is posted there in the
-  // background; a stock document's flag does not follow it, see docs/decisions/0039-postings-registry-and-stock-postings.md).
-  t.deepEqual(flags.map((flag) => [flag.documentNumber, flag.state, flag.quickbooksRef]), flags.map((flag) => [flag.documentNumber, 'posted', null]), 'documents without an accounting posting are posted at once');
+  // Master data and the van's load (a transfer between booked locations: no accounting posting) are posted at once;
+  // the company invoice is held for its Bill, as an invoice is for its Invoice (decision 0046).
+  const bill = flags.find((flag) => flag.documentType === 'company_invoice')!;
+  t.deepEqual(flags.map((flag) => [flag.documentNumber, flag.state, flag.quickbooksRef ?? null]),
+    flags.map((flag) => [flag.documentNumber, flag === bill ? 'received' : 'posted', null]), 'documents without an accounting posting are posted at once');
+  t.like(bill, { note: ACCOUNTING_NOTE });
   // The company invoice's Bill goes first, so the failures a test injects next meet its own documents.
   await runPostings(shop);
-  t.like(await world.db.selectFrom('stock_documents').select(['posting_status', 'accounting_type']).where('organization_id', '=', shop.organizationId).where('reason_code', '=', 'SUPPLIER_RECEIPT').executeTakeFirstOrThrow(),
-    { posting_status: 'posted', accounting_type: 'Bill' });
+  const received = await world.db.selectFrom('stock_documents').select(['id', 'posting_status', 'accounting_type', 'accounting_ref']).where('organization_id', '=', shop.organizationId).where('reason_code', '=', 'SUPPLIER_RECEIPT').executeTakeFirstOrThrow();
+  t.like(received, { posting_status: 'posted', accounting_type: 'Bill' });
+  t.like((await shop.flags([bill.documentId]))[0], { state: 'posted', quickbooksRef: (await postingOf(shop, received.id)).external_ref, mikonoRef: { table: 'stock_documents', id: received.id } });
   return { ...shop, realm };
 }
 
@@ -192,4 +196,27 @@ test('a cancel of an invoice held for its accounting posting waits for it, then 
   t.is(invoice.status, 'void');
   t.is((await shop.flags([first!.documentId]))[0]!.state, 'superseded');
   t.is((await shop.flags([cancel!.documentId]))[0]!.state, 'posted');
+});
+
+test('a stock adjustment (IJ) is held for its JournalEntry as an invoice is for its Invoice: received with the note, then posted with its quickbooksRef; one whose books are closed there is rejected (R06)', async (t) => {
+  const shop = await accountingShop(t);
+  await shop.push(doc('reason_code', 'OG01', { kind: 'stock', description: 'Breakage' }, { status: 'active' }));
+  const [held] = await shop.push(doc('stock_adjustment', 'IJ000001', { locationCode: 'M01', reasonCode: 'OG01', lines: [{ productCode: '100201', unit: 'case', quantity: -2 }] }));
+  t.like(held, { state: 'received', note: ACCOUNTING_NOTE });
+  const applied = await appliedOf(shop, held!.documentId);
+  t.is(applied.mikono_table, 'stock_documents', 'applied in the service at once');
+  t.is((await postingOf(shop, applied.mikono_id!)).status, 'pending');
+  await runPostings(shop);
+  const posting = await postingOf(shop, applied.mikono_id!);
+  t.is(posting.status, 'posted');
+  t.like((await shop.flags([held!.documentId]))[0], { state: 'posted', quickbooksRef: posting.external_ref!, mikonoRef: { table: 'stock_documents', id: applied.mikono_id! } });
+
+  // QuickBooks' books are closed for the next entry: the flag is rejected, the stock stays moved in the service.
+  await injectFailure(world.db, 'accounting', shop.realm, 'period_closed', 1);
+  const [refused] = await shop.push(doc('stock_adjustment', 'IJ000002', { locationCode: 'M01', reasonCode: 'OG01', lines: [{ productCode: '100201', unit: 'case', quantity: -1 }] }));
+  t.like(refused, { state: 'received', note: ACCOUNTING_NOTE });
+  await runPostings(shop);
+  const [rejected] = await shop.flags([refused!.documentId]);
+  t.like(rejected, { state: 'rejected', reasonCode: 'R06' });
+  t.regex(rejected!.reasonText!, /^In the accounting system: .*books are closed.*The posting in the service stays applied\.$/);
 });

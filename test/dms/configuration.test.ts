@@ -25,7 +25,8 @@ async function readyShop(options: { accounting?: boolean } = {}): Promise<DmsSho
     await world.post((tx) => setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: String(realms++) }, null));
   }
   const flags = await shop.push(masterData.soda, masterData.water, masterData.prices, masterData.salesman(), masterData.customer('UG0000001'), ...stockDay(10));
-  if (flags.some((flag) => flag.state !== 'posted')) throw new Error(`set-up did not post: ${JSON.stringify(flags)}`);
+  // With an accounting connection the company invoice is held for its Bill (applied, its flag follows the posting).
+  if (flags.some((flag) => !applied(flag))) throw new Error(`set-up did not apply: ${JSON.stringify(flags)}`);
   return shop;
 }
 
@@ -133,5 +134,8 @@ test('R03: with an accounting connection, a company invoice whose supplier has n
 
   await setAccounts(world.db, shop.organizationId, { vendors: { SUP02: 'Crown Beverages Ltd' } });
   const [after] = await reprocessR03(shop, [flag!.documentId]);
-  t.like(after, { state: 'posted', mikonoRef: { table: 'stock_documents' } });
+  // Applied, and held for its Bill in QuickBooks (its flag follows that posting, decision 0046).
+  t.like(after, { state: 'received', note: ACCOUNTING_NOTE });
+  const row = await world.db.selectFrom('dms_documents').select(['mikono_table', 'accounting_type']).where('organization_id', '=', shop.organizationId).where('id', '=', flag!.documentId).executeTakeFirstOrThrow();
+  t.deepEqual(row, { mikono_table: 'stock_documents', accounting_type: 'stock_document' });
 });

@@ -17,7 +17,7 @@ import { addConnection } from '../../server/modules/dms/connections.js';
 import { useSharedService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { recordPayment } from '../../server/modules/payments/documents.js';
 
 type Json = Record<string, any>;

@@ -15,13 +15,13 @@ import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/service.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { cancelCreditNote, issueCreditNote, type IssueCreditNoteCommand } from '../../server/modules/credit-notes/documents.js';
 import { findCreditNote } from '../../server/modules/credit-notes/repository.js';
 import { toCreditNote } from '../../server/modules/credit-notes/representation.js';
 import { processReturn } from '../../server/modules/returns/documents.js';
 import { findReturn } from '../../server/modules/returns/repository.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;

@@ -3,7 +3,7 @@
 // photo is a PNG or JPEG of at most 2 MB, stored with its sha256; a refused command writes nothing.
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { MAX_PHOTO_BYTES } from '../../server/modules/field-activity/photos.js';
 import { recordActivity, recordObservation, recordObservations, recordVisit, recordVisits } from '../../server/modules/field-activity/service.js';

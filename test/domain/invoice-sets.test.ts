@@ -11,7 +11,7 @@ import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { createInvoice, createInvoices, type CreateInvoiceCommand, type InvoiceOutcome } from '../../server/modules/invoices/documents.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;

@@ -14,11 +14,11 @@ import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
 import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/service.js';
 import { createInvoice, voidInvoice, type CreateInvoiceCommand } from '../../server/modules/invoices/documents.js';
-import { lockCustomerBalance, postAccountEntries } from '../../server/modules/invoices/account.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { lockCustomerBalance, postAccountEntries } from '../../server/modules/customer-account/ledger.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { findInvoice } from '../../server/modules/invoices/repository.js';
 import type { Module } from '../../server/platform/access/organizations.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;

@@ -3,7 +3,7 @@
 // summed), prices defaulted from the customer's price group and unit as valid on the order date, the refusals naming
 // their fields, the lifecycle (cancel only while open, 409 otherwise) and closed accounting periods.
 import test, { type ExecutionContext } from 'ava';
-import { jobActor, type OperatorActor } from '../../server/domain/actor.js';
+import { jobActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { closePeriod, reopenPeriod } from '../../server/domain/periods.js';
 import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { customers } from '../../server/modules/customers/service.js';

@@ -13,11 +13,11 @@ import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/service.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { recordPayment, reversePayment, type RecordPaymentCommand } from '../../server/modules/payments/documents.js';
 import { findPayment } from '../../server/modules/payments/repository.js';
 import { closePeriod, reopenPeriod } from '../../server/domain/periods.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import type { Module } from '../../server/platform/access/organizations.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 

@@ -14,7 +14,7 @@ import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';
 import { recordPayment, reversePayment } from '../../server/modules/payments/documents.js';
 import { cancelCreditNote, issueCreditNote } from '../../server/modules/credit-notes/documents.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;

@@ -5,7 +5,7 @@
 // settlement; two settles racing; settlement.closed as a webhook object, and as the truncated record when too big.
 // The harness runs the ledger checkers over every organisation when the file closes.
 import test, { type ExecutionContext } from 'ava';
-import { jobActor, type OperatorActor } from '../../server/domain/actor.js';
+import { jobActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { webhookObjects, webhookEventTypes } from '../../server/composition/modules.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';

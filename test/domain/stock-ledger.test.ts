@@ -9,7 +9,7 @@ import { auditStock } from '../../server/modules/stock/audit.js';
 import { postStockAdjustment, postStockTransfer } from '../../server/modules/stock/documents.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
-import type { OperatorActor } from '../../server/domain/actor.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 
 let world: DomainWorld;

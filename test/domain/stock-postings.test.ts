@@ -2,8 +2,8 @@
 // real QuickBooks client to the simulator (a JournalEntry at cost, a supplier's Bill), and nothing else is.
 import test from 'ava';
 import { pino } from 'pino';
-import type { OperatorActor } from '../../server/domain/actor.js';
-import { NO_ACCOUNTING_CONNECTION } from '../../server/domain/postings.js';
+import type { OperatorActor } from '../../server/platform/access/actor.js';
+import { NO_ACCOUNTING_CONNECTION } from '../../server/modules/postings/queue.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { startSimulatorServer, type SimulatorServer } from '../../server/connectors/simulators/server.js';
 import { quickBooksEntity } from '../../server/connectors/simulators/quickbooks/router.js';

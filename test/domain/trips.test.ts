@@ -13,7 +13,7 @@ import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { departTrip, getTrip, loadTrip, openTrip, recordTripLocations, returnTrip } from '../../server/modules/trips/service.js';
 import { closeTripWithNothingToSettle } from '../../server/modules/settlements/service.js';
 import type { Tx } from '../../server/platform/database/transaction.js';
-import { jobActor, type Actor, type OperatorActor } from '../../server/domain/actor.js';
+import { jobActor, type Actor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 

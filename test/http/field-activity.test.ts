@@ -2,7 +2,7 @@
 // observation date first across pages, photoUrl only with customers:pii, the signed photo URL that serves the
 // bytes and is refused when expired or edited, and a filter id of another organisation as 404.
 import test from 'ava';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { photoUrlSigner } from '../../server/modules/field-activity/photos.js';
 import { recordActivity, recordObservation, recordVisit } from '../../server/modules/field-activity/service.js';

@@ -3,7 +3,7 @@
 // of the API log and of reads without customers:pii; an idempotent replay to a key narrowed since leaves them out;
 // a webhook object never carries them, whatever actor read it.
 import test from 'ava';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { webhookObjects } from '../../server/composition/modules.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';

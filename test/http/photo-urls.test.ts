@@ -4,7 +4,7 @@
 // (test/http/field-activity.test.ts); the photo itself is sent with X-Content-Type-Options: nosniff.
 import test from 'ava';
 import http from 'node:http';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { recordObservation, recordVisit } from '../../server/modules/field-activity/service.js';
 import { syntheticPng } from '../../server/modules/sandbox/synthetic-field-activity.js';

@@ -3,7 +3,7 @@
 // /settlements with at most 5 sheets a page and its filters and change feed, trips:read, 403 module_disabled, 404 for
 // another organisation's trip or filter id, and settlement.closed delivered as a webhook carrying the sheet.
 import test from 'ava';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';

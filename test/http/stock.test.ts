@@ -6,7 +6,7 @@ import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js
 import { useSharedService } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { closePeriod } from '../../server/domain/periods.js';
 import { receiveEmptiesFromSupplier, returnEmptiesToSupplier, adjustCustomerEmpties } from '../../server/modules/stock/empties.js';
@@ -204,7 +204,7 @@ test('stock needs its scopes: reads stock:read, posting stock:write', async (t) 
 
 test('stock.movement.created is deliverable: its webhook object is the posted document as GET would read it, without costs', async (t) => {
   const { webhookObjects, webhookEventTypes } = await import('../../server/composition/modules.js');
-  const { jobActor } = await import('../../server/domain/actor.js');
+  const { jobActor } = await import('../../server/platform/access/actor.js');
   t.true(webhookEventTypes.includes('stock.movement.created'));
   const s = await setup();
   const posted = await receive(s, 3);

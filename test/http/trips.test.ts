@@ -3,7 +3,7 @@
 // trail's position only with customers:pii, the trail's `since` feed resuming from its cursor, and trip.closed
 // delivered as a webhook.
 import test from 'ava';
-import { operatorActor, type Actor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type Actor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';

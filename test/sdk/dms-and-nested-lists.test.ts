@@ -7,7 +7,7 @@ import {
   createChangeFeedPoller, createErpClient, MemoryCheckpointStore, paginate, paginatePages, uploadDmsFile,
   type ErpClient,
 } from '../../client-sdk/src/index.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 import { writeDistributor } from '../../server/modules/sandbox/sandbox-writer.js';

@@ -12,7 +12,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useSharedService } from '../support/service.js';

@@ -10,7 +10,7 @@ import { holdQuickBooksEntity } from '../../server/connectors/simulators/quickbo
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { ALL_SCOPES, createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';

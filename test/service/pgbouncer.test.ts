@@ -25,7 +25,7 @@ import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/conne
 import { addEndpoint } from '../../server/platform/webhooks/endpoints.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { ConfigError, loadConfig } from '../../server/platform/config.js';

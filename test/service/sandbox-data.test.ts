@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
+// The registries the posting functions read (the customer account reads the invoice's lifecycle there).
+import '../../server/composition/modules.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 

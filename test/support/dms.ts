@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { Tx } from '../../server/platform/database/transaction.js';
-import type { Actor, OperatorActor } from '../../server/domain/actor.js';
+import type { Actor, OperatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { addMemberIn } from '../../server/platform/access/members.js';

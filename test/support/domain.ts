@@ -4,10 +4,10 @@ import pg from 'pg';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db, type Tx } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization, type Module } from '../../server/platform/access/organizations.js';
-import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/domain/actor.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/platform/access/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { setClockOffsetDays } from '../../server/platform/clock.js';
 // The composed registry the posting jobs read (subjects and listeners from the modules' manifests), installed as the

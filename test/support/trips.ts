@@ -3,7 +3,7 @@
 // is there already. It is opened through the trips module; its van, warehouse, route and salesperson use codes no
 // example names (FZ…), so the examples' own writes never meet them. The organisation needs the delivery module.
 import type pg from 'pg';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';

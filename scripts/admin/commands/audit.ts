@@ -2,7 +2,7 @@
 // there is any, so that scripts and CI can rely on the exit code.
 import type { Command } from 'commander';
 import { getOrganization } from '../../../server/platform/access/organizations.js';
-import { auditCustomerAccount } from '../../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../../server/modules/customer-account/audit.js';
 import { auditStock } from '../../../server/modules/stock/audit.js';
 import { withDatabase } from '../database.js';
 import { failWithoutError } from '../io.js';

@@ -3,7 +3,7 @@
 // REST route would: its stock movements, its empties movements and its stock.movement.created event, or nothing.
 import type { Command } from 'commander';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
-import { operatorActor } from '../../../server/domain/actor.js';
+import { operatorActor } from '../../../server/platform/access/actor.js';
 import { inTransaction } from '../../../server/platform/database/transaction.js';
 import { receiveEmptiesFromSupplier, returnEmptiesToSupplier, type SupplierEmptiesCommand } from '../../../server/modules/stock/empties.js';
 import type { StockDocument } from '../../../server/modules/stock/documents.js';

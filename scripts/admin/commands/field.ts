@@ -4,7 +4,7 @@
 // operator (or a script) records what it reports until the DMS sends it.
 import { InvalidArgumentError, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { operatorActor } from '../../../server/domain/actor.js';
+import { operatorActor } from '../../../server/platform/access/actor.js';
 import { recordActivity, recordObservation, recordVisit } from '../../../server/modules/field-activity/service.js';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
 import type { Db, Tx } from '../../../server/platform/database/transaction.js';

@@ -2,7 +2,7 @@
 // none). --salesman links the salesman with that code to the member, through the salespeople module (its rule and
 // its salesperson.updated event), as the salespeople API's memberId does.
 import { Option, type Command } from 'commander';
-import { operatorActor } from '../../../server/domain/actor.js';
+import { operatorActor } from '../../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
 import { addMember, listMembers, MEMBER_ROLES, removeMember, updateMember, type MemberRecord } from '../../../server/platform/access/members.js';
 import { inTransaction, type Db } from '../../../server/platform/database/transaction.js';

@@ -3,7 +3,7 @@
 // GET /trips/{id}/settlement computes it, its stock lines named. --json adds `productCode` and `productName` to each
 // stock line of the API's sheet; --csv prints the stock lines (the money figures are one row each in the text).
 import { InvalidArgumentError, type Command } from 'commander';
-import { operatorActor } from '../../../server/domain/actor.js';
+import { operatorActor } from '../../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
 import { getTrip, listTrips } from '../../../server/modules/trips/service.js';
 import { getTripSettlement } from '../../../server/modules/settlements/service.js';

@@ -5,14 +5,14 @@
 // are checked before the database is opened (exit 2, nothing changed); a rule that refuses the move is exit 1 with
 // its reason. --json prints the trip as GET /trips/{id} returns it.
 import { InvalidArgumentError, type Command } from 'commander';
-import { operatorActor } from '../../../server/domain/actor.js';
+import { operatorActor } from '../../../server/platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../../server/platform/access/organizations.js';
 import { inTransaction, type Tx } from '../../../server/platform/database/transaction.js';
 import type { StockUnit } from '../../../server/modules/stock/documents.js';
 import { departTrip, getTrip, loadTrip, MAX_POINTS, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../../../server/modules/trips/service.js';
 import type { Trip } from '../../../server/modules/trips/representation.js';
 import { closeTripWithNothingToSettle, EXPENSE_KINDS, settleTrip, type SettlementExpense } from '../../../server/modules/settlements/service.js';
-import type { Actor } from '../../../server/domain/actor.js';
+import type { Actor } from '../../../server/platform/access/actor.js';
 import { withDatabase } from '../database.js';
 import { commaList } from '../options.js';
 import { fields, printJson, printText } from '../output.js';

@@ -1,5 +1,5 @@
 // The posting functions of credit notes: issue (applied at once) and cancel. Each runs in the caller's transaction
-// and writes the credit note, its lines, its customer account entries (through the invoices module's account), the
+// and writes the credit note, its lines, its customer account entries (through the customer-account module), the
 // balances they move, its number, its codes and its events, or nothing at all. REST routes, the returns module
 // (a return's credit note) and (later) the DMS handler call these same functions.
 //
@@ -8,8 +8,8 @@
 // guarded UPDATE), then the balance.
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
-import type { Actor } from '../../domain/actor.js';
-import { planReversal, queuePostings, type InitialBlocks } from '../../domain/postings.js';
+import type { Actor } from '../../platform/access/actor.js';
+import { planReversal, queuePostings, type InitialBlocks } from '../postings/queue.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, MAX_AMOUNT, roundToCurrency, type DocumentTotals, type LineAmounts } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -19,7 +19,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { assignCodes, findRecordIdByCode, isCodeSystem, normaliseCode } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType, type LockedInvoice } from '../invoices/account.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type AccountEntryType, type LockedInvoice } from '../customer-account/ledger.js';
 import { creditNoteLifecycle, type CreditNoteStatus } from './lifecycle.js';
 import { organizationToday } from '../../platform/access/organizations.js';
 

@@ -1,7 +1,7 @@
 // The credit notes module's reads: a credit note with its customer, lines, live applications and codes, and the
 // list. Every statement is scoped by organization_id first.
 import { sql } from 'kysely';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';

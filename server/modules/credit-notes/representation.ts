@@ -4,7 +4,7 @@
 import { toFiscalBlock, toPostingBlock } from '../postings/blocks.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { formatAmount } from '../../domain/money.js';
 import type { CreditNoteParts, CreditNoteRow } from './repository.js';
 

@@ -2,7 +2,7 @@
 // as a create, checked for the whole batch in a few statements, then one multi-row insert of the customers, one of
 // their external codes and one of their customer.created events. All or nothing, in the caller's transaction.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { uniqueViolation } from '../../platform/database/unique-violation.js';
 import { ApiError } from '../../platform/errors/api-error.js';

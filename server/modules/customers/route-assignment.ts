@@ -1,6 +1,6 @@
 // Which route each customer is on, as the routes module sets it (PUT /routes/{id}/outlets): the customers table is
 // this module's, so the routes module calls this function rather than writing it.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { recordEvents } from '../../platform/events/outbox.js';

@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import { personalFieldsOf } from '../../platform/personal-fields.js';
 import { apiDocument } from '../../platform/spec.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';

@@ -4,9 +4,9 @@
 // subscribed to dms.document.flagged, so flag callbacks are signed and retried like every webhook.
 import type { Selectable } from 'kysely';
 import type { DmsConnection as DmsConnectionTable } from '../../../generated/kysely/types.js';
-import type { DmsConnectionActor } from '../../domain/actor.js';
+import type { DmsConnectionActor } from '../../platform/access/actor.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
-import type { ActingOrganization } from '../../domain/actor.js';
+import type { ActingOrganization } from '../../platform/access/actor.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';

@@ -3,6 +3,11 @@
 // flags pull (routes.ts), the job that posts due documents (process.ts, sent by dispatch.ts), and the flag as the
 // object of dms.document.flagged.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import type { DmsDeclarations } from './handlers/types.js';
+import { reasonCode } from './handlers/master-data.js';
+import { dailyTotals } from './handlers/day-close.js';
+import { inventorySummary } from './handlers/inventory.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -44,8 +49,11 @@ const reconciliationObject: WebhookObjectSource = {
   },
 };
 
-export const dmsModule: ModuleManifest = {
+export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'dms',
+  // The documents the DMS keeps itself: its reason codes, the inventory summary and daily totals (kept with the
+  // document). The modules declare the documents they post (their dms.ts).
+  dmsHandlers: { reason_code: reasonCode, inventory_summary: inventorySummary, daily_totals: dailyTotals },
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).
   postingListeners: [followAccountingPosting],

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import { cancelUnsentFiscal } from '../postings/operations.js';
-import type { PostedDocumentType } from '../../domain/postings.js';
+import type { PostedDocumentType } from '../postings/queue.js';
 import { findConnection, updateConnection, type DmsConnectionRow, type DmsConnectionSettings } from './connections.js';
 import { setFlags, toFlag, findFlag } from './flags.js';
 import { fileBatchesOf, noteFlagFiles, setAction } from './actions.js';

@@ -10,14 +10,14 @@
 // accounting posting is pending the new version waits with the spec's note; the reversal rules themselves (held by
 // the accounting system -> R09 naming what to void by hand; fiscal -> R09) come from the document modules.
 import { sql } from 'kysely';
-import type { DmsConnectionActor } from '../../domain/actor.js';
+import type { DmsConnectionActor } from '../../platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../../platform/access/organizations.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import { MASTER_DATA_TYPES, type DmsDocumentJson } from './canonical.js';
 import { connectionActor, findConnectionById, type DmsConnectionRow } from './connections.js';
 import { fileBatchesOf, noteFlagFiles } from './actions.js';
 import { setFlags, setPostedFlags, type FlagChange } from './flags.js';
-import { HANDLERS } from './handlers/index.js';
+import { handlerOf } from './handlers/registry.js';
 import { forgetVanDays } from './handlers/van-day.js';
 import { requeueFailedPostings } from '../postings/operations.js';
 import { asOutcome } from './refusals.js';
@@ -87,7 +87,7 @@ async function loadMany(db: Db | Tx, organizationId: string, ids: readonly strin
 
 /** Whether posting the document asks the accounting system something first (a reversal of a posting it may hold). */
 function needsPreparation(document: LoadedDocument): boolean {
-  const handler = HANDLERS.get(document.type);
+  const handler = handlerOf(document.type);
   if (!handler?.prepare || document.applied) return false;
   return document.previous?.applied === true || handler.preparesFresh === true;
 }
@@ -137,7 +137,7 @@ export async function processDocuments(runner: DmsRunner, organizationId: string
   for (const row of due) {
     const context = await contextFor(row.connection_id);
     if (!context) continue;
-    const handler = HANDLERS.get(row.document_type);
+    const handler = handlerOf(row.document_type);
     // A document applied before (held for its accounting posting, re-processed) asks nothing: it is not applied again.
     const mayPrepare = handler?.prepare !== undefined && row.mikono_id === null && (handler.preparesFresh === true || (row.version ?? 1) > 1);
     if (!mayPrepare) {
@@ -165,7 +165,7 @@ async function processOne(runner: DmsRunner, organizationId: string, id: string,
   try {
     if (needsPreparation(peek)) {
       try {
-        await HANDLERS.get(peek.type)!.prepare!(runner, context, peek);
+        await handlerOf(peek.type)!.prepare!(runner, context, peek);
       } catch (error) {
         const outcome = asOutcome(error);
         if (!(outcome instanceof DmsRejection)) throw error;
@@ -197,7 +197,7 @@ async function processOne(runner: DmsRunner, organizationId: string, id: string,
  */
 export async function postInTransaction(tx: Tx, context: DmsContext, document: LoadedDocument, refusal: DmsRejection | null = null): Promise<FlagChange['state']> {
   const org = document.organizationId;
-  const handler = HANDLERS.get(document.type);
+  const handler = handlerOf(document.type);
   if (!handler) {
     await setFlags(tx, org, [document.id], { state: 'received', note: noMapperNote(document.type), waitingFor: null, nextAttemptAt: null });
     return 'received';
@@ -250,7 +250,7 @@ async function postDocuments(tx: Tx, contextFor: (connectionId: string) => Promi
     runKey = null;
   };
   for (const document of documents) {
-    const handler = HANDLERS.get(document.type);
+    const handler = handlerOf(document.type);
     const key = handler?.applyMany && handler.setKey && document.previous === null ? `${document.type}|${handler.setKey(document)}` : null;
     if (key !== null && key === runKey) {
       run.push(document);
@@ -278,7 +278,7 @@ async function postSet(tx: Tx, context: DmsContext, documents: readonly LoadedDo
     await postInTransaction(tx, context, documents[0]!);
     return;
   }
-  const handler = HANDLERS.get(documents[0]!.type)!;
+  const handler = handlerOf(documents[0]!.type)!;
   // Savepoints have no builder form (here and below).
   await sql`savepoint dms_set`.execute(tx);
   let outcomes: (Applied | Error)[];

@@ -4,7 +4,7 @@
 // organisation's (422 naming the field), an activity or observation on a visit is at the visit's outlet, and a
 // photo is a PNG or JPEG of at most 2 MB (photos.ts). Reading is the three lists; a filter id that is not the
 // organisation's is 404.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import { dateProblem, timestampProblem, toUtc } from '../../platform/dates.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';

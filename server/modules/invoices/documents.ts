@@ -9,9 +9,9 @@
 import { Decimal } from 'decimal.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { booksClosedThrough, refuseClosedPeriod, refuseDateInClosedPeriod } from '../../domain/periods.js';
-import { planReversal, queuePostingsOf, type InitialBlocks } from '../../domain/postings.js';
+import { planReversal, queuePostingsOf, type InitialBlocks } from '../postings/queue.js';
 import { nextDocumentNumbers } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
@@ -24,7 +24,7 @@ import { applyPlan, lockStock, planMovements, postMovements, writeMovements, typ
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
 import { NEEDS_REFERENCE, recordPayment, type PaymentMethod } from '../payments/documents.js';
-import { balanceKey, lockCustomerBalance, lockCustomerBalances, lockInvoices, postAccountEntries, type AccountEntry } from './account.js';
+import { balanceKey, lockCustomerBalance, lockCustomerBalances, lockInvoices, postAccountEntries, type AccountEntry } from '../customer-account/ledger.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
 /** The resource name of invoices in events and ledger rows (stock and empties movements' document_type). */

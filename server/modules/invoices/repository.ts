@@ -2,7 +2,7 @@
 // first.
 import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';
 import { equals, hasExternalCode } from '../../platform/resources/filters.js';

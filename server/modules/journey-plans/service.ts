@@ -2,7 +2,7 @@
 // customer must be the organisation's; one visit per weekday and sequence, one per customer and weekday; every
 // problem is reported at once and nothing changes on any of them. (Weekly/biweekly parity is the spec's rule.)
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';

@@ -5,7 +5,7 @@ import type { Selectable } from 'kysely';
 import type { Location as LocationTable } from '../../../generated/kysely/types.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { referenceProblem } from '../../platform/resources/references.js';
-import { masterDataFilters, masterDataTable } from '../routes/master-data.js';
+import { masterDataFilters, masterDataTable } from '../../platform/resources/master-data.js';
 
 export type LocationRow = Selectable<LocationTable>;
 

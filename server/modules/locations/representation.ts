@@ -1,6 +1,6 @@
 // The exact JSON of a location (spec: components/schemas/Location).
 import type { components } from '../../../generated/api-types.js';
-import { fieldsOf, recordMetadata } from '../routes/master-data.js';
+import { fieldsOf, recordMetadata } from '../../platform/resources/master-data.js';
 import { meaningOfCode } from './codes.js';
 import { LOCATION_FIELDS, type LocationRow } from './repository.js';
 

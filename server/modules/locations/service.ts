@@ -2,10 +2,10 @@
 // a route reference must be a route of the organisation and belongs on vans only, and every change writes its
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
-import { columnsOf } from '../routes/master-data.js';
+import { columnsOf } from '../../platform/resources/master-data.js';
 import { ROUTES, requireReference, referenceProblem } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { meaningOfCode } from './codes.js';

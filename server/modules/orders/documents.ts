@@ -4,7 +4,7 @@
 // handlers call these same functions.
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, documentTotals, lineAmounts, MAX_AMOUNT, type DocumentTotals, type LineAmounts, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';

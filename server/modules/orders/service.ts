@@ -1,5 +1,5 @@
 // The orders module's reads: one order, the list (a page of orders with their lines), and the webhook object.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';

@@ -1,6 +1,6 @@
 // The posting functions of collections: record a payment (one receipt per invoice it pays, one for a rest left on
 // the customer's account) and reverse one receipt. Each runs in the caller's transaction and writes the receipts,
-// their customer account entries, the balances those move (through the invoices module's account.ts), the
+// their customer account entries, the balances those move (through the customer-account module), the
 // invoices' statuses and the events, or nothing at all. REST routes, the sandbox and (later) the DMS handler call
 // these same functions.
 //
@@ -13,8 +13,8 @@
 import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
-import { planReversal, queuePostingsOf, type ReversalOptions } from '../../domain/postings.js';
+import type { Actor } from '../../platform/access/actor.js';
+import { planReversal, queuePostingsOf, type ReversalOptions } from '../postings/queue.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { acceptAmount, roundToCurrency, type Money } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -22,7 +22,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
 import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
-import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type LockedInvoice } from '../invoices/account.js';
+import { lockCustomerBalance, lockInvoices, postAccountEntries, settleInvoiceStatuses, type AccountEntry, type LockedInvoice } from '../customer-account/ledger.js';
 import { paymentLifecycle, type PaymentStatus } from './lifecycle.js';
 import { PAYMENT_COLLECTION } from './repository.js';
 

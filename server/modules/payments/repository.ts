@@ -2,7 +2,7 @@
 // scoped by organization_id first.
 import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';

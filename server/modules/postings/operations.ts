@@ -1,7 +1,7 @@
 // What the operator sees and does about postings (the CLI's `admin postings`): the documents and where they stand in
 // each system, and a retry of what failed.
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
-import type { PostedDocumentType } from '../../domain/postings.js';
+import type { PostedDocumentType } from './queue.js';
 import { subjectOf } from './registry.js';
 
 export interface PostingView {

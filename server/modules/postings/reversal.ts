@@ -3,8 +3,8 @@
 // 409 invalid_state naming what to void there by hand. Not held: the posting is marked reversible, and the reversal's
 // own transaction (planReversal) queues the void there. The question is asked outside any transaction: an HTTP call
 // never runs inside one.
-import type { PostedDocumentRef } from '../../domain/postings.js';
-import { heldMessage } from '../../domain/postings.js';
+import type { PostedDocumentRef } from './queue.js';
+import { heldMessage } from './queue.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { accountingConnectorOf, readConnection, type ConnectorSettings } from '../../connectors/connections.js';

@@ -2,7 +2,7 @@
 // priced in the base currency, at most once per batch. A batch is all or nothing, and every problem of every
 // item is reported at once so that a partner can fix its price list in one round.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import type { ErrorCode } from '../../platform/errors/catalogue.js';

@@ -2,7 +2,7 @@
 // the organisation that are empties; a deposit price is only for empties, in the base currency; a product that
 // others carry as an empty stays one. Every change writes its event in the same transaction (the shared base).
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';

@@ -9,7 +9,7 @@
 // customer's balance row, then the numbers (the return's, the credit note's, the stock document's).
 import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type DocumentTotals, type LineAmounts } from '../../domain/money.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
@@ -19,7 +19,7 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
 import { issueCreditNote } from '../credit-notes/documents.js';
 import { organizationToday } from '../../platform/access/organizations.js';
-import { lockCustomerBalance, lockInvoices, type LockedInvoice } from '../invoices/account.js';
+import { lockCustomerBalance, lockInvoices, type LockedInvoice } from '../customer-account/ledger.js';
 import { postDocument, type StockUnit } from '../stock/documents.js';
 import { postEmptiesMovements, type EmptiesMove } from '../stock/empties.js';
 import type { Movement } from '../stock/ledger.js';

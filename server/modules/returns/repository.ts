@@ -1,7 +1,7 @@
 // The returns module's reads: a return with its lines, credit note and codes, and the list. Every statement is
 // scoped by organization_id first.
 import { sql } from 'kysely';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';

@@ -1,6 +1,6 @@
 // Replacing a route's outlets: the customers module moves its customers (a module writes only its own tables);
 // the route itself is touched (updatedAt, route.updated), all in the caller's transaction.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';

@@ -2,7 +2,7 @@
 // platform/resources/table.ts, the outlets of a route in outlets.ts.
 import type { Selectable } from 'kysely';
 import type { Route as RouteTable } from '../../../generated/kysely/types.js';
-import { masterDataFilters, masterDataTable } from './master-data.js';
+import { masterDataFilters, masterDataTable } from '../../platform/resources/master-data.js';
 
 export type RouteRow = Selectable<RouteTable>;
 

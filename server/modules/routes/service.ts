@@ -2,10 +2,10 @@
 // organisation's and the van a van location of the organisation, and every change writes its event in the
 // same transaction. The outlets of a route are replaced by outlets.ts.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService } from '../../platform/resources/service.js';
-import { columnsOf } from './master-data.js';
+import { columnsOf } from '../../platform/resources/master-data.js';
 import { SALESPEOPLE, requireReference, referenceProblem } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { referencedLocation } from '../locations/repository.js';

@@ -2,7 +2,7 @@
 // platform/resources/table.ts.
 import type { Selectable } from 'kysely';
 import type { Salesperson as SalespersonTable } from '../../../generated/kysely/types.js';
-import { masterDataFilters, masterDataTable } from '../routes/master-data.js';
+import { masterDataFilters, masterDataTable } from '../../platform/resources/master-data.js';
 
 export type SalespersonRow = Selectable<SalespersonTable>;
 

@@ -2,14 +2,14 @@
 // unique (repository.ts), a route reference must be a route of the organisation and a member one of its members, and every change writes its
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import { personalFieldsOf } from '../../platform/personal-fields.js';
 import { apiDocument } from '../../platform/spec.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { resourceService } from '../../platform/resources/service.js';
-import { columnsOf } from '../routes/master-data.js';
+import { columnsOf } from '../../platform/resources/master-data.js';
 import { MEMBERS, ROUTES, requireReference } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { toSalesperson } from './representation.js';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createApiKey } from '../../platform/access/api-keys.js';
 import { actingOrganization, createOrganization } from '../../platform/access/organizations.js';
 import { scopeCatalogue } from '../../platform/access/scopes.js';
-import { operatorActor } from '../../domain/actor.js';
+import { operatorActor } from '../../platform/access/actor.js';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../connectors/connections.js';
 import { writeDistributor } from './sandbox-writer.js';

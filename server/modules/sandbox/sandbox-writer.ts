@@ -6,7 +6,7 @@ import { addMemberIn } from '../../platform/access/members.js';
 import { notify } from '../../platform/webhooks/notifications.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { roundToCurrency } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { importCustomers } from '../customers/import.js';

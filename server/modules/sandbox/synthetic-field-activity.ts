@@ -4,7 +4,7 @@
 // own seeded stream, so the same on every machine; only the dates follow the day the sandbox is written (the
 // weeks before it). A few hundred rows, written through the field-activity module's own posting functions (their batch forms).
 import { deflateSync } from 'node:zlib';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { recordActivities, recordObservations, recordVisits, type RecordActivity, type RecordObservation, type RecordVisit } from '../field-activity/service.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';

@@ -1,7 +1,7 @@
 // Sales orders of the sandbox: a dozen outlets with a price group each order a few beverages by the case, priced
 // from their group's price list through the orders module's own posting function (as a partner's POST /orders
 // would be), each with its DMS code (`SO-2026-0001`...), and one of them is cancelled, so that GET /orders, its filters and both order events have data.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { cancelOrder, createOrder } from '../orders/documents.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';

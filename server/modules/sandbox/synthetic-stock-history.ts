@@ -4,7 +4,7 @@
 // and the empties some outlets already held when the books were opened. Deterministic: every quantity follows from
 // the record's place in the synthetic data. All of it is posted in the bootstrap's transaction, so the documents
 // carry the bootstrap's time; trips add the dated history.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { postStockAdjustment, postStockTransfer } from '../stock/documents.js';
 import { adjustCustomerEmpties, receiveEmptiesFromSupplier, returnEmptiesToSupplier } from '../stock/empties.js';

@@ -6,7 +6,7 @@
 // warehouse) and settled (the van sales, collections, the return and the credit note of writeTrips below; the trip
 // closes with its settlement). Quantities, losses and positions come from their own seeded stream, so the sandbox is
 // the same on every machine (only ids and timestamps differ).
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
 import { Decimal } from 'decimal.js';

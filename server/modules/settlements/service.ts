@@ -12,9 +12,9 @@
 //   never paid from trip cash: an expense whose kind or description says fuel (fuel, diesel, petrol, gasoline) is 422
 //   business_rule naming it.
 // - Lock order: the trip's row first (FOR UPDATE: a second settle waits, then finds the trip closed), then numbers.
-import { queuePostings } from '../../domain/postings.js';
+import { queuePostings } from '../postings/queue.js';
 import { Decimal } from 'decimal.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { minorUnits, MAX_AMOUNT } from '../../domain/money.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';

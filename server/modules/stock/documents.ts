@@ -6,13 +6,13 @@
 import { Decimal } from 'decimal.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import { refuseClosedPeriod } from '../../domain/periods.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
-import { NO_ACCOUNTING_CONNECTION, queuePostings, type InitialBlocks, type PostedDocumentRef } from '../../domain/postings.js';
+import { NO_ACCOUNTING_CONNECTION, queuePostings, type InitialBlocks, type PostedDocumentRef } from '../postings/queue.js';
 import { readConnection } from '../../connectors/connections.js';
 import { lockLevels, postMovements, type Movement, type PostedMovement } from './ledger.js';
 import { planStockEntry, sidesOf } from './posting.js';

@@ -9,7 +9,7 @@
 // of what a customer holds, are documents of this module.
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
 import { postDocument, resolveLines, perBaseUnit, throwIfAny, type StockDocument } from './documents.js';

@@ -2,7 +2,7 @@
 // movements. Every statement is scoped by organization_id first.
 import { expressionBuilder, sql } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { equals, when } from '../../platform/resources/filters.js';

@@ -1,7 +1,7 @@
 // The exact JSON of the stock module's records (spec: components/schemas/StockDocument, StockMovement, StockLevel,
 // EmptiesMovement). Quantities are in the product's base unit; `unitCost` only for actors with payments:read.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { toPostingBlock } from '../postings/blocks.js';
 
 export type StockDocumentBody = components['schemas']['StockDocument'];

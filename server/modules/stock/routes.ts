@@ -15,7 +15,7 @@ import { organizationToday } from '../../platform/access/organizations.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument } from './documents.js';
 import { findStockDocument, listEmptiesMovements, listStockLevels, listStockMovements, requireStockFilters } from './repository.js';
 import { toEmptiesMovement, toStockDocument, toStockLevel, toStockMovement } from './representation.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 
 type AdjustmentBody = components['schemas']['StockAdjustmentCreate'];

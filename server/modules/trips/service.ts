@@ -13,7 +13,7 @@
 //   is one stock adjustment (reason TRIP_COUNT, the trip's id); then everything counted goes back to the trip's
 //   warehouse in one transfer.
 // - Every posting function refuses with 403 module_disabled when the organisation has the delivery module off.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { dateProblem, timestampProblem } from '../../platform/dates.js';

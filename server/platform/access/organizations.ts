@@ -1,7 +1,7 @@
 // Operator actions on organisations (the CLI and the sandbox bootstrap use them).
 import type { Selectable } from 'kysely';
 import type { Organization } from '../../../generated/kysely/types.js';
-import type { ActingOrganization } from '../../domain/actor.js';
+import type { ActingOrganization } from './actor.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';

@@ -1,7 +1,7 @@
 // The behaviour every resource shares: create, change, read by id and by external code, upsert by code (create
 // the first time, update afterwards, one record even under concurrent first PUTs), and list pages. A resource
 // supplies only its own fields and rules (toColumns, defaults, representation) and its events.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../access/actor.js';
 import type { Db, Tx } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import type { EventType } from '../events/outbox.js';

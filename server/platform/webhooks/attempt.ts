@@ -1,6 +1,6 @@
 // One attempt of one claimed delivery: read the event and the endpoint, build the envelope (the record as it is
 // now), check the destination again and connect to the address checked, sign with every live secret, POST.
-import { jobActor } from '../../domain/actor.js';
+import { jobActor } from '../access/actor.js';
 import type { Db } from '../database/transaction.js';
 import { DestinationRefused, resolveDestination, type DestinationPolicy } from './destination.js';
 import { envelopeBody } from './envelope.js';

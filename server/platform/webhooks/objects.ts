@@ -2,7 +2,7 @@
 // (the modules' manifests, composed in server/composition/) gives a registry, one entry per event type, that reads the record as the API's
 // GET returns it without personal fields. Here the special objects of the spec are made: a record deleted since
 // the event becomes the deleted-record object, one over the size limit the truncated-record object.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../access/actor.js';
 import type { Db } from '../database/transaction.js';
 import { operationIndex } from '../operations.js';
 import { personalFieldsOf } from '../personal-fields.js';

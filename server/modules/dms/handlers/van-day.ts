@@ -3,7 +3,7 @@
 // operator's trips. And the wait of a van document whose stock is not on the van yet.
 import { ApiError } from '../../../platform/errors/api-error.js';
 import type { Tx } from '../../../platform/database/transaction.js';
-import { dmsDayTrip } from '../../trips/service.js';
+import { dmsDayTrip, openDmsTripOf } from '../../trips/service.js';
 import { DmsRejection } from '../reasons.js';
 import { refusalOutcome } from '../refusals.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
@@ -32,6 +32,14 @@ export function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, 
     day.catch(() => known!.delete(key));
   }
   return day;
+}
+
+/**
+ * The van's DMS day if one is open, for a stock document that loads the van (the trips module's openDmsTripOf): the
+ * kit's, so that a mapping reaches the van day through the DMS, as vanDayOf does.
+ */
+export function openVanDayOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null> {
+  return openDmsTripOf(tx, organizationId, vanLocationId);
 }
 
 /** Forgets what the transaction found: a document's savepoint was rolled back, and with it any trip it opened. */

@@ -2,7 +2,7 @@
 // takes an Actor, never a request or an API key: a REST call, an operator command, a DMS connection and a
 // background job all act on documents, and each says who it is, whose records it touches and what it may do.
 // Key-only facts (rate limits, the key's prefix and name) stay at the HTTP edge.
-import { scopeCatalogue } from '../platform/access/scopes.js';
+import { scopeCatalogue } from './scopes.js';
 
 /** The organisation an actor acts for, with the settings that rules depend on. */
 export interface ActingOrganization {

@@ -2,15 +2,18 @@
 // posts an invoice, a payment or a credit note calls queuePostings, which writes one external_postings row per system
 // the organisation is connected to (accounting: QuickBooks Online; fiscal: EFRIS, for invoices and credit notes) and
 // tells the caller how its `posting` and `fiscal` blocks start. The rows exist exactly when the document does; the
-// worker turns them into jobs that call the systems (server/modules/postings). A reversal (a void, a reverse, a
-// cancel) calls planReversal in its transaction, which applies the spec's reversal rules to those rows.
+// worker turns them into jobs that call the systems (run.ts, dispatch.ts). A reversal (a void, a reverse, a cancel)
+// calls planReversal in its transaction, which applies the spec's reversal rules to those rows. external_postings is
+// this module's table: the document modules write it only through these two functions.
 import { sql } from 'kysely';
-import type { Tx } from '../platform/database/transaction.js';
-import { ApiError } from '../platform/errors/api-error.js';
-import { newId } from '../platform/ids.js';
+import type { PostingStatus } from '../../connectors/subjects.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { newId } from '../../platform/ids.js';
+
+export type { PostingStatus };
 
 export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note' | 'settlement' | 'stock_document';
-export type PostingStatus = 'pending' | 'posted' | 'failed' | 'not_applicable' | 'reversed';
 
 /** A document as the posting rows name it. */
 export interface PostedDocumentRef {

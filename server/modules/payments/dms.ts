@@ -1,16 +1,17 @@
 // Money from the DMS: customer collections (PY), allocated to CS invoices by number and recorded on the salesman's
-// DMS day, and cheque processing (cleared: nothing moves; bounced: the collection's receipts are reversed). Both go
-// through the payments module's posting functions; a reversal asks the accounting system first, as REST does.
-import { reversePayment, recordPayment } from '../../payments/documents.js';
-import { checkReversible } from '../../postings/reversal.js';
-import type { Db, Tx } from '../../../platform/database/transaction.js';
+// DMS day, and cheque processing (cleared: nothing moves; bounced: the collection's receipts are reversed). Both are
+// mapped onto this module's posting functions (declared in its manifest's dmsHandlers; written with the DMS's kit); a
+// reversal asks the accounting system first, as REST does.
+import { reversePayment, recordPayment } from './documents.js';
+import { checkReversible } from '../postings/reversal.js';
+import type { Db, Tx } from '../../platform/database/transaction.js';
 import { Decimal } from 'decimal.js';
-import type { BodyOf } from '../canonical.js';
-import { DmsRejection, DmsWait, waitKeys } from '../reasons.js';
-import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from './lookup.js';
-import { vanDayOf } from './van-day.js';
-import { requireAccounts } from './setup.js';
-import type { DmsContext, DmsRunner, DocumentHandler } from './types.js';
+import type { BodyOf } from '../dms/canonical.js';
+import { DmsRejection, DmsWait, waitKeys } from '../dms/reasons.js';
+import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from '../dms/handlers/lookup.js';
+import { vanDayOf } from '../dms/handlers/van-day.js';
+import { requireAccounts } from '../dms/handlers/setup.js';
+import type { DmsContext, DmsRunner, DocumentHandler } from '../dms/handlers/types.js';
 
 /** The receipts a reversal would undo, each asked about in the accounting system (held: R09 naming it). */
 async function askAboutReceipts(runner: DmsRunner, context: DmsContext, receiptIds: readonly string[], what: string): Promise<void> {

@@ -5,12 +5,17 @@
 // the invoice it concerns (none for a credit on the account or its refund). The customer's
 // open balance (customer_balances, per currency) and the invoice's balance are kept here, in the entries'
 // transaction, and nowhere else; the checker (audit.ts) recomputes both from the entries.
+//
+// It is a module of its own, below the documents that post to it (invoices, payments, credit notes, returns), so that
+// none of them imports another to reach the account: a cash sale's invoice records its payment, and the payment
+// posts here, not back into the invoices module. An invoice's status follows its balance here by the invoice's own
+// transition table, read from the composed document registry.
 import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
-import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
+import { documentTypeOf } from '../../domain/documents/registry.js';
 
 /**
  * The CHECK of the table lists the same (and that exactly the last six name no invoice). Invoices post the first
@@ -146,9 +151,11 @@ export async function settleInvoiceStatuses(tx: Transaction<DB>, organizationId:
   if (ids.length === 0) return;
   const rows = await tx.selectFrom('invoices').select(['id', 'status', 'balance'])
     .where('organization_id', '=', organizationId).where('id', 'in', ids).orderBy('id').execute();
+  // The invoices module declares the table (its manifest's documentTypes); settle and reopen are moves of it.
+  const invoiceLifecycle = documentTypeOf('invoice').lifecycle;
   const changed: string[] = [];
   for (const row of rows) {
-    const status = row.status as InvoiceStatus;
+    const status = row.status as LockedInvoice['status'];
     if (status === 'void') continue;
     const zero = new Decimal(row.balance).isZero();
     const command = status === 'open' && zero ? 'settle' : status === 'paid' && !zero ? 'reopen' : null;

@@ -1,17 +1,16 @@
-// Stock documents from the DMS: van replenishment (VR: main warehouse -> van), van stock out (VU: van -> main
-// warehouse, or its bad stock -> damages), stock adjustment (IJ), company invoice (a supplier's goods received at
-// their invoiced cost when received and invoiced quantities agree; otherwise R09) and the inventory summary (writes
-// nothing: its differences with the service's levels are kept with the document). All through the stock module.
-import { Decimal } from 'decimal.js';
-import { postStockAdjustment, postStockTransfer } from '../../stock/documents.js';
-import { openDmsTripOf } from '../../trips/service.js';
-import type { BodyOf } from '../canonical.js';
-import { DmsRejection, waitKeys } from '../reasons.js';
-import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
-import { requireLinkedSalesman, requireStockProducts, requireVendor } from './setup.js';
-import type { Tx } from '../../../platform/database/transaction.js';
-import { stockWait } from './van-day.js';
-import type { DocumentHandler, LoadedDocument } from './types.js';
+// Stock documents from the DMS, mapped onto this module's posting functions (declared in its manifest's
+// dmsHandlers; written with the DMS's kit): van replenishment (VR: main warehouse -> van), van stock out (VU: van ->
+// main warehouse, or its bad stock -> damages), stock adjustment (IJ), company invoice (a supplier's goods received at
+// their invoiced cost when received and invoiced quantities agree; otherwise R09). A flag follows the stock
+// document's accounting posting when it has one, as an invoice's does.
+import { postStockAdjustment, postStockTransfer } from './documents.js';
+import type { BodyOf } from '../dms/canonical.js';
+import { DmsRejection, waitKeys } from '../dms/reasons.js';
+import { badStockOfVan, damagesLocation, locationByCode, mainWarehouse, productsByCode, reasonByCode, routeByCode, salespersonByCode, vanOfRoute } from '../dms/handlers/lookup.js';
+import { requireLinkedSalesman, requireStockProducts, requireVendor } from '../dms/handlers/setup.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { openVanDayOf, stockWait } from '../dms/handlers/van-day.js';
+import type { DocumentHandler, LoadedDocument } from '../dms/handlers/types.js';
 
 /** Stock documents are not withdrawn from the DMS: a later version is refused and a counter-document is the way. */
 function refuseNewVersion(document: LoadedDocument, what: string): void {
@@ -22,6 +21,13 @@ function refuseNewVersion(document: LoadedDocument, what: string): void {
 async function requireVanSalesman(tx: Tx, document: LoadedDocument, route: { salesperson_id: string | null }): Promise<void> {
   await requireLinkedSalesman(tx, document, await salespersonByCode(tx, document.organizationId, document.document.salesmanCode) ?? route.salesperson_id);
 }
+
+/**
+ * The stock document whose accounting posting the flag follows (0032): a JournalEntry or a Bill when the document
+ * changes the stock value in the books (server/modules/stock/posting.ts), held `received` while that posting is
+ * pending; a document that books nothing (a van's load) has no posting and is posted at once.
+ */
+const stockPosting = (id: string) => ({ type: 'stock_document' as const, id });
 
 /** A stock document moves stock on its documentDate: refused (R06, In the service) while the books are closed through it. */
 const documentDate = (document: LoadedDocument) => (document.date ? { day: document.date, field: '/documentDate' } : undefined);
@@ -38,12 +44,12 @@ export const vanReplenishment: DocumentHandler = {
     await requireVanSalesman(tx, document, route);
     requireStockProducts(document, products, body.lines.map((line) => line.productCode));
     // A load of the van's DMS day when one is open; else the day adopts it when it opens (trips' dmsDayTrip).
-    const tripId = await openDmsTripOf(tx, org, van.id);
+    const tripId = await openVanDayOf(tx, org, van.id);
     const moved = await postStockTransfer(tx, context.actor, {
       date: documentDate(document), fromLocationId: warehouse.id, toLocationId: van.id, tripId, note: `DMS van replenishment ${document.number}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
     }).catch((error: unknown) => stockWait(error, warehouse.code));
-    return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(van.code)] };
+    return { table: 'stock_documents', id: moved.id, accounting: stockPosting(moved.id), provides: [waitKeys.stock(van.code)] };
   },
 };
 
@@ -64,7 +70,7 @@ export const vanStockOut: DocumentHandler = {
       date: documentDate(document), fromLocationId: from.id, toLocationId: to.id, note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, unit: line.unit, quantity: line.quantity })),
     }).catch((error: unknown) => stockWait(error, from.code));
-    return { table: 'stock_documents', id: moved.id, provides: [waitKeys.stock(to.code)] };
+    return { table: 'stock_documents', id: moved.id, accounting: stockPosting(moved.id), provides: [waitKeys.stock(to.code)] };
   },
 };
 
@@ -81,7 +87,7 @@ export const stockAdjustment: DocumentHandler = {
       date: documentDate(document), reasonCode: reason.code, note: `DMS stock adjustment ${document.number}: ${reason.description}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.quantity, ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}) })),
     }).catch((error: unknown) => stockWait(error, location.code));
-    return { table: 'stock_documents', id: posted.id, provides: body.lines.some((line) => line.quantity > 0) ? [waitKeys.stock(location.code)] : [] };
+    return { table: 'stock_documents', id: posted.id, accounting: stockPosting(posted.id), provides: body.lines.some((line) => line.quantity > 0) ? [waitKeys.stock(location.code)] : [] };
   },
 };
 
@@ -105,24 +111,6 @@ export const companyInvoice: DocumentHandler = {
       date: documentDate(document), reasonCode: 'SUPPLIER_RECEIPT', supplierCode: body.supplierCode, note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
       lines: body.lines.map((line) => ({ productId: products.get(line.productCode)!.id, locationId: location.id, unit: line.unit, quantity: line.receivedQuantity, unitCost: line.unitCost })),
     });
-    return { table: 'stock_documents', id: received.id, provides: [waitKeys.stock(location.code)] };
-  },
-};
-
-export const inventorySummary: DocumentHandler = {
-  async apply(tx, context, document) {
-    const org = context.actor.organization.id;
-    const body = document.document.body as BodyOf<'DmsInventorySummaryDocument'>;
-    const location = await locationByCode(tx, org, body.locationCode);
-    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
-    const levels = await tx.selectFrom('stock_levels').select(['product_id', 'quantity']).where('organization_id', '=', org).where('location_id', '=', location.id).execute();
-    const held = new Map(levels.map((level) => [level.product_id, Number(level.quantity)]));
-    const differences = body.lines.flatMap((line) => {
-      const inService = held.get(products.get(line.productCode)!.id) ?? 0;
-      return inService === line.quantity ? [] : [{ productCode: line.productCode, dms: line.quantity, service: inService, difference: new Decimal(line.quantity).minus(inService).toNumber() }];
-    });
-    await tx.updateTable('dms_documents').set({ result: JSON.stringify({ locationCode: location.code, differences }) })
-      .where('organization_id', '=', org).where('id', '=', document.id).execute();
-    return { table: 'dms_documents', id: document.id };
+    return { table: 'stock_documents', id: received.id, accounting: stockPosting(received.id), provides: [waitKeys.stock(location.code)] };
   },
 };

@@ -1,11 +1,12 @@
-// What locations, salespeople and routes share beyond the resource base: each stores its body fields one
-// column each, so one table per resource (`{ routeId: 'route_id', ... }`) says which column holds which field,
-// for writing and for reading back, and the table definition and list filters follow from a few names.
+// What master data resources with flat bodies (locations, salespeople, routes) share beyond the resource base: each
+// stores its body fields one column each, so one table per resource (`{ routeId: 'route_id', ... }`) says which column holds which field,
+// for writing and for reading back, and the table definition and list filters follow from a few names. It names no
+// resource: the modules that use it give their table, so no module imports another's helpers for it.
 import type { Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Filter } from '../../platform/lists/page.js';
-import { equals, hasExternalCode, tableExpressions } from '../../platform/resources/filters.js';
-import type { BaseRow, ColumnsOf, TableDefinition } from '../../platform/resources/table.js';
+import type { Filter } from '../lists/page.js';
+import { equals, hasExternalCode, tableExpressions } from './filters.js';
+import type { BaseRow, ColumnsOf, TableDefinition } from './table.js';
 
 type MasterDataTableName = 'locations' | 'salespeople' | 'routes';
 

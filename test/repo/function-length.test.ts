@@ -40,7 +40,7 @@ const LONGER: Record<string, { lines: number; why: string }> = {
   'server/platform/database/notifications.ts:listenToChannel': { lines: 61, why: "a LISTEN connection with its reconnect loop: the handlers share the connection's state" },
 };
 
-export interface MeasuredFunction {
+interface MeasuredFunction {
   /** `path:name`; nested functions `outer.inner`, an unnamed one `outer<anonymous>`, a repeated key `#2`, `#3`... */
   key: string;
   lines: number;
@@ -65,7 +65,7 @@ function nameOf(node: FunctionNode, file: ts.SourceFile): string | undefined {
 }
 
 /** Every function of a file with its length in lines. */
-export function measure(path: string, source: string): MeasuredFunction[] {
+function measure(path: string, source: string): MeasuredFunction[] {
   const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true);
   const found: MeasuredFunction[] = [];
   const seen = new Map<string, number>();
@@ -98,7 +98,7 @@ function sourceFiles(dir: string): string[] {
 const isPostingPlace = (key: string) => key.startsWith('server/modules/') || key.startsWith('server/domain/');
 
 /** What breaks the rule: a function over the limit and not listed, over its listed length, or a posting function listed; a listed entry that is stale. */
-export function judge(functions: readonly MeasuredFunction[], listed: Readonly<Record<string, { lines: number }>>): string[] {
+function judge(functions: readonly MeasuredFunction[], listed: Readonly<Record<string, { lines: number }>>): string[] {
   const byKey = new Map(functions.map((fn) => [fn.key, fn]));
   const problems: string[] = [];
   for (const fn of functions) {

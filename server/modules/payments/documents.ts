@@ -152,7 +152,7 @@ function acceptPaymentAmounts(command: RecordPaymentCommand): PaymentAmounts {
 async function loadCollectingTrip(tx: Transaction<DB>, organizationId: string, tripId: string): Promise<string | null> {
   const trip = await tx.selectFrom('trips').select(['status', 'salesperson_id'])
     .where('organization_id', '=', organizationId).where('id', '=', tripId).forShare().executeTakeFirst();
-  if (!trip || trip.status !== 'in_transit') {
+  if (trip?.status !== 'in_transit') {
     throw new ApiError('no_open_trip', trip ? `The trip ${tripId} is ${trip.status}; a collection is recorded on a trip in transit.` : `There is no trip ${tripId} in this organisation.`, [
       { field: '/tripId', code: 'no_open_trip', message: trip ? `the trip is ${trip.status}, not in_transit` : 'not a trip of this organisation' },
     ]);

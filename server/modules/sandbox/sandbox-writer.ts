@@ -111,7 +111,9 @@ async function writeOutlets(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: M
     },
     externalCodes: { dms: outlet.outlet_code },
   })));
-  d.outlets.forEach((outlet, index) => idOf.set(outlet.id, outletIds[index]!));
+  d.outlets.forEach((outlet, index) => {
+    idOf.set(outlet.id, outletIds[index]!);
+  });
 }
 
 /** Each route's journey plan: its outlets' visits. */

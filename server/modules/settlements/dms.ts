@@ -14,7 +14,6 @@ import { DmsWait, waitKeys } from '../dms/reasons.js';
 import { productsByCode } from '../dms/handlers/lookup.js';
 import type { DocumentHandler } from '../dms/handlers/types.js';
 import { vanDayOf } from '../dms/handlers/van-day.js';
-import type { Tx } from '../../platform/database/transaction.js';
 import { firstUnposted, keepResult, type DayCloseResult } from '../dms/handlers/day-close.js';
 
 export const routeSettlement: DocumentHandler = {

@@ -84,6 +84,7 @@ test('-> rejected: the reason code and text; the note, what it waited for and th
   const before = Date.now();
   await inTransaction((tx) => setFlags(tx, 'org_1', ['dmd_3'], { state: 'rejected', reasonCode: 'R06', reasonText: 'The period 2026-02 is closed.' }));
   const after = Date.now();
+  t.is(statements.length, 2);
   t.is(statements[0]!.sql, 'update "dms_documents" set "state" = $1, "updated_at" = $2, "waiting_for" = $3, "next_attempt_at" = $4, "note" = $5, "reason_code" = $6, "reason_text" = $7 where "organization_id" = $8 and "id" in ($9)');
   assertNow(t, statements[0]!.params[1], before, after);
   t.deepEqual([statements[0]!.params[0], ...statements[0]!.params.slice(2)], ['rejected', null, null, null, 'R06', 'The period 2026-02 is closed.', 'org_1', 'dmd_3']);
@@ -93,6 +94,7 @@ test('-> rejected: the reason code and text; the note, what it waited for and th
 test('-> superseded: the note, what it waited for and the next attempt cleared; the rest kept', async (t) => {
   const { inTransaction, statements } = recordingDb();
   await inTransaction((tx) => setFlags(tx, 'org_1', ['dmd_4', 'dmd_5'], { state: 'superseded' }));
+  t.is(statements.length, 2);
   t.is(statements[0]!.sql, 'update "dms_documents" set "state" = $1, "updated_at" = $2, "waiting_for" = $3, "next_attempt_at" = $4, "note" = $5 where "organization_id" = $6 and "id" in ($7, $8)');
   t.deepEqual([statements[0]!.params[0], ...statements[0]!.params.slice(2)], ['superseded', null, null, null, 'org_1', 'dmd_4', 'dmd_5']);
   assertEvents(t, statements[1], ['dmd_4', 'dmd_5']);
@@ -113,6 +115,7 @@ test('-> posted: every document given the same record, its accounting reference 
   const before = Date.now();
   await inTransaction((tx) => setFlags(tx, 'org_1', ['dmd_6', 'dmd_7'], { state: 'posted', mikonoTable: 'invoice_sets', mikonoId: 'ivs_1', quickbooksRef: 'qb_1', accounting: { type: 'invoice', id: 'inv_1' } }));
   const after = Date.now();
+  t.is(statements.length, 2, 'the posted update and the events, nothing else');
   t.is(statements[0]!.sql, POSTED_SQL);
   const [updatedAt, postedAt, rows, organizationId] = statements[0]!.params;
   assertNow(t, updatedAt, before, after);
@@ -130,6 +133,7 @@ test('-> posted for several documents, each its own record; one without an accou
     { id: 'dmd_9', mikonoTable: 'invoices', mikonoId: 'inv_2', quickbooksRef: null, accounting: { type: 'invoice', id: 'inv_2' }, held: { note: 'Applied in the service; waiting for its posting in the accounting system (QuickBooks).', waitingFor: 'accounting:invoice:inv_2' } },
     { id: 'dmd_10', mikonoTable: 'payments', mikonoId: 'pay_1', quickbooksRef: 'qb_2', accounting: { type: 'payment', id: 'pay_1' }, held: null },
   ]));
+  t.is(statements.length, 2);
   t.is(statements[0]!.sql, POSTED_SQL);
   t.deepEqual(JSON.parse(statements[0]!.params[2] as string), [
     { id: 'dmd_8', mikono_table: 'customers', mikono_id: 'cus_1', quickbooks_ref: null, accounting_type: null, accounting_id: null, note: null, waiting_for: null },

@@ -1,10 +1,10 @@
 // The modules where a silent mistake costs money or security, each with the fast tests that hold it. A module is
 // mutated alone and every mutant is run against its own tests only, so a survivor names a rule no test holds.
-// Pure unit tests (test/unit/, no database) run through ava directly; a module whose rules live in SQL also runs
-// its database tests through `npm test` (which starts a throwaway Postgres), and is slower for it. Such a module runs
-// its unit tests first and its database tests only when they pass: a mutant the unit tests kill costs a second, not
-// a database. A module may be narrowed to line ranges of its file (the ledger or state machine proper, not the reads
-// and documents around it), so that a run ends in minutes.
+// Pure unit tests (test/unit/, no database) run compiled, once per sandbox (scripts/mutate/unit-tests.mjs); a module
+// whose rules live in SQL also runs its database tests through `npm test` (which starts a throwaway Postgres), and
+// is slower for it. Its unit tests run first and its database tests only when they pass: a mutant the unit tests
+// kill costs a second, not a database. A module may be narrowed to line ranges of its file (the ledger or state
+// machine proper, not the reads and documents around it), so that a run ends in minutes.
 
 export interface MutationModule {
   /** The name given to `npm run mutate -- <name>`. */
@@ -15,7 +15,7 @@ export interface MutationModule {
   lines?: string[];
   /** The test files run against each mutant. */
   tests: string[];
-  /** Whether the tests need the database (then they run through `npm test`). */
+  /** Whether some of its tests need the database (those outside test/unit/, run through `npm test`). */
   database?: boolean;
 }
 
@@ -41,10 +41,10 @@ export const MUTATION_MODULES: MutationModule[] = [
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */
 export function testCommand(module: MutationModule): string {
-  const unit = module.tests.filter((file) => !module.database || file.startsWith('test/unit/'));
-  const database = module.database ? module.tests.filter((file) => !file.startsWith('test/unit/')) : [];
+  const unit = module.tests.filter((file) => file.startsWith('test/unit/'));
+  const database = module.tests.filter((file) => !file.startsWith('test/unit/'));
   return [
-    ...(unit.length > 0 ? [`node node_modules/ava/entrypoints/cli.mjs --fail-fast ${unit.join(' ')}`] : []),
+    ...(unit.length > 0 ? [`node scripts/mutate/unit-tests.mjs ${unit.join(' ')}`] : []),
     ...(database.length > 0 ? [`node --import tsx scripts/test.ts ${database.join(' ')}`] : []),
   ].join(' && ');
 }

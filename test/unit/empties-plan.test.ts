@@ -5,7 +5,7 @@
 // with these two files.
 import test from 'ava';
 import { ApiError } from '../../server/platform/errors/api-error.js';
-import { lockEmpties, planEmpties, writeEmpties, type EmptiesMove } from '../../server/modules/stock/empties.js';
+import { lockEmpties, planEmpties, postEmptiesMovements, writeEmpties, type EmptiesMove } from '../../server/modules/stock/empties.js';
 import { recordingDb } from '../support/recording-db.js';
 
 const field = (line: number) => `/lines/${line - 1}/quantity`;
@@ -133,4 +133,20 @@ test('writing documents without moves writes nothing; moves without a customer l
   const ids = await supplier.inTransaction((tx) => writeEmpties(tx, 'org_1', new Map(), [{ document: { type: 'empties_receipt', id: 'sdc_1' }, moves: [move({ customerId: null, locationId: 'loc_1', type: 'received_from_supplier', direction: 'in' })] }]));
   t.is(ids[0]!.length, 1);
   t.deepEqual(supplier.statements.map((s) => s.sql.split(' ').slice(0, 3).join(' ')), ['insert into "empties_movements"'], 'the insert alone');
+});
+
+test('posting one document: locks, plans, then writes the moves and the holdings after them; a short line refuses it before anything is written', async (t) => {
+  const answer = (s: { sql: string }) => (s.sql.startsWith('select') ? [{ customer_id: 'cus_a', product_id: 'prd_crate', quantity: 2 }] : []);
+  const ok = recordingDb(answer);
+  const ids = await ok.inTransaction((tx) => postEmptiesMovements(tx, 'org_1', { type: 'invoice', id: 'inv_1' }, [move({ line: 1, type: 'collected', direction: 'in', quantity: 2 }), move({ line: 2, type: 'issued_with_sale', direction: 'out', quantity: 5 })], field));
+  t.is(ids.length, 2);
+  t.deepEqual(ok.statements.map((s) => s.sql.split(' ').slice(0, 3).join(' ')), ['insert into "customer_empties"', 'select "customer_id", "product_id",', 'insert into "empties_movements"', 'UPDATE customer_empties AS']);
+  t.deepEqual(ok.statements[2]!.params.filter((p) => p === 'inv_1').length, 2, 'both moves name the document');
+  t.deepEqual(JSON.parse(ok.statements[3]!.params[0] as string), [{ customer_id: 'cus_a', product_id: 'prd_crate', quantity: 5 }], '2 - 2 + 5');
+
+  const short = recordingDb(answer);
+  const error = await t.throwsAsync(short.inTransaction((tx) => postEmptiesMovements(tx, 'org_1', { type: 'invoice', id: 'inv_1' }, [move({ line: 1, type: 'collected', direction: 'in', quantity: 3 })], field)), { instanceOf: ApiError });
+  t.is(error?.code, 'business_rule');
+  t.deepEqual(error?.errors?.map((e) => e.field), ['/lines/0/quantity']);
+  t.is(short.statements.length, 2, 'the locks only');
 });

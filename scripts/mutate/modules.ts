@@ -36,7 +36,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'dms-canonical', file: 'server/modules/dms/canonical.ts', tests: ['test/unit/dms-canonical.test.ts'] },
   { name: 'dms-refusals', file: 'server/modules/dms/refusals.ts', tests: ['test/unit/dms-refusals.test.ts'] },
   // The DMS flag's transitions: the flag as the spec shows it per state, and the writers of a change (not the reads).
-  { name: 'dms-flags', file: 'server/modules/dms/flags.ts', lines: ['21-97'], tests: ['test/unit/dms-flags.test.ts', 'test/dms/flags.test.ts'], database: true },
+  { name: 'dms-flags', file: 'server/modules/dms/flags.ts', lines: ['21-99'], tests: ['test/unit/dms-flags.test.ts', 'test/dms/flags.test.ts'], database: true },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

@@ -28,7 +28,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'sdk-retry', file: 'client-sdk/src/retry.ts', tests: ['test/unit/sdk-retry.test.ts'] },
   { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },
   // The ledger proper: locks, plan, write and its invariants (not heldAt, a read).
-  { name: 'stock-ledger', file: 'server/modules/stock/ledger.ts', lines: ['17-240'], tests: ['test/unit/stock-ledger-plan.test.ts', 'test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'], database: true },
+  { name: 'stock-ledger', file: 'server/modules/stock/ledger.ts', lines: ['17-242'], tests: ['test/unit/stock-ledger-plan.test.ts', 'test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'], database: true },
   // The ledger proper: directions, invariants, plan, write and locks (not the supplier and adjustment documents).
   { name: 'empties', file: 'server/modules/stock/empties.ts', lines: ['39-124'], tests: ['test/unit/empties-plan.test.ts', 'test/domain/empties.test.ts'], database: true },
   { name: 'customer-account', file: 'server/modules/invoices/account.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },

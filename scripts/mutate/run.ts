@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
 import type { Stryker as StrykerClass } from '@stryker-mutator/core';
-import { MUTATION_MODULES, testCommand, type MutationModule } from './modules.js';
+import { MUTATION_MODULES, mutateGlobs, testCommand, type MutationModule } from './modules.js';
 
 export const THRESHOLD = 90;
 
@@ -35,9 +35,9 @@ interface Score { module: MutationModule; mutants: number; killed: number; survi
 
 const scores: Score[] = [];
 for (const module of modules) {
-  console.log(`\n== ${module.name}: ${module.file} against ${module.tests.join(', ')}`);
+  console.log(`\n== ${module.name}: ${mutateGlobs(module).join(', ')} against ${module.tests.join(', ')}`);
   const options: PartialStrykerOptions = {
-    mutate: [module.file],
+    mutate: mutateGlobs(module),
     testRunner: 'command',
     commandRunner: { command: testCommand(module) },
     coverageAnalysis: 'off', // the command runner cannot tell which test covers what
@@ -49,8 +49,9 @@ for (const module of modules) {
     jsonReporter: { fileName: `reports/mutation/${module.name}.json` },
     clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
     tempDirName: '.stryker-tmp',
-    // The sandbox is a copy of the repository; these never matter to a test run.
-    ignorePatterns: ['.data', 'reports', '.ci', '*.tgz', '*.log', 'client-sdk/dist'],
+    // The sandbox is a copy of the repository; these never matter to a test run. .test-build must not be copied:
+    // the unit stage would take a build of the sources without their mutants for its own (scripts/mutate/unit-tests.mjs).
+    ignorePatterns: ['.data', 'reports', '.ci', '*.tgz', '*.log', 'client-sdk/dist', '.test-build'],
     thresholds: { high: 95, low: THRESHOLD, break: null },
     cleanTempDir: true,
   };

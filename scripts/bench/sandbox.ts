@@ -13,7 +13,18 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 
 /** The tables whose rows the report counts (fixed names: no caller input reaches the statement). */
-const COUNTED_TABLES = ['customers', 'products', 'stock_movements', 'empties_movements', 'trips', 'trip_locations', 'visits', 'sales_orders', 'invoices', 'events'] as const;
+const COUNTED_TABLES = [
+  'customers',
+  'products',
+  'stock_movements',
+  'empties_movements',
+  'trips',
+  'trip_locations',
+  'visits',
+  'sales_orders',
+  'invoices',
+  'events',
+] as const;
 
 export interface SandboxFigures {
   /** Milliseconds of each bootstrap, in run order. */
@@ -63,6 +74,8 @@ export function sandboxReport(figures: SandboxFigures): string[] {
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   return [
     `sandbox bootstrap (the whole synthetic distributor through the posting functions, one transaction): median ${median.toFixed(0)} ms of ${figures.millis.map((m) => m.toFixed(0)).join(', ')} ms`,
-    `  rows one bootstrap wrote: ${Object.entries(figures.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`,
+    `  rows one bootstrap wrote: ${Object.entries(figures.rows)
+      .map(([table, n]) => `${table} ${n}`)
+      .join(', ')}`,
   ];
 }

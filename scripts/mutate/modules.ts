@@ -23,20 +23,53 @@ export const MUTATION_MODULES: MutationModule[] = [
   { name: 'money', file: 'server/domain/money.ts', tests: ['test/unit/money.test.ts'] },
   { name: 'cursor', file: 'server/platform/lists/cursor.ts', tests: ['test/unit/cursor.test.ts'] },
   { name: 'destination', file: 'server/platform/webhooks/destination.ts', tests: ['test/unit/destination.test.ts'] },
-  { name: 'rate-limit', file: 'server/platform/access/rate-limit.ts', tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts', 'test/access/rate-budget.test.ts'], database: true },
+  {
+    name: 'rate-limit',
+    file: 'server/platform/access/rate-limit.ts',
+    tests: ['test/unit/rate-limit.test.ts', 'test/access/rate-limit-bucket.test.ts', 'test/access/rate-budget.test.ts'],
+    database: true,
+  },
   { name: 'sdk-webhooks', file: 'client-sdk/src/webhooks.ts', tests: ['test/unit/sdk-webhooks.test.ts'] },
   { name: 'sdk-retry', file: 'client-sdk/src/retry.ts', tests: ['test/unit/sdk-retry.test.ts'] },
   { name: 'page', file: 'server/platform/lists/page.ts', tests: ['test/unit/page.test.ts'] },
   // The ledger proper: locks, plan, write and its invariants (not heldAt, a read).
-  { name: 'stock-ledger', file: 'server/modules/stock/ledger.ts', lines: ['17-242'], tests: ['test/unit/stock-ledger-plan.test.ts', 'test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'], database: true },
+  {
+    name: 'stock-ledger',
+    file: 'server/modules/stock/ledger.ts',
+    lines: ['17-242'],
+    tests: ['test/unit/stock-ledger-plan.test.ts', 'test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'],
+    database: true,
+  },
   // The ledger proper: directions, invariants, plan, write and locks (not the supplier and adjustment documents).
-  { name: 'empties', file: 'server/modules/stock/empties.ts', lines: ['39-124'], tests: ['test/unit/empties-plan.test.ts', 'test/domain/empties.test.ts'], database: true },
-  { name: 'customer-account', file: 'server/modules/customer-account/ledger.ts', tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'], database: true },
-  { name: 'postings', file: 'server/modules/postings/queue.ts', tests: ['test/domain/postings.test.ts'], database: true },
+  {
+    name: 'empties',
+    file: 'server/modules/stock/empties.ts',
+    lines: ['39-124'],
+    tests: ['test/unit/empties-plan.test.ts', 'test/domain/empties.test.ts'],
+    database: true,
+  },
+  {
+    name: 'customer-account',
+    file: 'server/modules/customer-account/ledger.ts',
+    tests: ['test/domain/payments.test.ts', 'test/domain/invoices.test.ts'],
+    database: true,
+  },
+  {
+    name: 'postings',
+    file: 'server/modules/postings/queue.ts',
+    tests: ['test/domain/postings.test.ts'],
+    database: true,
+  },
   { name: 'dms-canonical', file: 'server/modules/dms/canonical.ts', tests: ['test/unit/dms-canonical.test.ts'] },
   { name: 'dms-refusals', file: 'server/modules/dms/refusals.ts', tests: ['test/unit/dms-refusals.test.ts'] },
   // The DMS flag's transitions: the flag as the spec shows it per state, and the writers of a change (not the reads).
-  { name: 'dms-flags', file: 'server/modules/dms/flags.ts', lines: ['21-99'], tests: ['test/unit/dms-flags.test.ts', 'test/dms/flags.test.ts'], database: true },
+  {
+    name: 'dms-flags',
+    file: 'server/modules/dms/flags.ts',
+    lines: ['21-99'],
+    tests: ['test/unit/dms-flags.test.ts', 'test/dms/flags.test.ts'],
+    database: true,
+  },
 ];
 
 /** The command Stryker's command runner runs for each mutant (in its sandbox, where paths are the same). */

@@ -31,8 +31,18 @@ if (!existsSync(join(root, dir))) {
     rmSync(join(root, scratch), { recursive: true, force: true }); // another run renamed its build first
   }
 }
-const ava = spawnSync(process.execPath, [join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), '--config', 'ava.compiled.config.mjs', '--fail-fast', ...compiled], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_COMPILED_DIR: dir },
-});
+const ava = spawnSync(
+  process.execPath,
+  [
+    join('node_modules', 'ava', 'entrypoints', 'cli.mjs'),
+    '--config',
+    'ava.compiled.config.mjs',
+    '--fail-fast',
+    ...compiled,
+  ],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, TEST_COMPILED_DIR: dir },
+  },
+);
 process.exit(ava.status ?? 1);

@@ -4,7 +4,12 @@
 // module is one line here.
 import type { ModuleManifest } from '../platform/modules/manifest.js';
 import type { PostingDeclarations } from '../connectors/subjects.js';
-import { documentRegistryOf, installDocumentRegistry, type DocumentDeclarations, type DocumentRegistry } from '../domain/documents/registry.js';
+import {
+  documentRegistryOf,
+  installDocumentRegistry,
+  type DocumentDeclarations,
+  type DocumentRegistry,
+} from '../domain/documents/registry.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
 import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
 import { dmsHandlerRegistryOf, installDmsHandlers, type DmsHandlerRegistry } from '../modules/dms/handlers/registry.js';

@@ -14,11 +14,15 @@ const biome = join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
 
 /** `biome check` (what `npm run lint` runs) in `cwd` over `paths`: its exit status and everything it printed. */
 function check(cwd: string, paths: string[]): { status: number | null; output: string } {
-  const run = spawnSync(process.execPath, [biome, 'check', '--error-on-warnings', '--colors=off', '--max-diagnostics=none', ...paths], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [biome, 'check', '--error-on-warnings', '--colors=off', '--max-diagnostics=none', ...paths],
+    {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -32,7 +36,10 @@ test('the configuration catches a formatting difference and a lint finding, and 
   mkdirSync(join(scratch, 'server'));
   mkdirSync(join(scratch, 'generated'));
   writeFileSync(join(scratch, 'server', 'double-quotes.ts'), 'export const answer = {a: "b"}\n');
-  writeFileSync(join(scratch, 'server', 'unused-import.ts'), "import { join } from 'node:path';\n\nexport const answer = 42;\n");
+  writeFileSync(
+    join(scratch, 'server', 'unused-import.ts'),
+    "import { join } from 'node:path';\n\nexport const answer = 42;\n",
+  );
   writeFileSync(join(scratch, 'server', 'clean.ts'), "export const answer = { a: 'b' };\n");
   writeFileSync(join(scratch, 'generated', 'api-types.ts'), 'export const generated = {a: "b"}\n'); // ignored by git
 
@@ -51,6 +58,10 @@ test('the configuration catches a formatting difference and a lint finding, and 
 test('the repository has no formatting difference and no lint finding (npm run lint)', (t) => {
   const { status, output } = check(root, ['.']);
   if (status !== 0) t.log(output);
-  t.is(status, 0, 'Biome found the problems printed above: `npm run format` fixes the formatting; fix a lint finding by hand, or switch its rule off in biome.jsonc with the reason beside it');
+  t.is(
+    status,
+    0,
+    'Biome found the problems printed above: `npm run format` fixes the formatting; fix a lint finding by hand, or switch its rule off in biome.jsonc with the reason beside it',
+  );
   t.regex(output, /Checked \d+ files/);
 });

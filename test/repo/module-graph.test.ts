@@ -38,7 +38,8 @@ function unitOf(path: string): string | null {
   return path === 'server/main.ts' ? 'composition' : null;
 }
 
-const layerOf = (unit: string) => LAYERS.indexOf((unit.startsWith('modules/') ? 'modules' : unit) as (typeof LAYERS)[number]);
+const layerOf = (unit: string) =>
+  LAYERS.indexOf((unit.startsWith('modules/') ? 'modules' : unit) as (typeof LAYERS)[number]);
 
 /** Unit-to-unit edges, each with one file import that makes it (for the message). */
 function unitGraph(files: Map<string, string[]>): Map<string, string> {
@@ -62,7 +63,8 @@ function ties(files: Map<string, string[]>): Map<string, string> {
     const [from, to] = edge.split(' -> ') as [string, string];
     if (layerOf(from) < 0 || layerOf(to) < 0) found.set(edge, `${example} (a folder of server/ that is in no layer)`);
     else if (layerOf(to) > layerOf(from)) found.set(edge, example);
-    if (from < to && edges.has(`${to} -> ${from}`)) found.set(`${from} <-> ${to}`, `${example} | ${edges.get(`${to} -> ${from}`)}`);
+    if (from < to && edges.has(`${to} -> ${from}`))
+      found.set(`${from} <-> ${to}`, `${example} | ${edges.get(`${to} -> ${from}`)}`);
   }
   return found;
 }
@@ -71,7 +73,12 @@ function serverImports(): Map<string, string[]> {
   const files = new Map<string, string[]>();
   for (const file of sourceFiles('server')) {
     const text = readFileSync(join(root, file), 'utf8');
-    files.set(file, [...text.matchAll(RELATIVE_IMPORT)].map((match) => normalize(join(dirname(file), match[1]!.replace(/\.js$/, '.ts')))));
+    files.set(
+      file,
+      [...text.matchAll(RELATIVE_IMPORT)].map((match) =>
+        normalize(join(dirname(file), match[1]!.replace(/\.js$/, '.ts'))),
+      ),
+    );
   }
   return files;
 }
@@ -95,5 +102,9 @@ test('the rules bite: an upward import and a two-way tie between modules are eac
     ['server/domain/money.ts', ['server/platform/a.ts']],
   ]);
   // platform -> orders is upward, and with orders -> platform also a two-way tie; orders <-> stock runs through different files.
-  t.deepEqual([...ties(files).keys()].sort(), ['modules/orders <-> modules/stock', 'modules/orders <-> platform', 'platform -> modules/orders']);
+  t.deepEqual([...ties(files).keys()].sort(), [
+    'modules/orders <-> modules/stock',
+    'modules/orders <-> platform',
+    'platform -> modules/orders',
+  ]);
 });

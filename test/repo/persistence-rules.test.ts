@@ -14,15 +14,26 @@ function sourceFiles(dir: string): string[] {
     return entry.isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
   });
 }
-const server = sourceFiles('server').map((path) => ({ path: relative(root, join(root, path)), text: readFileSync(join(root, path), 'utf8') }));
+const server = sourceFiles('server').map((path) => ({
+  path: relative(root, join(root, path)),
+  text: readFileSync(join(root, path), 'utf8'),
+}));
 
 test('pg is imported only by the database folder: everything else reaches Postgres through Kysely', (t) => {
-  const importers = server.filter((file) => /from 'pg'|import\('pg'\)/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER)).map((file) => file.path);
+  const importers = server
+    .filter((file) => /from 'pg'|import\('pg'\)/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER))
+    .map((file) => file.path);
   t.deepEqual(importers, []);
 });
 
 test('no statement is sent as a hand-written string: no client.query outside the database folder, no sql.raw anywhere', (t) => {
-  const offenders = server.filter((file) => (/\.query(<[^>]*>)?\(/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER)) || /sql\.raw\(/.test(file.text)).map((file) => file.path);
+  const offenders = server
+    .filter(
+      (file) =>
+        (/\.query(<[^>]*>)?\(/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER)) ||
+        /sql\.raw\(/.test(file.text),
+    )
+    .map((file) => file.path);
   t.deepEqual(offenders, []);
 });
 
@@ -42,7 +53,8 @@ function explained(lines: readonly string[], at: number): boolean {
   let first = at;
   while (indentOf(lines[first]!) > 0 && !STATEMENT_START.test(lines[first]!.trim())) {
     let opener = first - 1;
-    while (opener >= 0 && (lines[opener]!.trim() === '' || indentOf(lines[opener]!) >= indentOf(lines[first]!))) opener -= 1;
+    while (opener >= 0 && (lines[opener]!.trim() === '' || indentOf(lines[opener]!) >= indentOf(lines[first]!)))
+      opener -= 1;
     if (opener < 0) break;
     first = opener;
   }
@@ -53,18 +65,37 @@ test('the explanation is found above the template, within its statement or right
   const wrapped = [
     '  // xmax = 0 only on a row this statement inserted.',
     '  const rows = await tx',
-    '    .insertInto(\'t\')',
+    "    .insertInto('t')",
     '    .returning([',
     "      'id',",
     "      'created_at',",
     "      'updated_at',",
-    '      sql<boolean>`(xmax = 0)`.as(\'created\'),',
+    "      sql<boolean>`(xmax = 0)`.as('created'),",
     '    ])',
   ];
   t.true(explained(wrapped, 7));
   t.false(explained(wrapped.slice(1), 6), 'no comment anywhere in or above the statement');
-  t.true(explained(['  const rows = await tx', '    // why', '    .returning([', "      'id',", "      'created_at',", '      sql`now()`,'], 5));
-  const nextStatement = ['  // about the first statement', '  const a = 1;', '  const b = await tx', '    .select(', '      sql`now()`,', '    );'];
+  t.true(
+    explained(
+      [
+        '  const rows = await tx',
+        '    // why',
+        '    .returning([',
+        "      'id',",
+        "      'created_at',",
+        '      sql`now()`,',
+      ],
+      5,
+    ),
+  );
+  const nextStatement = [
+    '  // about the first statement',
+    '  const a = 1;',
+    '  const b = await tx',
+    '    .select(',
+    '      sql`now()`,',
+    '    );',
+  ];
   t.false(explained(nextStatement, 4), "a comment above the previous statement is not this one's");
   t.true(explained(['  // why', '  const c = sql`now()`;'], 1));
 });
@@ -82,6 +113,8 @@ test('every raw sql template says why the builder could not say it (a comment wi
 });
 
 test('the database folder is the only one that builds a pool', (t) => {
-  const builders = server.filter((file) => /new pg\.(Pool|Client)\(/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER)).map((file) => file.path);
+  const builders = server
+    .filter((file) => /new pg\.(Pool|Client)\(/.test(file.text) && !file.path.startsWith(DATABASE_FOLDER))
+    .map((file) => file.path);
   t.deepEqual(builders, []);
 });

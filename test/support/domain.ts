@@ -18,7 +18,10 @@ export interface DomainWorld {
   db: Db;
   database: TestDatabase;
   /** A new organisation of this database and an operator acting for it (every scope). */
-  organization(options?: { baseCurrency?: string; modules?: Module[] }): Promise<{ organization: ActingOrganization; operator: OperatorActor }>;
+  organization(options?: {
+    baseCurrency?: string;
+    modules?: Module[];
+  }): Promise<{ organization: ActingOrganization; operator: OperatorActor }>;
   /** An actor as an API key with exactly these scopes would be. */
   keyActor(organization: ActingOrganization, scopes: readonly string[]): ApiKeyActor;
   /**
@@ -36,9 +39,11 @@ export interface DomainWorld {
 export async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
   const found: string[] = [];
   for (const organizationId of organizations) {
-    for (const d of [...await auditStock(db, organizationId), ...await auditCustomerAccount(db, organizationId)]) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
+    for (const d of [...(await auditStock(db, organizationId)), ...(await auditCustomerAccount(db, organizationId))])
+      found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
   }
-  if (found.length > 0) throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
+  if (found.length > 0)
+    throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
 }
 
 export async function domainWorld(label: string): Promise<DomainWorld> {
@@ -52,12 +57,22 @@ export async function domainWorld(label: string): Promise<DomainWorld> {
     db,
     database,
     async organization(options = {}) {
-      const record = await createOrganization(db, { name: `Distributor ${label}`, baseCurrency: options.baseCurrency ?? 'UGX', modules: options.modules });
+      const record = await createOrganization(db, {
+        name: `Distributor ${label}`,
+        baseCurrency: options.baseCurrency ?? 'UGX',
+        modules: options.modules,
+      });
       organizations.push(record.id);
       const organization = actingOrganization(record);
       return { organization, operator: operatorActor(organization, `test ${label}`) };
     },
-    keyActor: (organization, scopes) => ({ kind: 'api_key', organization, scopes: new Set(scopes), apiKeyId: 'key_test', environment: 'sandbox' }),
+    keyActor: (organization, scopes) => ({
+      kind: 'api_key',
+      organization,
+      scopes: new Set(scopes),
+      apiKeyId: 'key_test',
+      environment: 'sandbox',
+    }),
     post: (fn) => inTransaction(db, fn),
     tampered(organizationId) {
       const i = organizations.indexOf(organizationId);

@@ -1,12 +1,29 @@
 // A Kysely over a driver that records each compiled statement (its SQL with whitespace collapsed, and its
 // parameters) and answers it with the rows `answer` gives for it: for pure unit tests of code that builds statements
 // (what the statements mean against real rows is held by the database tests). Transactions are no-ops.
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type Transaction,
+} from 'kysely';
 import type { DB } from '../../generated/kysely/types.js';
 
-export interface RecordedStatement { sql: string; params: unknown[] }
+export interface RecordedStatement {
+  sql: string;
+  params: unknown[];
+}
 
-export function recordingDb(answer: (statement: RecordedStatement) => Record<string, unknown>[] = () => []): { db: Kysely<DB>; statements: RecordedStatement[]; inTransaction: <T>(work: (tx: Transaction<DB>) => Promise<T>) => Promise<T> } {
+export function recordingDb(answer: (statement: RecordedStatement) => Record<string, unknown>[] = () => []): {
+  db: Kysely<DB>;
+  statements: RecordedStatement[];
+  inTransaction: <T>(work: (tx: Transaction<DB>) => Promise<T>) => Promise<T>;
+} {
   const statements: RecordedStatement[] = [];
   const connection: DatabaseConnection = {
     async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
@@ -15,7 +32,9 @@ export function recordingDb(answer: (statement: RecordedStatement) => Record<str
       return { rows: answer(statement) as R[] };
     },
     // eslint-disable-next-line require-yield
-    async *streamQuery() { throw new Error('not used'); },
+    async *streamQuery() {
+      throw new Error('not used');
+    },
   };
   const driver: Driver = {
     init: async () => {},

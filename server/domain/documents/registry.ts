@@ -24,19 +24,29 @@ export interface DocumentDeclarations {
  * Declares a document type by its lifecycle, which names it (`defineTransitions('invoice', …)`), the table's unions
  * widened for the registry (a module's manifest calls it).
  */
-export function documentType<State extends string, Command extends string, Event extends string>(lifecycle: DocumentTransitions<State, Command, Event>): DocumentType {
-  return { type: lifecycle.documentType, lifecycle: lifecycle as unknown as DocumentTransitions<string, string, string> };
+export function documentType<State extends string, Command extends string, Event extends string>(
+  lifecycle: DocumentTransitions<State, Command, Event>,
+): DocumentType {
+  return {
+    type: lifecycle.documentType,
+    lifecycle: lifecycle as unknown as DocumentTransitions<string, string, string>,
+  };
 }
 
 export type DocumentRegistry = ReadonlyMap<string, DocumentType>;
 
 /** Builds the registry from the modules' declarations; a document type declared twice is a bug. */
-export function documentRegistryOf(declarations: readonly ({ name: string } & DocumentDeclarations)[]): DocumentRegistry {
+export function documentRegistryOf(
+  declarations: readonly ({ name: string } & DocumentDeclarations)[],
+): DocumentRegistry {
   const types = new Map<string, DocumentType>();
   const owners = new Map<string, string>();
   for (const module of declarations) {
     for (const declared of module.documentTypes ?? []) {
-      if (types.has(declared.type)) throw new Error(`document type ${declared.type} is declared by two modules (${owners.get(declared.type)}, ${module.name})`);
+      if (types.has(declared.type))
+        throw new Error(
+          `document type ${declared.type} is declared by two modules (${owners.get(declared.type)}, ${module.name})`,
+        );
       types.set(declared.type, declared);
       owners.set(declared.type, module.name);
     }
@@ -54,7 +64,10 @@ export function installDocumentRegistry(registry: DocumentRegistry): DocumentReg
 
 /** A document type as its module declared it. */
 export function documentTypeOf(type: string): DocumentType {
-  if (!installed) throw new Error('No document registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules\' manifests.');
+  if (!installed)
+    throw new Error(
+      "No document registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules' manifests.",
+    );
   const declared = installed.get(type);
   if (!declared) throw new Error(`No module declares the document type ${type} (documentTypes in its manifest).`);
   return declared;

@@ -19,7 +19,12 @@ export async function auditCustomerAccount(db: Db, organizationId: string): Prom
        AND (coalesce(e.amount, 0) <> i.balance OR (i.status = 'void' AND i.balance <> 0))
      ORDER BY i.id`.execute(db);
   // As above, in full: each customer's open balance per currency against the sum of its entries.
-  const { rows: customers } = await sql<{ customer_id: string; currency: string; from_entries: string; kept: string | null }>`
+  const { rows: customers } = await sql<{
+    customer_id: string;
+    currency: string;
+    from_entries: string;
+    kept: string | null;
+  }>`
     SELECT coalesce(e.customer_id, b.customer_id) AS customer_id, coalesce(e.currency, b.currency) AS currency,
            coalesce(e.amount, 0)::text AS from_entries, b.open_balance::text AS kept
       FROM (SELECT customer_id, currency, sum(amount) AS amount FROM customer_account_entries WHERE organization_id = ${organizationId} GROUP BY customer_id, currency) AS e
@@ -40,14 +45,26 @@ export async function auditCustomerAccount(db: Db, organizationId: string): Prom
        AND coalesce(e.amount, 0) <> (CASE WHEN p.status = 'posted' THEN -p.amount ELSE 0 END)
      ORDER BY p.id`.execute(db);
   return [
-    ...payments.map((row) => ({ kind: 'payment_entries', subject: `payment ${row.number} (${row.id})`, expected: `${row.expected} for its status`, actual: `${row.from_entries} in the account entries` })),
-    ...invoices.map((row) => ({ kind: 'invoice_balance', subject: `invoice ${row.number} (${row.id})`, expected: `${row.from_entries} from the account entries`, actual: `${row.kept} kept` })),
+    ...payments.map((row) => ({
+      kind: 'payment_entries',
+      subject: `payment ${row.number} (${row.id})`,
+      expected: `${row.expected} for its status`,
+      actual: `${row.from_entries} in the account entries`,
+    })),
+    ...invoices.map((row) => ({
+      kind: 'invoice_balance',
+      subject: `invoice ${row.number} (${row.id})`,
+      expected: `${row.from_entries} from the account entries`,
+      actual: `${row.kept} kept`,
+    })),
     ...customers.map((row) => ({
-      kind: 'customer_balance', subject: `customer ${row.customer_id}, ${row.currency}`,
-      expected: `${row.from_entries} from the account entries`, actual: row.kept === null ? 'no balance row' : `${row.kept} kept`,
+      kind: 'customer_balance',
+      subject: `customer ${row.customer_id}, ${row.currency}`,
+      expected: `${row.from_entries} from the account entries`,
+      actual: row.kept === null ? 'no balance row' : `${row.kept} kept`,
     })),
     // Each credit note's remaining amount against its entries.
-    ...await auditCreditNotes(db, organizationId),
+    ...(await auditCreditNotes(db, organizationId)),
   ];
 }
 
@@ -64,5 +81,10 @@ export async function auditCreditNotes(db: Db, organizationId: string): Promise<
         ON e.document_id = c.id
      WHERE c.organization_id = ${organizationId} AND -coalesce(e.amount, 0) <> c.remaining_amount
      ORDER BY c.id`.execute(db);
-  return rows.map((row) => ({ kind: 'credit_note_remaining', subject: `credit note ${row.number} (${row.id})`, expected: `${row.from_entries} from the account entries`, actual: `${row.kept} kept` }));
+  return rows.map((row) => ({
+    kind: 'credit_note_remaining',
+    subject: `credit note ${row.number} (${row.id})`,
+    expected: `${row.from_entries} from the account entries`,
+    actual: `${row.kept} kept`,
+  }));
 }

@@ -21,7 +21,9 @@ export const customer: DocumentHandler = {
     const routeId = body.routeCode !== undefined ? (await routeByCode(tx, org, body.routeCode)).id : undefined;
     const base = context.actor.organization.baseCurrency;
     const fields: CustomerFields = {
-      outletCode: document.number, name: body.name, status: activeOf(document.status) ? 'active' : 'inactive',
+      outletCode: document.number,
+      name: body.name,
+      status: activeOf(document.status) ? 'active' : 'inactive',
       ...(body.channel !== undefined ? { channel: body.channel } : {}),
       ...(body.priceGroup !== undefined ? { priceGroup: body.priceGroup } : {}),
       ...(routeId !== undefined ? { routeId } : {}),

@@ -27,7 +27,8 @@ const flagObject: WebhookObjectSource = {
     return found ? (toFlag(found) as unknown as WebhookObject) : null;
   },
   // A flag is read back through the pull, from its last change on.
-  fetchPath: (_id, record) => `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
+  fetchPath: (_id, record) =>
+    `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
 };
 
 // An action is read back with `admin dms actions` (no API operation lists them).
@@ -57,22 +58,31 @@ export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations =
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).
   postingListeners: [followAccountingPosting],
-  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject, [DMS_RECONCILIATION_COMPLETED]: reconciliationObject },
-  jobs: ({ db, logger, connectors }) => [{
-    queue: DMS_QUEUE,
-    concurrency: 2,
-    wakeAfterJob: true,
-    // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
-    queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
-    async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
-      for (const job of jobs) await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
-    },
-  }, {
-    // The daily reconciliation (reconciliation.ts): each minute, the days past their connection's cut-off that are due.
-    queue: 'dms.reconciliation',
-    cron: '* * * * *',
-    async handle() {
-      await reconcileDue(db);
-    },
-  }] as never,
+  webhookObjects: {
+    [DMS_DOCUMENT_FLAGGED]: flagObject,
+    [DMS_ACTION_STATUS_CHANGED]: actionObject,
+    [DMS_RECONCILIATION_COMPLETED]: reconciliationObject,
+  },
+  jobs: ({ db, logger, connectors }) =>
+    [
+      {
+        queue: DMS_QUEUE,
+        concurrency: 2,
+        wakeAfterJob: true,
+        // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
+        queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
+        async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
+          for (const job of jobs)
+            await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
+        },
+      },
+      {
+        // The daily reconciliation (reconciliation.ts): each minute, the days past their connection's cut-off that are due.
+        queue: 'dms.reconciliation',
+        cron: '* * * * *',
+        async handle() {
+          await reconcileDue(db);
+        },
+      },
+    ] as never,
 };

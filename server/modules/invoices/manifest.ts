@@ -18,7 +18,9 @@ import { saleInvoice } from './dms.js';
 const invoiceObject: WebhookObjectSource = {
   async read(db, actor, id) {
     const found = await findInvoice(db, actor.organization.id, id);
-    return found ? (toInvoice(found.invoice, found.lines, found.linesTruncated, found.externalCodes) as unknown as WebhookObject) : null;
+    return found
+      ? (toInvoice(found.invoice, found.lines, found.linesTruncated, found.externalCodes) as unknown as WebhookObject)
+      : null;
   },
   fetchPath: (id) => `${API_BASE_PATH}/invoices/${encodeURIComponent(id)}`,
 };

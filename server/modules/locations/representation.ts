@@ -7,5 +7,10 @@ import { LOCATION_FIELDS, type LocationRow } from './repository.js';
 export type Location = components['schemas']['Location'];
 
 export function toLocation(row: LocationRow, externalCodes: Record<string, string>): Location {
-  return { id: row.id, ...fieldsOf(row, LOCATION_FIELDS), ...meaningOfCode(row.code), ...recordMetadata(row, externalCodes) };
+  return {
+    id: row.id,
+    ...fieldsOf(row, LOCATION_FIELDS),
+    ...meaningOfCode(row.code),
+    ...recordMetadata(row, externalCodes),
+  };
 }

@@ -34,14 +34,18 @@ const base = resourceService({
 function refuseRouteOffVan(location: Location, fields: LocationUpsert): Location {
   if (location.kind !== 'van' && location.routeId !== null) {
     const field = fields.routeId !== undefined || fields.code === undefined ? '/routeId' : '/code';
-    throw referenceProblem(field, `Only a van (code V_<routeCode>-G or -B) belongs to a route; ${location.code} is a ${location.kind === 'main' ? 'main warehouse' : 'damages store'}.`);
+    throw referenceProblem(
+      field,
+      `Only a van (code V_<routeCode>-G or -B) belongs to a route; ${location.code} is a ${location.kind === 'main' ? 'main warehouse' : 'damages store'}.`,
+    );
   }
   return location;
 }
 
 export const locations: ResourceService<LocationUpsert, Location> = {
   ...base,
-  create: async (tx, actor, fields, externalCodes) => refuseRouteOffVan(await base.create(tx, actor, fields, externalCodes), fields),
+  create: async (tx, actor, fields, externalCodes) =>
+    refuseRouteOffVan(await base.create(tx, actor, fields, externalCodes), fields),
   change: async (tx, actor, id, fields) => refuseRouteOffVan(await base.change(tx, actor, id, fields), fields),
   async upsertByCode(tx, actor, system, code, fields) {
     const result = await base.upsertByCode(tx, actor, system, code, fields);

@@ -8,11 +8,23 @@ import type { DocumentHandler } from '../dms/handlers/types.js';
 export const price: DocumentHandler = {
   async apply(tx, context, document) {
     const body = document.document.body as BodyOf<'DmsPriceDocument'>;
-    await productsByCode(tx, context.actor.organization.id, body.prices.map((p) => p.productCode));
+    await productsByCode(
+      tx,
+      context.actor.organization.id,
+      body.prices.map((p) => p.productCode),
+    );
     const currency = context.actor.organization.baseCurrency;
-    const saved = await setPrices(tx, context.actor, body.prices.map((p) => ({
-      productCode: p.productCode, priceGroup: body.priceGroup, unit: p.unit, unitPrice: { amount: p.amount, currency }, validFrom: body.validFrom ?? document.date,
-    })));
+    const saved = await setPrices(
+      tx,
+      context.actor,
+      body.prices.map((p) => ({
+        productCode: p.productCode,
+        priceGroup: body.priceGroup,
+        unit: p.unit,
+        unitPrice: { amount: p.amount, currency },
+        validFrom: body.validFrom ?? document.date,
+      })),
+    );
     return { table: 'prices', id: saved[0]!.id, provides: [`price_group:${body.priceGroup}`] };
   },
 };

@@ -25,11 +25,20 @@ async function journeyPlanVisits(tx: Tx, organizationId: string, visits: readonl
   const planned = [];
   for (const [i, visit] of visits.entries()) {
     const frequency = visit.frequency ?? 'weekly';
-    if (frequency === 'biweekly' && visit.weekParity === undefined) throw new DmsRejection('R09', `Visit ${i + 1} (${visit.outletCode}) is biweekly without weekParity (0: even ISO weeks, 1: odd ones).`);
+    if (frequency === 'biweekly' && visit.weekParity === undefined)
+      throw new DmsRejection(
+        'R09',
+        `Visit ${i + 1} (${visit.outletCode}) is biweekly without weekParity (0: even ISO weeks, 1: odd ones).`,
+      );
     const sequence = (next.get(visit.weekday) ?? 0) + 1;
     next.set(visit.weekday, sequence);
-    planned.push({ customerId: (await customerByCode(tx, organizationId, visit.outletCode)).id, weekday: visit.weekday, sequence, frequency,
-      weekParity: frequency === 'biweekly' ? visit.weekParity! : null });
+    planned.push({
+      customerId: (await customerByCode(tx, organizationId, visit.outletCode)).id,
+      weekday: visit.weekday,
+      sequence,
+      frequency,
+      weekParity: frequency === 'biweekly' ? visit.weekParity! : null,
+    });
   }
   return planned;
 }
@@ -42,13 +51,29 @@ export const salesman: DocumentHandler = {
     for (const code of body.outlets ?? []) outletIds.push((await customerByCode(tx, org, code)).id);
     const visits = body.visits === undefined ? undefined : await journeyPlanVisits(tx, org, body.visits);
     const active = activeOf(document.status);
-    const salespersonFields = { salesmanCode: body.salesmanCode, name: body.salesmanName, active, ...(body.phone !== undefined ? { phone: body.phone } : {}) };
+    const salespersonFields = {
+      salesmanCode: body.salesmanCode,
+      name: body.salesmanName,
+      active,
+      ...(body.phone !== undefined ? { phone: body.phone } : {}),
+    };
     const existingPerson = await idByCode(tx, org, 'salespeople', 'salesman_code', body.salesmanCode);
     const person = existingPerson
       ? await salespeople.change(tx, context.actor, existingPerson, salespersonFields)
       : await salespeople.create(tx, context.actor, salespersonFields, { dms: body.salesmanCode });
-    const van = await tx.selectFrom('locations').select('id').where('organization_id', '=', org).where('code', '=', `V_${document.number}-G`).executeTakeFirst();
-    const routeFields = { routeCode: document.number, name: body.routeName, salespersonId: (person as { id: string }).id, active, ...(van ? { vanLocationId: van.id } : {}) };
+    const van = await tx
+      .selectFrom('locations')
+      .select('id')
+      .where('organization_id', '=', org)
+      .where('code', '=', `V_${document.number}-G`)
+      .executeTakeFirst();
+    const routeFields = {
+      routeCode: document.number,
+      name: body.routeName,
+      salespersonId: (person as { id: string }).id,
+      active,
+      ...(van ? { vanLocationId: van.id } : {}),
+    };
     const existingRoute = await idByCode(tx, org, 'routes', 'route_code', document.number);
     const route = existingRoute
       ? await routes.change(tx, context.actor, existingRoute, routeFields)

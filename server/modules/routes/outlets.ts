@@ -9,7 +9,12 @@ import { assignRouteOutlets } from '../customers/route-assignment.js';
 import type { RouteOutlets } from './representation.js';
 import { routeTable } from './repository.js';
 
-export async function replaceRouteOutlets(tx: Tx, actor: Actor, routeId: string, customerIds: string[]): Promise<RouteOutlets> {
+export async function replaceRouteOutlets(
+  tx: Tx,
+  actor: Actor,
+  routeId: string,
+  customerIds: string[],
+): Promise<RouteOutlets> {
   const organizationId = actor.organization.id;
   // Locking the route serialises two replacements of the same route.
   const route = await findRow(tx, routeTable, organizationId, routeId, true);

@@ -30,7 +30,10 @@ async function toColumns(tx: Tx, actor: Actor, fields: RouteUpsert): Promise<Par
   await requireReference(tx, actor.organization.id, SALESPEOPLE, fields.salespersonId, '/salespersonId');
   const van = await referencedLocation(tx, actor.organization.id, fields.vanLocationId, '/vanLocationId');
   if (van && van.kind !== 'van') {
-    throw referenceProblem('/vanLocationId', `A route's van must be a van location (code V_<routeCode>-G or -B); ${van.code} is not.`);
+    throw referenceProblem(
+      '/vanLocationId',
+      `A route's van must be a van location (code V_<routeCode>-G or -B); ${van.code} is not.`,
+    );
   }
   return columnsOf<RouteColumns, typeof ROUTE_FIELDS>(fields, ROUTE_FIELDS);
 }

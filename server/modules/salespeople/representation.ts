@@ -5,7 +5,11 @@ import { SALESPERSON_FIELDS, type SalespersonRow } from './repository.js';
 
 export type Salesperson = components['schemas']['Salesperson'];
 
-export function toSalesperson(row: SalespersonRow, externalCodes: Record<string, string>, includePii: boolean): Salesperson {
+export function toSalesperson(
+  row: SalespersonRow,
+  externalCodes: Record<string, string>,
+  includePii: boolean,
+): Salesperson {
   const { phone, ...fields } = fieldsOf(row, SALESPERSON_FIELDS);
   return { id: row.id, ...fields, ...(includePii ? { phone } : {}), ...recordMetadata(row, externalCodes) };
 }

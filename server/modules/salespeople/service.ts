@@ -35,8 +35,11 @@ const PERSONAL_FIELDS = [...personalFieldsOf(apiDocument).topLevel('SalespersonU
 async function toColumns(tx: Tx, actor: Actor, fields: SalespersonUpsert): Promise<Partial<SalespersonColumns>> {
   const personal = PERSONAL_FIELDS.filter((field) => field in fields);
   if (personal.length > 0 && !actor.scopes.has(PII_SCOPE)) {
-    throw new ApiError('insufficient_scope', `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
-      personal.map((field) => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })));
+    throw new ApiError(
+      'insufficient_scope',
+      `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
+      personal.map((field) => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })),
+    );
   }
   await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
   await requireReference(tx, actor.organization.id, MEMBERS, fields.memberId, '/memberId');

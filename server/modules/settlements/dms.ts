@@ -22,8 +22,16 @@ export const routeSettlement: DocumentHandler = {
     const body = document.document.body as BodyOf<'DmsRouteSettlementDocument'>;
     const waiting = await firstUnposted(tx, org, context.connection.id, body.documents ?? []);
     if (waiting) {
-      const why = waiting.state === null ? 'has not been received' : waiting.state === 'rejected' ? 'was rejected (re-process it)' : 'has not posted yet';
-      throw new DmsWait(`Document ${waiting.number}, listed by the route settlement, ${why}.`, waitKeys.document(waiting.number));
+      const why =
+        waiting.state === null
+          ? 'has not been received'
+          : waiting.state === 'rejected'
+            ? 'was rejected (re-process it)'
+            : 'has not posted yet';
+      throw new DmsWait(
+        `Document ${waiting.number}, listed by the route settlement, ${why}.`,
+        waitKeys.document(waiting.number),
+      );
     }
     const day = await vanDayOf(tx, context, document, body.routeCode);
     const trip = day.trip;
@@ -31,32 +39,65 @@ export const routeSettlement: DocumentHandler = {
     // The count: the closing stock (a product it does not name counted 0), or without one the books themselves.
     const held = await heldAt(tx, org, day.van.id);
     const closing = body.closingStock;
-    const named = closing ? await productsByCode(tx, org, closing.map((line) => line.productCode)) : new Map();
+    const named = closing
+      ? await productsByCode(
+          tx,
+          org,
+          closing.map((line) => line.productCode),
+        )
+      : new Map();
     const productIds = [...new Set([...held.keys(), ...[...named.values()].map((p) => p.id as string)])];
-    const products = productIds.length === 0 ? [] : await tx.selectFrom('products').select(['id', 'product_code', 'is_empty'])
-      .where('organization_id', '=', org).where('id', 'in', productIds).orderBy('product_code').execute();
+    const products =
+      productIds.length === 0
+        ? []
+        : await tx
+            .selectFrom('products')
+            .select(['id', 'product_code', 'is_empty'])
+            .where('organization_id', '=', org)
+            .where('id', 'in', productIds)
+            .orderBy('product_code')
+            .execute();
     const countedOf = new Map<string, number>();
     for (const line of closing ?? []) {
       const id = named.get(line.productCode)!.id as string;
       countedOf.set(id, (countedOf.get(id) ?? 0) + line.quantity);
     }
     const lines = products.map((product) => ({
-      productId: product.id, unit: baseUnitOf(product.is_empty), countedQuantity: closing ? countedOf.get(product.id) ?? 0 : held.get(product.id) ?? 0,
+      productId: product.id,
+      unit: baseUnitOf(product.is_empty),
+      countedQuantity: closing ? (countedOf.get(product.id) ?? 0) : (held.get(product.id) ?? 0),
     }));
-    const stock = products.map((product, i) => {
-      const book = held.get(product.id) ?? 0;
-      const counted = lines[i]!.countedQuantity;
-      return { productCode: product.product_code, book, counted, difference: counted - book };
-    }).filter((line) => line.book !== 0 || line.counted !== 0);
+    const stock = products
+      .map((product, i) => {
+        const book = held.get(product.id) ?? 0;
+        const counted = lines[i]!.countedQuantity;
+        return { productCode: product.product_code, book, counted, difference: counted - book };
+      })
+      .filter((line) => line.book !== 0 || line.counted !== 0);
 
-    await returnTrip(tx, context.actor, { tripId: trip.id, lines: lines.filter((line) => line.countedQuantity > 0 || held.has(line.productId)) });
+    await returnTrip(tx, context.actor, {
+      tripId: trip.id,
+      lines: lines.filter((line) => line.countedQuantity > 0 || held.has(line.productId)),
+    });
     const sheet = await settleTrip(tx, context.actor, {
-      tripId: trip.id, handedIn: body.cashHandedIn, expenses: [], notes: `Route settlement ${document.number} from the DMS`,
+      tripId: trip.id,
+      handedIn: body.cashHandedIn,
+      expenses: [],
+      notes: `Route settlement ${document.number} from the DMS`,
     });
     const result: DayCloseResult = {
-      tripId: trip.id, settlementId: sheet.id!, currency: sheet.currency,
-      cash: { expected: sheet.cashExpected.amount, handedIn: sheet.handedIn!.amount, difference: sheet.variance!.amount },
-      credit: { stated: body.credit === undefined ? null : new Decimal(body.credit).toFixed(), posted: sheet.sales.credit.amount },
+      tripId: trip.id,
+      settlementId: sheet.id!,
+      currency: sheet.currency,
+      cash: {
+        expected: sheet.cashExpected.amount,
+        handedIn: sheet.handedIn!.amount,
+        difference: sheet.variance!.amount,
+      },
+      credit: {
+        stated: body.credit === undefined ? null : new Decimal(body.credit).toFixed(),
+        posted: sheet.sales.credit.amount,
+      },
       stock,
     };
     await keepResult(tx, org, document.id, result);

@@ -16,14 +16,21 @@ import { companyInvoice, stockAdjustment, vanReplenishment, vanStockOut } from '
 export const stockModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'stock',
   // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: { van_replenishment: vanReplenishment, van_stock_out: vanStockOut, stock_adjustment: stockAdjustment, company_invoice: companyInvoice },
+  dmsHandlers: {
+    van_replenishment: vanReplenishment,
+    van_stock_out: vanStockOut,
+    stock_adjustment: stockAdjustment,
+    company_invoice: companyInvoice,
+  },
   routes: ({ db }) => stockRoutes(db),
   postingSubjects: [stockDocumentPosting],
   webhookObjects: {
     [STOCK_MOVEMENT_CREATED]: {
       async read(db, actor, id) {
         const found = await findStockDocument(db, actor, id);
-        return found ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject) : null;
+        return found
+          ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject)
+          : null;
       },
       // The movements in full: the document's own movements of the ledger.
       fetchPath: (id) => `${API_BASE_PATH}/stock-movements?documentId=${encodeURIComponent(id)}`,

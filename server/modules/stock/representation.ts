@@ -43,7 +43,9 @@ export function toStockMovement(row: MovementRow, actor: Actor): StockMovementBo
     toLocationId: row.to_location_id,
     quantity: row.quantity,
     unit: baseUnitOf(row.is_empty),
-    ...(actor.scopes.has(COST_SCOPE) ? { unitCost: { amount: row.unit_cost, currency: actor.organization.baseCurrency } } : {}),
+    ...(actor.scopes.has(COST_SCOPE)
+      ? { unitCost: { amount: row.unit_cost, currency: actor.organization.baseCurrency } }
+      : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -88,7 +90,13 @@ export interface LevelRow {
 }
 
 export function toStockLevel(row: LevelRow): StockLevelBody {
-  return { locationId: row.location_id, productId: row.product_id, quantity: row.quantity, unit: baseUnitOf(row.is_empty), updatedAt: row.updated_at.toISOString() };
+  return {
+    locationId: row.location_id,
+    productId: row.product_id,
+    quantity: row.quantity,
+    unit: baseUnitOf(row.is_empty),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }
 
 export interface EmptiesRow {

@@ -47,7 +47,6 @@ export interface JobActor extends ActorBase {
 
 export type Actor = ApiKeyActor | DmsConnectionActor | OperatorActor | JobActor;
 
-
 export function operatorActor(organization: ActingOrganization, name: string): OperatorActor {
   // Operators hold every scope the spec defines (the catalogue is read from the spec, never listed twice).
   return { kind: 'operator', organization, scopes: new Set(Object.keys(scopeCatalogue())), name };
@@ -64,9 +63,13 @@ export function jobActor(organization: ActingOrganization, queue: string, scopes
 /** The actor's id for the record (events, ledger rows): `api_key:key_…`, `operator:sandbox bootstrap`. */
 export function actorId(actor: Actor): string {
   switch (actor.kind) {
-    case 'api_key': return `api_key:${actor.apiKeyId}`;
-    case 'dms_connection': return `dms_connection:${actor.connectionId}`;
-    case 'operator': return `operator:${actor.name}`;
-    case 'job': return `job:${actor.queue}`;
+    case 'api_key':
+      return `api_key:${actor.apiKeyId}`;
+    case 'dms_connection':
+      return `dms_connection:${actor.connectionId}`;
+    case 'operator':
+      return `operator:${actor.name}`;
+    case 'job':
+      return `job:${actor.queue}`;
   }
 }

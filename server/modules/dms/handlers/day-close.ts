@@ -26,22 +26,43 @@ export interface DayCloseResult {
  * applied). Applied is what the day close needs: a document held for its accounting posting (or rejected when that
  * failed) is on the day's trip already, and the settlement counts it; QuickBooks' pace never holds the day.
  */
-export async function firstUnposted(tx: Tx, organizationId: string, connectionId: string, numbers: readonly string[]): Promise<{ number: string; state: string | null } | null> {
+export async function firstUnposted(
+  tx: Tx,
+  organizationId: string,
+  connectionId: string,
+  numbers: readonly string[],
+): Promise<{ number: string; state: string | null } | null> {
   const unique = [...new Set(numbers)];
   if (unique.length === 0) return null;
-  const rows = await tx.selectFrom('dms_documents').select(['document_number', 'state', 'mikono_id'])
-    .where('organization_id', '=', organizationId).where('connection_id', '=', connectionId)
-    .where('document_number', 'in', unique).where('state', '<>', 'superseded').execute();
-  const posted = new Set(rows.filter((row) => row.state === 'posted' || row.mikono_id !== null).map((row) => row.document_number));
+  const rows = await tx
+    .selectFrom('dms_documents')
+    .select(['document_number', 'state', 'mikono_id'])
+    .where('organization_id', '=', organizationId)
+    .where('connection_id', '=', connectionId)
+    .where('document_number', 'in', unique)
+    .where('state', '<>', 'superseded')
+    .execute();
+  const posted = new Set(
+    rows.filter((row) => row.state === 'posted' || row.mikono_id !== null).map((row) => row.document_number),
+  );
   const stateOf = new Map(rows.map((row) => [row.document_number, row.state]));
   const number = unique.find((n) => !posted.has(n));
   return number === undefined ? null : { number, state: stateOf.get(number) ?? null };
 }
 
 /** Keeps what a day close found with its document (its `result`, read by reconciliation.ts). */
-export async function keepResult(tx: Tx, organizationId: string, documentId: string, result: DayCloseResult): Promise<void> {
-  await tx.updateTable('dms_documents').set({ result: JSON.stringify(result) })
-    .where('organization_id', '=', organizationId).where('id', '=', documentId).execute();
+export async function keepResult(
+  tx: Tx,
+  organizationId: string,
+  documentId: string,
+  result: DayCloseResult,
+): Promise<void> {
+  await tx
+    .updateTable('dms_documents')
+    .set({ result: JSON.stringify(result) })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', documentId)
+    .execute();
 }
 
 export const dailyTotals: DocumentHandler = {

@@ -10,15 +10,37 @@ export const inventorySummary: DocumentHandler = {
     const org = context.actor.organization.id;
     const body = document.document.body as BodyOf<'DmsInventorySummaryDocument'>;
     const location = await locationByCode(tx, org, body.locationCode);
-    const products = await productsByCode(tx, org, body.lines.map((line) => line.productCode));
-    const levels = await tx.selectFrom('stock_levels').select(['product_id', 'quantity']).where('organization_id', '=', org).where('location_id', '=', location.id).execute();
+    const products = await productsByCode(
+      tx,
+      org,
+      body.lines.map((line) => line.productCode),
+    );
+    const levels = await tx
+      .selectFrom('stock_levels')
+      .select(['product_id', 'quantity'])
+      .where('organization_id', '=', org)
+      .where('location_id', '=', location.id)
+      .execute();
     const held = new Map(levels.map((level) => [level.product_id, Number(level.quantity)]));
     const differences = body.lines.flatMap((line) => {
       const inService = held.get(products.get(line.productCode)!.id) ?? 0;
-      return inService === line.quantity ? [] : [{ productCode: line.productCode, dms: line.quantity, service: inService, difference: new Decimal(line.quantity).minus(inService).toNumber() }];
+      return inService === line.quantity
+        ? []
+        : [
+            {
+              productCode: line.productCode,
+              dms: line.quantity,
+              service: inService,
+              difference: new Decimal(line.quantity).minus(inService).toNumber(),
+            },
+          ];
     });
-    await tx.updateTable('dms_documents').set({ result: JSON.stringify({ locationCode: location.code, differences }) })
-      .where('organization_id', '=', org).where('id', '=', document.id).execute();
+    await tx
+      .updateTable('dms_documents')
+      .set({ result: JSON.stringify({ locationCode: location.code, differences }) })
+      .where('organization_id', '=', org)
+      .where('id', '=', document.id)
+      .execute();
     return { table: 'dms_documents', id: document.id };
   },
 };

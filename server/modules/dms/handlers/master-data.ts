@@ -11,9 +11,20 @@ import type { DocumentHandler } from './types.js';
 export const activeOf = (status: string) => status !== 'inactive';
 
 /** The id of the record in `table` whose code column holds `code`, or null. */
-export async function idByCode(tx: Tx, organizationId: string, table: 'customers' | 'products' | 'salespeople' | 'routes', column: 'outlet_code' | 'product_code' | 'salesman_code' | 'route_code', code: string): Promise<string | null> {
+export async function idByCode(
+  tx: Tx,
+  organizationId: string,
+  table: 'customers' | 'products' | 'salespeople' | 'routes',
+  column: 'outlet_code' | 'product_code' | 'salesman_code' | 'route_code',
+  code: string,
+): Promise<string | null> {
   // The table and its code column are fixed by the signature; the column is compared with the code as a parameter.
-  const row = await tx.selectFrom(table as 'customers').select('id').where('organization_id', '=', organizationId).where(column as 'outlet_code', '=', code).executeTakeFirst();
+  const row = await tx
+    .selectFrom(table as 'customers')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where(column as 'outlet_code', '=', code)
+    .executeTakeFirst();
   return row?.id ?? null;
 }
 
@@ -21,8 +32,16 @@ export const reasonCode: DocumentHandler = {
   async apply(tx, context, document) {
     const org = context.actor.organization.id;
     const body = document.document.body as BodyOf<'DmsReasonCodeDocument'>;
-    await tx.insertInto('dms_reason_codes').values({ organization_id: org, code: document.number, kind: body.kind, description: body.description })
-      .onConflict((conflict) => conflict.columns(['organization_id', 'code']).doUpdateSet((eb) => ({ kind: eb.ref('excluded.kind'), description: eb.ref('excluded.description'), updated_at: eb.fn<Date>('now') })))
+    await tx
+      .insertInto('dms_reason_codes')
+      .values({ organization_id: org, code: document.number, kind: body.kind, description: body.description })
+      .onConflict((conflict) =>
+        conflict.columns(['organization_id', 'code']).doUpdateSet((eb) => ({
+          kind: eb.ref('excluded.kind'),
+          description: eb.ref('excluded.description'),
+          updated_at: eb.fn<Date>('now'),
+        })),
+      )
       .execute();
     return { table: 'dms_reason_codes', id: document.number, provides: [waitKeys.reason(document.number)] };
   },

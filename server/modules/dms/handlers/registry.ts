@@ -8,12 +8,15 @@ import type { DmsDeclarations, DocumentHandler } from './types.js';
 export type DmsHandlerRegistry = ReadonlyMap<string, DocumentHandler>;
 
 /** Builds the registry from the modules' declarations; a documentType declared twice is a bug. */
-export function dmsHandlerRegistryOf(declarations: readonly ({ name: string } & DmsDeclarations)[]): DmsHandlerRegistry {
+export function dmsHandlerRegistryOf(
+  declarations: readonly ({ name: string } & DmsDeclarations)[],
+): DmsHandlerRegistry {
   const handlers = new Map<string, DocumentHandler>();
   const owners = new Map<string, string>();
   for (const module of declarations) {
     for (const [type, handler] of Object.entries(module.dmsHandlers ?? {})) {
-      if (handlers.has(type)) throw new Error(`DMS documentType ${type} is mapped by two modules (${owners.get(type)}, ${module.name})`);
+      if (handlers.has(type))
+        throw new Error(`DMS documentType ${type} is mapped by two modules (${owners.get(type)}, ${module.name})`);
       handlers.set(type, handler);
       owners.set(type, module.name);
     }
@@ -31,6 +34,9 @@ export function installDmsHandlers(registry: DmsHandlerRegistry): DmsHandlerRegi
 
 /** The handler of a documentType, or undefined when no module maps it. */
 export function handlerOf(type: string): DocumentHandler | undefined {
-  if (!installed) throw new Error('No DMS handler registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules\' manifests.');
+  if (!installed)
+    throw new Error(
+      "No DMS handler registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules' manifests.",
+    );
   return installed.get(type);
 }

@@ -31,7 +31,7 @@ export function recordingDb(answer: (statement: RecordedStatement) => Record<str
       statements.push(statement);
       return { rows: answer(statement) as R[] };
     },
-    // eslint-disable-next-line require-yield
+    // biome-ignore lint/correctness/useYield: the recording driver never streams; Kysely only needs the method to exist
     async *streamQuery() {
       throw new Error('not used');
     },

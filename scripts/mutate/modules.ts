@@ -36,7 +36,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   {
     name: 'stock-ledger',
     file: 'server/modules/stock/ledger.ts',
-    lines: ['17-242'],
+    lines: ['17-363'],
     tests: ['test/unit/stock-ledger-plan.test.ts', 'test/domain/stock-ledger.test.ts', 'test/domain/empties.test.ts'],
     database: true,
   },
@@ -44,7 +44,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   {
     name: 'empties',
     file: 'server/modules/stock/empties.ts',
-    lines: ['39-124'],
+    lines: ['45-200'],
     tests: ['test/unit/empties-plan.test.ts', 'test/domain/empties.test.ts'],
     database: true,
   },
@@ -66,7 +66,7 @@ export const MUTATION_MODULES: MutationModule[] = [
   {
     name: 'dms-flags',
     file: 'server/modules/dms/flags.ts',
-    lines: ['21-99'],
+    lines: ['37-180'],
     tests: ['test/unit/dms-flags.test.ts', 'test/dms/flags.test.ts'],
     database: true,
   },

@@ -106,14 +106,14 @@ export async function setFlags(
   };
   const set =
     change.state === 'received'
-      ? // Stryker disable next-line ConditionalExpression: equivalent; spreading { retry_until } always sets it to undefined when no window is given, and Kysely leaves an undefined column out of the UPDATE.
-        {
+      ? {
           ...common,
           reason_code: null,
           reason_text: null,
           note: change.note,
           waiting_for: change.waitingFor,
           next_attempt_at: change.nextAttemptAt,
+          // Stryker disable next-line ConditionalExpression: equivalent; spreading { retry_until } always sets it to undefined when no window is given, and Kysely leaves an undefined column out of the UPDATE.
           ...(change.retryUntil !== undefined ? { retry_until: change.retryUntil } : {}),
         }
       : // Stryker disable next-line ConditionalExpression: equivalent; a superseded change taken as a rejection sets reason_code and reason_text to undefined, which Kysely leaves out of the UPDATE.

@@ -10,7 +10,8 @@
 // - the push's answer per batch (all stored and flagged received), median and worst;
 // - applied in the service (the flag's record set: mikono_id, or the flag final): documents/s from the first push
 //   to the last document applied, and the time split per document type (each sampling interval's time shared over
-//   the types applied in it, in proportion to their documents) and between Node (this process: API, worker,
+//   the types applied in it, in proportion to their documents; the intervals that applied nothing apart), the jobs
+//   sent (pg-boss: dms.process and postings.run) against the documents and postings they carried, and between Node (this process: API, worker,
 //   simulators, the bench's own polling) and PostgreSQL by their CPU from /proc (cpu.ts);
 // - posted (the flag `posted`, the accounting posting included, as the spec says): documents/s over a window of
 //   `accountingSeconds` after the last document applied (QuickBooks allows a company 500 requests a minute, and the
@@ -52,6 +53,12 @@ export interface DmsMixFigures {
   appliedPerSecond: number;
   /** Per document type: how many, and the share of the applying time charged to it. */
   types: { type: string; documents: number; seconds: number }[];
+  /** Seconds of the applying time in which no document of the mix was applied (waits, queued jobs). */
+  idleSeconds: number;
+  /** Jobs sent (pg-boss, any state) by the end: dms.process (a job is up to 50 documents) and postings.run; null if unreadable. */
+  jobs: { dmsProcess: number; postingsRun: number } | null;
+  /** The organisation's accounting postings by the end, and their attempts (a throttled attempt counts). */
+  postings: { count: number; attempts: number; posted: number };
   /** CPU of this process and of PostgreSQL from the first push to the last document applied, in ms (null: no /proc). */
   cpu: { nodeMs: number; postgresMs: number } | null;
   /** Flags `posted` (accounting included) within the window after the last document applied. */
@@ -88,6 +95,8 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
   const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', SIMULATORS: 'true', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'sandbox',
     CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' });
   let running: RunningService | null = null;
+  let sampling = false;
+  let sampler: Promise<void> = Promise.resolve();
   try {
     await applyMigrations(pool);
     running = await startService(config, pino({ level: 'silent' }), { role: 'all' });
@@ -137,7 +146,7 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
     const mix: ReturnType<typeof D>[] = [];
     for (const [d, date] of DATES.entries()) {
       for (const [r, { route, salesman }] of routes.entries()) {
-        mix.push(D('van_replenishment', `VR${route}${d}`, salesman, date, { routeCode: route, fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: invoicesPerDay }] }));
+        mix.push(D('van_replenishment', `VR${String((r + 1) * 10 + d).padStart(6, '0')}`, salesman, date, { routeCode: route, fromLocationCode: 'M01', lines: [{ productCode: '100201', unit: 'case', quantity: invoicesPerDay }] }));
         for (let n = 0; n < invoicesPerDay; n += 1) {
           const number = `CS${route}${d}${String(n).padStart(5, '0')}`;
           const customer = customerCode(r, n % 20);
@@ -165,11 +174,12 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
       return new Map(rows.rows.map((row) => [row.document_type, Number(row.applied)]));
     };
     const seconds = new Map<string, number>(mixTypes.map((type) => [type, 0]));
+    let idleSeconds = 0;
     const cpuBefore = { node: processesCpuUs([process.pid]), postgres: postgresCpuUs(postmasterPid) };
     const firstPush = await dbNow(db);
     let last = { at: performance.now(), counts: new Map<string, number>() };
-    let sampling = true;
-    const sampler = (async () => {
+    sampling = true;
+    sampler = (async () => {
       while (sampling) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         const counts = await applied();
@@ -177,6 +187,7 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
         const moved = mixTypes.map((type) => [type, (counts.get(type) ?? 0) - (last.counts.get(type) ?? 0)] as const).filter(([, n]) => n > 0);
         const total = moved.reduce((sum, [, n]) => sum + n, 0);
         for (const [type, n] of moved) seconds.set(type, seconds.get(type)! + ((at - last.at) / 1000) * (n / total));
+        if (total === 0 && last.counts.size > 0) idleSeconds += (at - last.at) / 1000;
         last = { at, counts };
       }
     })();
@@ -202,11 +213,18 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
     const states = await db.selectFrom('dms_documents').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).where('organization_id', '=', record.id).groupBy('state').execute();
     const countOf = (state: string) => Number(states.find((row) => row.state === state)?.n ?? 0);
     const refused = await db.selectFrom('dms_documents').select(['document_number', 'reason_code', 'reason_text']).where('organization_id', '=', record.id).where('state', 'in', ['rejected', 'superseded']).executeTakeFirst();
+    // pg-boss keeps its jobs (completed ones too, until its retention) in pgboss.job.
+    const jobs = await sql<{ name: string; n: string }>`select name, count(*) as n from pgboss.job where name in ('dms.process', 'postings.run') group by name`.execute(db)
+      .then((result) => ({ dmsProcess: Number(result.rows.find((row) => row.name === 'dms.process')?.n ?? 0), postingsRun: Number(result.rows.find((row) => row.name === 'postings.run')?.n ?? 0) }))
+      .catch(() => null);
+    const postings = await db.selectFrom('external_postings').select([(eb) => eb.fn.countAll<string>().as('n'), (eb) => eb.fn.sum<string>('attempts').as('attempts'),
+      (eb) => eb.fn.countAll<string>().filterWhere('status', '=', 'posted').as('posted')]).where('organization_id', '=', record.id).executeTakeFirstOrThrow();
     const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
     return {
       salesmen, dates: DATES.length, invoicesPerDay, collectionsPerDay: Math.floor(invoicesPerDay / collectionEvery), documents: mix.length, batches: answers.length,
       answerMedianMs: median(answers), answerMaxMs: Math.max(...answers), appliedMs, appliedPerSecond: mix.length / (appliedMs / 1000),
-      types: mixTypes.map((type) => ({ type, documents: typeCounts.get(type)!, seconds: seconds.get(type)! })), cpu,
+      types: mixTypes.map((type) => ({ type, documents: typeCounts.get(type)!, seconds: seconds.get(type)! })), idleSeconds, cpu, jobs,
+      postings: { count: Number(postings.n), attempts: Number(postings.attempts), posted: Number(postings.posted) },
       accountingSeconds, postedInWindow: postedAtEnd - postedAtStart, postedPerSecond: (postedAtEnd - postedAtStart) / accountingSeconds,
       remaining: countOf('received'), rejected: countOf('rejected') + countOf('superseded'),
       firstRejection: refused ? `${refused.document_number} ${refused.reason_code}: ${refused.reason_text}` : null, loadAverage: [one!, five!],
@@ -215,6 +233,8 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
     process.stderr.write(`dms mix bench: ${(error as Error).stack ?? String(error)}\n`);
     throw error;
   } finally {
+    sampling = false;
+    await sampler.catch(() => {});
     await running?.stop().catch(() => {});
     await pool.end();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
@@ -234,7 +254,10 @@ export function dmsMixReport(f: DmsMixFigures): string[] {
       `per salesman-day a VR, ${f.invoicesPerDay} invoices and ${f.collectionsPerDay} collections: ${f.documents} documents in ${f.batches} batches of up to 500`,
     `  a batch answered with its flags in ${f.answerMedianMs.toFixed(0)} ms (median of ${f.batches}; worst ${f.answerMaxMs.toFixed(0)} ms)`,
     `  applied in the service: ${f.appliedPerSecond.toFixed(0)} documents/s (first push to last document applied, ${(f.appliedMs / 1000).toFixed(1)} s; aim at least 1,000/s)`,
-    `  the applying time by document type: ${f.types.map((t) => `${t.type} ${t.documents} docs ${t.seconds.toFixed(1)} s (${total > 0 ? ((100 * t.seconds) / total).toFixed(0) : '-'} %, ${t.seconds > 0 ? (t.documents / t.seconds).toFixed(0) : '-'}/s)`).join('; ')}`,
+    `  the applying time by document type: ${f.types.map((t) => `${t.type} ${t.documents} docs ${t.seconds.toFixed(1)} s (${t.seconds > 0 ? (t.documents / t.seconds).toFixed(0) : '-'}/s while it was applied)`).join('; ')}; ` +
+      `no document applied at all: ${f.idleSeconds.toFixed(1)} s (of ${(total + f.idleSeconds).toFixed(1)} s sampled)`,
+    f.jobs ? `  jobs sent by the end: ${f.jobs.dmsProcess} dms.process (${Math.ceil(f.documents / 50)} would carry the mix once at 50 a job; a document's lease is 30 s, then it is sent again) and ${f.jobs.postingsRun} postings.run ` +
+      `for ${f.postings.count} accounting postings (${f.postings.attempts} attempts, ${f.postings.posted} posted)` : `  jobs: pgboss.job not readable; ${f.postings.count} accounting postings, ${f.postings.attempts} attempts, ${f.postings.posted} posted`,
     f.cpu ? `  CPU meanwhile: this process (API, worker, simulators, the bench's polling) ${(f.cpu.nodeMs / 1000).toFixed(1)} s, ${((f.cpu.nodeMs * 1000) / f.documents).toFixed(0)} µs a document; ` +
       `PostgreSQL ${(f.cpu.postgresMs / 1000).toFixed(1)} s, ${((f.cpu.postgresMs * 1000) / f.documents).toFixed(0)} µs a document; of ${(f.appliedMs / 1000).toFixed(1)} s on the wall clock` : '  CPU: /proc not readable',
     `  posted (the flag, accounting posting included): ${f.postedPerSecond.toFixed(1)} documents/s over the ${f.accountingSeconds} s after the last one applied (${f.postedInWindow} posted then); ${f.remaining} still received at its end ` +

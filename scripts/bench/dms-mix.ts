@@ -61,6 +61,7 @@ export interface DmsMixFigures {
   postings: { count: number; attempts: number; posted: number };
   /** CPU of this process and of PostgreSQL from the first push to the last document applied, in ms (null: no /proc). */
   cpu: { nodeMs: number; postgresMs: number } | null;
+  accounting: boolean;
   /** Flags `posted` (accounting included) within the window after the last document applied. */
   accountingSeconds: number;
   postedInWindow: number;
@@ -76,12 +77,14 @@ const DATES = ['2026-11-23', '2026-11-24', '2026-11-25'];
 const UNLIMITED = { perMinute: 100_000_000, burst: 10_000_000 };
 const REALM = '9341450040';
 
-export async function benchDmsMix(urlOf: (database: string) => string, options: { invoicesPerDay?: number; collectionEvery?: number; accountingSeconds?: number } = {}): Promise<DmsMixFigures> {
+export async function benchDmsMix(urlOf: (database: string) => string, options: { invoicesPerDay?: number; collectionEvery?: number; accountingSeconds?: number; accounting?: boolean } = {}): Promise<DmsMixFigures> {
   const salesmen = 5;
   const invoicesPerDay = options.invoicesPerDay ?? 240;
   // A collection after every `collectionEvery`-th invoice, settling it.
   const collectionEvery = options.collectionEvery ?? 3;
-  const accountingSeconds = options.accountingSeconds ?? 60;
+  // Off only to compare (the sandbox ships with it on): then every flag is final once applied.
+  const accounting = options.accounting ?? true;
+  const accountingSeconds = accounting ? options.accountingSeconds ?? 60 : 0;
   const name = 'bench_dms_mix';
   const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
   admin.on('error', () => {});
@@ -117,7 +120,7 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
       }
       await setAccountsIn(tx, record.id, { cashAccount: 'Cash on hand', salesAccount: 'Sales of beverages', promotionsExpenseAccount: 'Trade promotions', vendors: { SUP01: 'Nile Breweries Ltd' } });
       await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous: false });
-      await setConnection(tx, record.id, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: REALM }, null);
+      if (accounting) await setConnection(tx, record.id, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: REALM }, null);
     });
     const key = (await createApiKey(db, { organizationId: record.id, name: 'Bench DMS mix', environment: 'sandbox', scopes: ['dms:ingest', 'dms:flags:read'], rateLimits: { read: UNLIMITED, write: UNLIMITED, ingest: UNLIMITED } })).secret;
     let keys = 0;
@@ -225,7 +228,7 @@ export async function benchDmsMix(urlOf: (database: string) => string, options: 
       answerMedianMs: median(answers), answerMaxMs: Math.max(...answers), appliedMs, appliedPerSecond: mix.length / (appliedMs / 1000),
       types: mixTypes.map((type) => ({ type, documents: typeCounts.get(type)!, seconds: seconds.get(type)! })), idleSeconds, cpu, jobs,
       postings: { count: Number(postings.n), attempts: Number(postings.attempts), posted: Number(postings.posted) },
-      accountingSeconds, postedInWindow: postedAtEnd - postedAtStart, postedPerSecond: (postedAtEnd - postedAtStart) / accountingSeconds,
+      accountingSeconds, postedInWindow: postedAtEnd - postedAtStart, postedPerSecond: accountingSeconds > 0 ? (postedAtEnd - postedAtStart) / accountingSeconds : NaN, accounting,
       remaining: countOf('received'), rejected: countOf('rejected') + countOf('superseded'),
       firstRejection: refused ? `${refused.document_number} ${refused.reason_code}: ${refused.reason_text}` : null, loadAverage: [one!, five!],
     };
@@ -250,7 +253,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export function dmsMixReport(f: DmsMixFigures): string[] {
   const total = f.types.reduce((sum, t) => sum + t.seconds, 0);
   return [
-    `DMS on a real day's mix (API, worker and the QuickBooks simulator in one process; accounting connection on): ${f.salesmen} salesmen x ${f.dates} business dates, ` +
+    `DMS on a real day's mix (API, worker and the QuickBooks simulator in one process; accounting connection ${f.accounting ? 'on' : 'OFF, to compare'}): ${f.salesmen} salesmen x ${f.dates} business dates, ` +
       `per salesman-day a VR, ${f.invoicesPerDay} invoices and ${f.collectionsPerDay} collections: ${f.documents} documents in ${f.batches} batches of up to 500`,
     `  a batch answered with its flags in ${f.answerMedianMs.toFixed(0)} ms (median of ${f.batches}; worst ${f.answerMaxMs.toFixed(0)} ms)`,
     `  applied in the service: ${f.appliedPerSecond.toFixed(0)} documents/s (first push to last document applied, ${(f.appliedMs / 1000).toFixed(1)} s; aim at least 1,000/s)`,
@@ -260,8 +263,8 @@ export function dmsMixReport(f: DmsMixFigures): string[] {
       `for ${f.postings.count} accounting postings (${f.postings.attempts} attempts, ${f.postings.posted} posted)` : `  jobs: pgboss.job not readable; ${f.postings.count} accounting postings, ${f.postings.attempts} attempts, ${f.postings.posted} posted`,
     f.cpu ? `  CPU meanwhile: this process (API, worker, simulators, the bench's polling) ${(f.cpu.nodeMs / 1000).toFixed(1)} s, ${((f.cpu.nodeMs * 1000) / f.documents).toFixed(0)} µs a document; ` +
       `PostgreSQL ${(f.cpu.postgresMs / 1000).toFixed(1)} s, ${((f.cpu.postgresMs * 1000) / f.documents).toFixed(0)} µs a document; of ${(f.appliedMs / 1000).toFixed(1)} s on the wall clock` : '  CPU: /proc not readable',
-    `  posted (the flag, accounting posting included): ${f.postedPerSecond.toFixed(1)} documents/s over the ${f.accountingSeconds} s after the last one applied (${f.postedInWindow} posted then); ${f.remaining} still received at its end ` +
-      `(QuickBooks allows a company 500 requests a minute: the simulator enforces it)`,
+    f.accounting ? `  posted (the flag, accounting posting included): ${f.postedPerSecond.toFixed(1)} documents/s over the ${f.accountingSeconds} s after the last one applied (${f.postedInWindow} posted then); ${f.remaining} still received at its end ` +
+      `(QuickBooks allows a company 500 requests a minute: the simulator enforces it)` : `  accounting off: every flag final once applied; ${f.remaining} still received`,
     `  rejected or superseded: ${f.rejected}${f.firstRejection ? ` (first: ${f.firstRejection})` : ''}; load average at the end ${f.loadAverage[0]} (1 min), ${f.loadAverage[1]} (5 min)`,
   ];
 }

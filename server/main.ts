@@ -44,8 +44,14 @@ try {
 // The first start creates the embedded cluster, the schema, pg-boss's tables and the sandbox: 10 to 30 s measured,
 // of which the sandbox's data takes about 0.5 s (too short for a progress bar). On a terminal, say what the wait is,
 // so that it does not look like a hang; never in logs or pipes, where the JSON log lines tell it.
-if (process.stderr.isTTY && config.databaseUrl === null && !existsSync(join(config.dataDir, 'postgres', 'PG_VERSION'))) {
-  process.stderr.write(`First start: creating the embedded PostgreSQL in ${join(config.dataDir, 'postgres')}${config.sandboxBootstrap && role !== 'worker' ? ' and the sandbox' : ''}; this takes 10 to 30 seconds...\n`);
+if (
+  process.stderr.isTTY &&
+  config.databaseUrl === null &&
+  !existsSync(join(config.dataDir, 'postgres', 'PG_VERSION'))
+) {
+  process.stderr.write(
+    `First start: creating the embedded PostgreSQL in ${join(config.dataDir, 'postgres')}${config.sandboxBootstrap && role !== 'worker' ? ' and the sandbox' : ''}; this takes 10 to 30 seconds...\n`,
+  );
 }
 
 const logger = createLogger(config.logLevel);
@@ -58,10 +64,16 @@ const service = await startService(config, logger, { role }).catch((error: unkno
 logger.info({ role, environment: config.environment, url: service.url }, 'service started');
 const keyFile = join(config.dataDir, 'sandbox-key.txt');
 if (service.sandboxKey) {
-  console.log(`\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${keyFile}):\n\n  ${service.sandboxKey}\n`);
+  console.log(
+    `\nSandbox ready: a demo distributor with synthetic outlets. Its full-scope sandbox key, shown once (also in ${keyFile}):\n\n  ${service.sandboxKey}\n`,
+  );
 }
-if (service.url) console.log(startedLines(service.url, config.sandboxBootstrap && existsSync(keyFile) ? keyFile : null).join('\n'));
-else console.log(`Worker running as ${service.processId} (no HTTP port; \`npm run admin -- health\` shows the workers' heartbeats and queues)`);
+if (service.url)
+  console.log(startedLines(service.url, config.sandboxBootstrap && existsSync(keyFile) ? keyFile : null).join('\n'));
+else
+  console.log(
+    `Worker running as ${service.processId} (no HTTP port; \`npm run admin -- health\` shows the workers' heartbeats and queues)`,
+  );
 
 /**
  * Where the API is, and the two variables the README's and the SDK's examples use, so that they work whatever PORT
@@ -86,8 +98,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     signalled = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests and jobs');
     service.stop().then(
-      () => { logger.info('stopped'); process.exit(0); },
-      (error: unknown) => { logger.error({ err: error }, 'stop failed'); process.exit(1); },
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'stop failed');
+        process.exit(1);
+      },
     );
   });
 }

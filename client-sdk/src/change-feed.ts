@@ -3,7 +3,14 @@
 // and skips the records whose (id, updatedAt) it already handled. The checkpoint is the high-water updatedAt plus
 // the pairs handled within the overlap window; it is saved after every page, so a crash or a failing handler
 // loses nothing and repeats little.
-import { paginatePages, type ListPathParameters, type ListQuery, type PagePath, type PageItem, type PaginateArguments } from './pagination.js';
+import {
+  paginatePages,
+  type ListPathParameters,
+  type ListQuery,
+  type PagePath,
+  type PageItem,
+  type PaginateArguments,
+} from './pagination.js';
 import type { ErpClient } from './typed-paths.js';
 
 export interface HandledChange {
@@ -50,12 +57,15 @@ export type FeedParameter<Path extends PagePath> = Extract<keyof ListQuery<Path>
 /** The string fields of a list's records: what can name a record in the checkpoint (`id`, or `documentId` of a DMS flag). */
 export type RecordIdField<Path extends PagePath> = {
   [Field in keyof PageItem<Path>]-?: PageItem<Path>[Field] extends string ? Field : never;
-}[keyof PageItem<Path>] & string;
+}[keyof PageItem<Path>] &
+  string;
 
 /** Lists whose records carry updatedAt and a string id and that take a feed parameter: the change feeds. */
 export type FeedPath = {
   [Path in PagePath]: PageItem<Path> extends { updatedAt: string }
-    ? [FeedParameter<Path>] extends [never] ? never : Path
+    ? [FeedParameter<Path>] extends [never]
+      ? never
+      : Path
     : never;
 }[PagePath];
 
@@ -71,19 +81,26 @@ interface ChangeFeedCommonOptions<Path extends FeedPath> {
 
 // Each option below is required exactly where its default does not fit the list, so that a feed that would be
 // asked with the wrong parameter, keyed by a field its records lack, or sent without its path does not compile.
-type FeedParameterOption<Path extends FeedPath> = 'updatedSince' extends FeedParameter<Path>
-  ? { /** The list's feed parameter. Default `updatedSince`. */ feedParameter?: FeedParameter<Path> }
-  : { /** The list's feed parameter (`since` for DMS flags and trip trails). */ feedParameter: FeedParameter<Path> };
+type FeedParameterOption<Path extends FeedPath> =
+  'updatedSince' extends FeedParameter<Path>
+    ? { /** The list's feed parameter. Default `updatedSince`. */ feedParameter?: FeedParameter<Path> }
+    : { /** The list's feed parameter (`since` for DMS flags and trip trails). */ feedParameter: FeedParameter<Path> };
 
-type IdFieldOption<Path extends FeedPath> = 'id' extends RecordIdField<Path>
-  ? { /** The field that names a record in the checkpoint. Default `id`. */ idField?: RecordIdField<Path> }
-  : { /** The field that names a record in the checkpoint (`documentId` for DMS flags). */ idField: RecordIdField<Path> };
+type IdFieldOption<Path extends FeedPath> =
+  'id' extends RecordIdField<Path>
+    ? { /** The field that names a record in the checkpoint. Default `id`. */ idField?: RecordIdField<Path> }
+    : {
+        /** The field that names a record in the checkpoint (`documentId` for DMS flags). */ idField: RecordIdField<Path>;
+      };
 
 type PathParametersOption<Path extends FeedPath> = [ListPathParameters<Path>] extends [never]
   ? { params?: { path?: never } }
   : { /** The list's path parameters, as openapi-fetch takes them. */ params: { path: ListPathParameters<Path> } };
 
-export type ChangeFeedOptions<Path extends FeedPath> = ChangeFeedCommonOptions<Path> & FeedParameterOption<Path> & IdFieldOption<Path> & PathParametersOption<Path>;
+export type ChangeFeedOptions<Path extends FeedPath> = ChangeFeedCommonOptions<Path> &
+  FeedParameterOption<Path> &
+  IdFieldOption<Path> &
+  PathParametersOption<Path>;
 
 export interface ChangeFeedPoller<Item> {
   /**
@@ -99,9 +116,14 @@ export interface ChangeFeedPoller<Item> {
 
 export const DEFAULT_OVERLAP_MS = 5 * 60_000;
 
-export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, path: Path, options: ChangeFeedOptions<Path>): ChangeFeedPoller<PageItem<Path>> {
+export function createChangeFeedPoller<Path extends FeedPath>(
+  erp: ErpClient,
+  path: Path,
+  options: ChangeFeedOptions<Path>,
+): ChangeFeedPoller<PageItem<Path>> {
   const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
-  if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new TypeError(`overlapMs must be a finite number >= 0 (got ${overlapMs}).`);
+  if (!Number.isFinite(overlapMs) || overlapMs < 0)
+    throw new TypeError(`overlapMs must be a finite number >= 0 (got ${overlapMs}).`);
   const startAt = options.startAt === undefined ? new Date(0) : new Date(options.startAt);
   const feedParameter: string = (options as { feedParameter?: string }).feedParameter ?? 'updatedSince';
   const idField: string = (options as { idField?: string }).idField ?? 'id';
@@ -128,8 +150,15 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
     const handled = new Map((checkpoint?.handled ?? []).map((change) => [keyOf(change), change]));
     const query = { ...(options.query as Record<string, unknown> | undefined), [feedParameter]: since.toISOString() };
     // Typed by the caller's options above; here the path is generic, so the walk's own overloads cannot be matched.
-    const walk = (paginatePages as (erp: ErpClient, path: string, ...options: PaginateArguments<PagePath>) => ReturnType<typeof paginatePages<Path>>)(
-      erp, path, { params: { ...(pathParameters === undefined ? {} : { path: pathParameters }), query } } as PaginateArguments<PagePath>[0]);
+    const walk = (
+      paginatePages as (
+        erp: ErpClient,
+        path: string,
+        ...options: PaginateArguments<PagePath>
+      ) => ReturnType<typeof paginatePages<Path>>
+    )(erp, path, {
+      params: { ...(pathParameters === undefined ? {} : { path: pathParameters }), query },
+    } as PaginateArguments<PagePath>[0]);
     let count = 0;
     let unsaved = false;
 
@@ -151,14 +180,18 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
           const fields = record as unknown as Record<string, unknown>;
           const id = fields[idField];
           // Without a name per record every change of one instant would share a key and all but one be skipped.
-          if (typeof id !== 'string' || typeof fields.updatedAt !== 'string') throw new TypeError(`A record of ${path} has no string ${idField} and updatedAt to keep in the checkpoint; set idField to the field that names its records.`);
+          if (typeof id !== 'string' || typeof fields.updatedAt !== 'string')
+            throw new TypeError(
+              `A record of ${path} has no string ${idField} and updatedAt to keep in the checkpoint; set idField to the field that names its records.`,
+            );
           const change = { id, updatedAt: fields.updatedAt };
           if (handled.has(keyOf(change))) continue;
           await handler(record);
           count++;
           unsaved = true;
           handled.set(keyOf(change), change);
-          if (highWater === undefined || Date.parse(change.updatedAt) > Date.parse(highWater)) highWater = change.updatedAt;
+          if (highWater === undefined || Date.parse(change.updatedAt) > Date.parse(highWater))
+            highWater = change.updatedAt;
         }
       } catch (error) {
         failure = { error };
@@ -183,7 +216,12 @@ export function createChangeFeedPoller<Path extends FeedPath>(erp: ErpClient, pa
  */
 function attachSaveError(handlerError: unknown, saveError: unknown): void {
   if (typeof handlerError !== 'object' || handlerError === null || !Object.isExtensible(handlerError)) return;
-  Object.defineProperty(handlerError, 'checkpointSaveError', { value: saveError, configurable: true, writable: true, enumerable: false });
+  Object.defineProperty(handlerError, 'checkpointSaveError', {
+    value: saveError,
+    configurable: true,
+    writable: true,
+    enumerable: false,
+  });
 }
 
 function keyOf(change: HandledChange): string {

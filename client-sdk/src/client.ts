@@ -48,12 +48,17 @@ export function createErpClient(options: ErpClientOptions): ErpClient {
     });
   }
 
-  type Call = (url: string, init?: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  const settled = (call: Call): Call => async (url, init) => {
-    const result = await call(url, init);
-    if (!result.response.ok) throw new ErpApiError(result.response, result.error);
-    return result;
-  };
+  type Call = (
+    url: string,
+    init?: Record<string, unknown>,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const settled =
+    (call: Call): Call =>
+    async (url, init) => {
+      const result = await call(url, init);
+      if (!result.response.ok) throw new ErpApiError(result.response, result.error);
+      return result;
+    };
   const methods = client as unknown as Record<'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS', Call>;
   return {
     GET: settled(methods.GET),
@@ -76,7 +81,8 @@ export function createErpClient(options: ErpClientOptions): ErpClient {
  */
 function serializeBody(body: unknown, headers?: Headers): unknown {
   const contentType = headers?.get('Content-Type');
-  const raw = typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof Blob;
+  const raw =
+    typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof Blob;
   if (raw && contentType && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType.trim())) return body;
   return (defaultBodySerializer as (body: unknown, headers?: Headers) => unknown)(body, headers);
 }
@@ -87,7 +93,8 @@ function serializeBody(body: unknown, headers?: Headers): unknown {
  * or from a configuration value that was not set).
  */
 function checkedBaseUrl(baseUrl: unknown): string {
-  const hint = 'createErpClient needs baseUrl, the deployment\'s address ending in /api/v1 (for example http://localhost:3000/api/v1)';
+  const hint =
+    "createErpClient needs baseUrl, the deployment's address ending in /api/v1 (for example http://localhost:3000/api/v1)";
   if (typeof baseUrl !== 'string' || baseUrl === '') throw new TypeError(hint);
   let url: URL;
   try {
@@ -95,6 +102,7 @@ function checkedBaseUrl(baseUrl: unknown): string {
   } catch {
     throw new TypeError(`${hint}; got ${JSON.stringify(baseUrl)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${hint}; got ${JSON.stringify(baseUrl)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`${hint}; got ${JSON.stringify(baseUrl)}`);
   return baseUrl;
 }

@@ -21,11 +21,20 @@ export interface UploadDmsFileOptions {
  * worker parses it next; or 200 with the earlier batch when the same bytes came before) and the response; read
  * `GET /dms/{system}/files/{batchId}` for its progress.
  */
-export async function uploadDmsFile(erp: ErpClient, system: string, xml: string | Uint8Array, options: UploadDmsFileOptions = {}): Promise<{ data: DmsFileBatch; response: Response }> {
-  if (typeof xml !== 'string' && !(xml instanceof Uint8Array)) throw new TypeError('uploadDmsFile takes the XML file as a string, a Buffer or a Uint8Array.');
+export async function uploadDmsFile(
+  erp: ErpClient,
+  system: string,
+  xml: string | Uint8Array,
+  options: UploadDmsFileOptions = {},
+): Promise<{ data: DmsFileBatch; response: Response }> {
+  if (typeof xml !== 'string' && !(xml instanceof Uint8Array))
+    throw new TypeError('uploadDmsFile takes the XML file as a string, a Buffer or a Uint8Array.');
   const headers: Record<string, string> = { ...options.headers, 'Content-Type': 'application/xml' };
   if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
   // The spec types the body as a string; bytes are sent the same way (the serializer passes both through).
-  const post = erp.POST as unknown as (url: string, init: Record<string, unknown>) => Promise<{ data: DmsFileBatch; response: Response }>;
+  const post = erp.POST as unknown as (
+    url: string,
+    init: Record<string, unknown>,
+  ) => Promise<{ data: DmsFileBatch; response: Response }>;
   return post('/dms/{system}/files', { params: { path: { system } }, body: xml, headers, signal: options.signal });
 }

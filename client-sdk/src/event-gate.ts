@@ -111,14 +111,24 @@ export interface EventGate {
    * propagates (answer non-2xx): the service's redelivery is processed again. Any failure of the store rejects
    * too; answer non-2xx then as well (at worst the event is processed once more after its lease).
    */
-  handle(event: WebhookEvent, process: (event: WebhookEvent) => Promise<void> | void, options?: EventGateOptions): Promise<EventOutcome>;
+  handle(
+    event: WebhookEvent,
+    process: (event: WebhookEvent) => Promise<void> | void,
+    options?: EventGateOptions,
+  ): Promise<EventOutcome>;
 }
 
-export function createEventGate(store: EventGateStore = new MemoryEventGateStore(), options: EventGateOptions = {}): EventGate {
+export function createEventGate(
+  store: EventGateStore = new MemoryEventGateStore(),
+  options: EventGateOptions = {},
+): EventGate {
   const defaultLeaseMs = checkedLease(options.leaseMs ?? DEFAULT_EVENT_LEASE_MS);
 
   /** Claims the event and, once claimed, records its version: 'claimed' when it is to be processed. */
-  async function admit(event: WebhookEvent, leaseMs: number): Promise<'claimed' | 'duplicate' | 'in_progress' | 'stale'> {
+  async function admit(
+    event: WebhookEvent,
+    leaseMs: number,
+  ): Promise<'claimed' | 'duplicate' | 'in_progress' | 'stale'> {
     const claim = await store.claimEvent(event.id, leaseMs);
     if (claim === 'done') return 'duplicate';
     if (claim === 'in_progress') return 'in_progress';
@@ -146,7 +156,10 @@ export function createEventGate(store: EventGateStore = new MemoryEventGateStore
     try {
       await store.releaseEvent(eventId);
     } catch (releaseFailure) {
-      throw new AggregateError([failure, releaseFailure], `Processing event ${eventId} failed, and releasing its claim failed too: its redeliveries are answered 'in_progress' until the claim's lease ends, then processed.`);
+      throw new AggregateError(
+        [failure, releaseFailure],
+        `Processing event ${eventId} failed, and releasing its claim failed too: its redeliveries are answered 'in_progress' until the claim's lease ends, then processed.`,
+      );
     }
   }
 
@@ -174,7 +187,10 @@ export function createEventGate(store: EventGateStore = new MemoryEventGateStore
         await store.completeEvent(event.id);
       } catch (error) {
         // Processed but not marked done: the claim expires after its lease, and a redelivery processes it again.
-        throw new Error(`Event ${event.id} was processed, but marking it done failed: a redelivery after the claim's lease (${leaseMs} ms) processes it again.`, { cause: error });
+        throw new Error(
+          `Event ${event.id} was processed, but marking it done failed: a redelivery after the claim's lease (${leaseMs} ms) processes it again.`,
+          { cause: error },
+        );
       }
       return 'processed';
     },
@@ -182,13 +198,15 @@ export function createEventGate(store: EventGateStore = new MemoryEventGateStore
 }
 
 function checkedLease(leaseMs: number): number {
-  if (!(Number.isFinite(leaseMs) && leaseMs > 0)) throw new TypeError(`leaseMs must be a finite number of milliseconds > 0 (got ${leaseMs}).`);
+  if (!(Number.isFinite(leaseMs) && leaseMs > 0))
+    throw new TypeError(`leaseMs must be a finite number of milliseconds > 0 (got ${leaseMs}).`);
   return leaseMs;
 }
 
 function versionOf(event: WebhookEvent): { id: string | undefined; updatedAt: string | undefined } {
   const object = event.data.object as { id?: unknown; updatedAt?: unknown };
   const id = typeof object.id === 'string' ? object.id : undefined;
-  const updatedAt = typeof object.updatedAt === 'string' && !Number.isNaN(Date.parse(object.updatedAt)) ? object.updatedAt : undefined;
+  const updatedAt =
+    typeof object.updatedAt === 'string' && !Number.isNaN(Date.parse(object.updatedAt)) ? object.updatedAt : undefined;
   return { id, updatedAt };
 }

@@ -4,26 +4,43 @@
 import type { ErpClient, ErpPaths } from './typed-paths.js';
 
 type ListBody<Path> = Path extends keyof ErpPaths
-  ? ErpPaths[Path] extends { get: { responses: { 200: { content: { 'application/json': infer Body } } } } } ? Body : never
+  ? ErpPaths[Path] extends { get: { responses: { 200: { content: { 'application/json': infer Body } } } } }
+    ? Body
+    : never
   : never;
 
 /** Paths whose GET answers with a page (`{ data, nextCursor, hasMore }`). */
 export type PagePath = {
-  [Path in keyof ErpPaths]: ListBody<Path> extends { data?: readonly unknown[]; nextCursor: string | null; hasMore: boolean } ? Path : never;
+  [Path in keyof ErpPaths]: ListBody<Path> extends {
+    data?: readonly unknown[];
+    nextCursor: string | null;
+    hasMore: boolean;
+  }
+    ? Path
+    : never;
 }[keyof ErpPaths];
 
 /** The type of one record of a list. */
-export type PageItem<Path extends PagePath> = ListBody<Path> extends { data?: infer Data }
-  ? NonNullable<Data> extends readonly unknown[] ? NonNullable<Data>[number] : never
-  : never;
+export type PageItem<Path extends PagePath> =
+  ListBody<Path> extends { data?: infer Data }
+    ? NonNullable<Data> extends readonly unknown[]
+      ? NonNullable<Data>[number]
+      : never
+    : never;
 
-type ListParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { parameters: { query?: infer Query } } } ? NonNullable<Query> : never;
+type ListParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { parameters: { query?: infer Query } } }
+  ? NonNullable<Query>
+  : never;
 
 /** The list's query parameters except the cursor, which the walk supplies. */
 export type ListQuery<Path extends PagePath> = Omit<ListParameters<Path>, 'cursor'>;
 
 /** The list's path parameters (`{ system: string }` for `/dms/{system}/flags`); never for a list without any. */
-export type ListPathParameters<Path extends PagePath> = ErpPaths[Path] extends { get: { parameters: { path?: infer Parameters } } } ? NonNullable<Parameters> : never;
+export type ListPathParameters<Path extends PagePath> = ErpPaths[Path] extends {
+  get: { parameters: { path?: infer Parameters } };
+}
+  ? NonNullable<Parameters>
+  : never;
 
 interface PaginateCommon {
   /** Extra headers for every page request (for example X-Request-Id). */
@@ -37,9 +54,10 @@ interface PaginateCommon {
  * `params.path` required exactly when the list's path has parameters. `query` alone is the older shorthand for
  * `params.query`, kept for lists without path parameters.
  */
-export type PaginateOptions<Path extends PagePath> = PaginateCommon & ([ListPathParameters<Path>] extends [never]
-  ? { params?: { query?: ListQuery<Path> }; query?: ListQuery<Path> }
-  : { params: { path: ListPathParameters<Path>; query?: ListQuery<Path> }; query?: ListQuery<Path> });
+export type PaginateOptions<Path extends PagePath> = PaginateCommon &
+  ([ListPathParameters<Path>] extends [never]
+    ? { params?: { query?: ListQuery<Path> }; query?: ListQuery<Path> }
+    : { params: { path: ListPathParameters<Path>; query?: ListQuery<Path> }; query?: ListQuery<Path> });
 
 /** The options argument: optional for a list without path parameters, required (for `params.path`) otherwise. */
 export type PaginateArguments<Path extends PagePath> = [ListPathParameters<Path>] extends [never]
@@ -53,9 +71,16 @@ export interface Page<Item> {
 }
 
 /** Every page of a list, in order, from the first to the one with `hasMore: false`. */
-export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path: Path, ...[options]: PaginateArguments<Path>): AsyncGenerator<Page<PageItem<Path>>, void, undefined> {
+export async function* paginatePages<Path extends PagePath>(
+  erp: ErpClient,
+  path: Path,
+  ...[options]: PaginateArguments<Path>
+): AsyncGenerator<Page<PageItem<Path>>, void, undefined> {
   // The generic path cannot be checked against openapi-fetch's per-path overloads; the result is typed above.
-  const get = erp.GET as unknown as (url: string, init: Record<string, unknown>) => Promise<{ data: Page<PageItem<Path>> }>;
+  const get = erp.GET as unknown as (
+    url: string,
+    init: Record<string, unknown>,
+  ) => Promise<{ data: Page<PageItem<Path>> }>;
   const { pathParameters, query: filters } = requestParameters(path, options);
   let cursor: string | undefined;
   // The cursor only moves forward: one seen before would walk the same pages again, for ever.
@@ -68,15 +93,25 @@ export async function* paginatePages<Path extends PagePath>(erp: ErpClient, path
     yield { data: page.data ?? [], nextCursor: page.nextCursor, hasMore: page.hasMore };
     if (!page.hasMore) return;
     // Stopping here would quietly drop the rest of the list.
-    if (!page.nextCursor) throw new Error(`Inconsistent page from GET ${path}: hasMore is true but nextCursor is ${JSON.stringify(page.nextCursor)}, so the rest of the list cannot be read.`);
+    if (!page.nextCursor)
+      throw new Error(
+        `Inconsistent page from GET ${path}: hasMore is true but nextCursor is ${JSON.stringify(page.nextCursor)}, so the rest of the list cannot be read.`,
+      );
     if (cursor !== undefined) seen.add(cursor);
-    if (seen.has(page.nextCursor)) throw new Error(`Inconsistent page from GET ${path}: nextCursor ${JSON.stringify(page.nextCursor)} is a cursor already followed, so the walk would never end.`);
+    if (seen.has(page.nextCursor))
+      throw new Error(
+        `Inconsistent page from GET ${path}: nextCursor ${JSON.stringify(page.nextCursor)} is a cursor already followed, so the walk would never end.`,
+      );
     cursor = page.nextCursor;
   }
 }
 
 /** Every record of a list, each once, across all pages. */
-export async function* paginate<Path extends PagePath>(erp: ErpClient, path: Path, ...options: PaginateArguments<Path>): AsyncGenerator<PageItem<Path>, void, undefined> {
+export async function* paginate<Path extends PagePath>(
+  erp: ErpClient,
+  path: Path,
+  ...options: PaginateArguments<Path>
+): AsyncGenerator<PageItem<Path>, void, undefined> {
   for await (const page of paginatePages(erp, path, ...options)) yield* page.data;
 }
 
@@ -85,14 +120,21 @@ export async function* paginate<Path extends PagePath>(erp: ErpClient, path: Pat
  * value would otherwise go out as the literal `{system}` and come back as a 400 about the path, far from the call
  * that left it out (JavaScript callers, and casts, get past the types).
  */
-function requestParameters(path: string, options: { params?: { path?: unknown; query?: unknown }; query?: unknown } | undefined): { pathParameters?: Record<string, unknown>; query: Record<string, unknown> } {
+function requestParameters(
+  path: string,
+  options: { params?: { path?: unknown; query?: unknown }; query?: unknown } | undefined,
+): { pathParameters?: Record<string, unknown>; query: Record<string, unknown> } {
   if (options?.query !== undefined && options.params?.query !== undefined) {
     throw new TypeError(`paginate ${path}: give the filters once, as params.query (or the shorthand query), not both.`);
   }
   const pathParameters = options?.params?.path as Record<string, unknown> | undefined;
   for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
     const value = pathParameters?.[name!];
-    if (value === undefined || value === null || value === '') throw new TypeError(`paginate ${path}: params.path.${name} is required.`);
+    if (value === undefined || value === null || value === '')
+      throw new TypeError(`paginate ${path}: params.path.${name} is required.`);
   }
-  return { pathParameters, query: { ...((options?.params?.query ?? options?.query) as Record<string, unknown> | undefined) } };
+  return {
+    pathParameters,
+    query: { ...((options?.params?.query ?? options?.query) as Record<string, unknown> | undefined) },
+  };
 }

@@ -32,11 +32,19 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Statuses whose Response may not have a body (the constructor throws otherwise). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** Content codings fetch decodes before handing on the body. */
-const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'identity', ...('createZstdDecompress' in zlib ? ['zstd'] : [])]);
+const DECODED_CODINGS = new Set([
+  'gzip',
+  'x-gzip',
+  'deflate',
+  'br',
+  'identity',
+  ...('createZstdDecompress' in zlib ? ['zstd'] : []),
+]);
 
 export function retryingFetch(send: Fetch, policy: RetryPolicy): Fetch {
   // A NaN or negative limit would silently become a 1 ms timer (or none), so a wrong option fails here instead.
-  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) throw new TypeError(`maxRetries must be a whole number >= 0 (got ${policy.maxRetries}).`);
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0)
+    throw new TypeError(`maxRetries must be a whole number >= 0 (got ${policy.maxRetries}).`);
   for (const name of ['maxRetryTimeMs', 'timeoutMs'] as const) {
     if (!(policy[name] > 0)) throw new TypeError(`${name} must be a number of milliseconds > 0 (got ${policy[name]}).`);
   }
@@ -50,9 +58,10 @@ export function retryingFetch(send: Fetch, policy: RetryPolicy): Fetch {
     for (let attempt = 1; ; attempt++) {
       // The budget bounds the call, attempts included: the last attempt gets only what is left of it.
       const left = remainingMs();
-      const timeout = left < policy.timeoutMs
-        ? { ms: Math.max(0, left), why: `the rest of the call's ${policy.maxRetryTimeMs} ms budget` }
-        : { ms: policy.timeoutMs, why: 'timeoutMs' };
+      const timeout =
+        left < policy.timeoutMs
+          ? { ms: Math.max(0, left), why: `the rest of the call's ${policy.maxRetryTimeMs} ms budget` }
+          : { ms: policy.timeoutMs, why: 'timeoutMs' };
       const outcome = await attemptOnce(send, request, timeout);
       if ('response' in outcome && !(await isRetryable(outcome.response))) return outcome.response;
 
@@ -79,13 +88,18 @@ async function attemptOnce(send: Fetch, request: Request, timeout: { ms: number;
   const forwardAbort = () => controller.abort(callerSignal.reason);
   callerSignal.addEventListener('abort', forwardAbort, { once: true });
   const timer = setTimeout(
-    () => controller.abort(new DOMException(`No complete answer within ${timeout.ms} ms (${timeout.why})`, 'TimeoutError')),
+    () =>
+      controller.abort(new DOMException(`No complete answer within ${timeout.ms} ms (${timeout.why})`, 'TimeoutError')),
     Math.min(timeout.ms, MAX_TIMER_MS),
   );
   const signal = controller.signal;
   try {
     // Raced with the signal too, so that even a fetch that ignores its signal cannot hold the call.
-    const response = await untilAborted(send(new Request(request.clone(), { signal })), signal, (late) => void late.body?.cancel().catch(() => {}));
+    const response = await untilAborted(
+      send(new Request(request.clone(), { signal })),
+      signal,
+      (late) => void late.body?.cancel().catch(() => {}),
+    );
     return { response: await buffered(response, signal, request.method) };
   } catch (failure) {
     // The caller's own abort ends the call at once; anything else (no answer, a timeout, a body cut off or
@@ -120,7 +134,10 @@ async function buffered(response: Response, signal: AbortSignal, method: string)
  */
 function decodedByFetch(contentEncoding: string | null): boolean {
   if (contentEncoding === null) return false;
-  return contentEncoding.toLowerCase().split(',').every((coding) => DECODED_CODINGS.has(coding.trim()));
+  return contentEncoding
+    .toLowerCase()
+    .split(',')
+    .every((coding) => DECODED_CODINGS.has(coding.trim()));
 }
 
 async function readAll(body: ReadableStream<Uint8Array>, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>> {
@@ -178,8 +195,15 @@ async function isRetryable(response: Response): Promise<boolean> {
   if (response.status === 429 || response.status >= 500) return true;
   if (response.status !== 409) return false;
   // Only the conflict that means "the first request with this key still runs"; other 409s are final.
-  const problem: unknown = await response.clone().json().catch(() => undefined);
-  return typeof problem === 'object' && problem !== null && (problem as { code?: unknown }).code === 'idempotency_in_progress';
+  const problem: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return (
+    typeof problem === 'object' &&
+    problem !== null &&
+    (problem as { code?: unknown }).code === 'idempotency_in_progress'
+  );
 }
 
 function backoffMs(attempt: number): number {
@@ -193,10 +217,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal.reason);
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.min(ms, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -7,13 +7,15 @@ import type { paths } from './generated/api-types.js';
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 type MediaType = `${string}/${string}`;
 
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is the test for an optional key; `{}` is the empty object type it needs.
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
 type WithOptionalIdempotencyKey<Operation> = Operation extends { parameters: { header: infer Header } }
   ? Header extends { 'Idempotency-Key': string }
     ? Omit<Operation, 'parameters'> & {
-      parameters: Omit<Operation['parameters'], 'header'> & HeaderParameter<Omit<Header, 'Idempotency-Key'> & { 'Idempotency-Key'?: string }>;
-    }
+        parameters: Omit<Operation['parameters'], 'header'> &
+          HeaderParameter<Omit<Header, 'Idempotency-Key'> & { 'Idempotency-Key'?: string }>;
+      }
     : Operation
   : Operation;
 
@@ -25,7 +27,9 @@ export type ErpPaths = {
   [Path in keyof paths]: { [Method in keyof paths[Path]]: WithOptionalIdempotencyKey<paths[Path][Method]> };
 };
 
-type InitParam<Init> = [RequiredKeysOf<Init>] extends [never] ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type InitParam<Init> = [RequiredKeysOf<Init>] extends [never]
+  ? [(Init & { [key: string]: unknown })?]
+  : [Init & { [key: string]: unknown }];
 
 /** The success member of a response union: `data` is the 2xx body. */
 export type Settled<Result> = Exclude<Result, { error: unknown }>;
@@ -33,7 +37,10 @@ export type Settled<Result> = Exclude<Result, { error: unknown }>;
 export type ErpMethod<Method extends HttpMethod> = <
   Path extends ClientPathsWithMethod<Client<ErpPaths>, Method>,
   Init extends MaybeOptionalInit<ErpPaths[Path], Method>,
->(url: Path, ...init: InitParam<Init>) => Promise<Settled<FetchResponse<Extract<ErpPaths[Path][Method], Record<string | number, any>>, Init, MediaType>>>;
+>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<Settled<FetchResponse<Extract<ErpPaths[Path][Method], Record<string | number, any>>, Init, MediaType>>>;
 
 /**
  * The client: openapi-fetch's methods, typed by the spec. Each resolves with `{ data, response }` on a 2xx answer

@@ -7,19 +7,32 @@ type Schemas = components['schemas'];
 
 /** The event kinds the service sends (spec: Events > Event kinds, and each schema's own list of its events). */
 export const WEBHOOK_EVENT_TYPES = [
-  'customer.created', 'customer.updated',
-  'product.created', 'product.updated',
-  'order.created', 'order.status_changed',
-  'invoice.created', 'invoice.updated', 'invoice.voided',
-  'credit_note.created', 'credit_note.cancelled', 'credit_note.updated',
-  'payment.created', 'payment.reversed', 'payment.updated',
+  'customer.created',
+  'customer.updated',
+  'product.created',
+  'product.updated',
+  'order.created',
+  'order.status_changed',
+  'invoice.created',
+  'invoice.updated',
+  'invoice.voided',
+  'credit_note.created',
+  'credit_note.cancelled',
+  'credit_note.updated',
+  'payment.created',
+  'payment.reversed',
+  'payment.updated',
   'stock.movement.created',
-  'trip.closed', 'settlement.closed', 'settlement.updated',
-  'dms.document.flagged', 'dms.reconciliation.completed', 'dms.action.status_changed',
+  'trip.closed',
+  'settlement.closed',
+  'settlement.updated',
+  'dms.document.flagged',
+  'dms.reconciliation.completed',
+  'dms.action.status_changed',
   'webhook.test',
 ] as const;
 
-export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number];
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** A record deleted before the event was sent. */
 export interface DeletedRecord {
@@ -80,7 +93,9 @@ interface TypedObjects {
   // API description: their objects are WebhookRecord.
 }
 
-export type WebhookObjectOf<Type extends WebhookEventType> = Type extends keyof TypedObjects ? TypedObjects[Type] : WebhookRecord;
+export type WebhookObjectOf<Type extends WebhookEventType> = Type extends keyof TypedObjects
+  ? TypedObjects[Type]
+  : WebhookRecord;
 
 export interface WebhookEnvelope<Type extends WebhookEventType = WebhookEventType> {
   /** The event id (`evt_...`): the same on every attempt and resend; skip ids already processed. */

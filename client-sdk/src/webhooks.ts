@@ -39,14 +39,21 @@ const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
  * Checks the Service-Signature of a delivery and returns the parsed event; throws WebhookVerificationError.
  * `rawBody` must be the body exactly as received (not JSON parsed and serialised again).
  */
-export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secrets: string | readonly string[], options: VerifyWebhookOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  signatureHeader: string | null | undefined,
+  secrets: string | readonly string[],
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
   const keys = signingSecrets(secrets);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   // NaN compares false and Infinity never exceeds: either would turn the replay check off without a word.
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${tolerance}).`);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${tolerance}).`);
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Number.isNaN(nowSeconds)) throw new TypeError('now must be a valid Date.');
-  if (!signatureHeader?.trim()) throw new WebhookVerificationError('missing_header', `The ${SIGNATURE_HEADER} header is missing.`);
+  if (!signatureHeader?.trim())
+    throw new WebhookVerificationError('missing_header', `The ${SIGNATURE_HEADER} header is missing.`);
 
   const { timestamp, signatures } = parseHeader(signatureHeader);
   const matched = keys.some((secret) => {
@@ -54,10 +61,17 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
     const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
     return signatures.some((signature) => timingSafeEqual(signature, expected));
   });
-  if (!matched) throw new WebhookVerificationError('no_matching_signature', 'No signature matches the body with the given secret(s).');
+  if (!matched)
+    throw new WebhookVerificationError(
+      'no_matching_signature',
+      'No signature matches the body with the given secret(s).',
+    );
 
   if (Math.abs(nowSeconds - timestamp) > tolerance) {
-    throw new WebhookVerificationError('timestamp_out_of_tolerance', `The signature's time (t=${timestamp}) is more than ${tolerance} s from now (${nowSeconds}).`);
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      `The signature's time (t=${timestamp}) is more than ${tolerance} s from now (${nowSeconds}).`,
+    );
   }
   return parseEvent(typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
 }
@@ -69,12 +83,15 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
  * not a WebhookVerificationError, so that a receiver's "answer 400 to a bad delivery" cannot hide it.
  */
 function signingSecrets(secrets: unknown): string[] {
-  const keys: unknown[] = typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? [...(secrets as unknown[])] : [];
+  const keys: unknown[] =
+    typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? [...(secrets as unknown[])] : [];
   if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one signing secret (whsec_...).');
   keys.forEach((secret, index) => {
     if (typeof secret !== 'string' || secret.trim() === '') {
       const what = typeof secret === 'string' ? 'empty or blank' : `${String(secret)}, not a string`;
-      throw new TypeError(`verifyWebhook's signing secret [${index}] is ${what}: is its environment variable set? A signature keyed with an empty secret proves nothing.`);
+      throw new TypeError(
+        `verifyWebhook's signing secret [${index}] is ${what}: is its environment variable set? A signature keyed with an empty secret proves nothing.`,
+      );
     }
   });
   return keys as string[];
@@ -94,9 +111,16 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
   }
   const [timestamp = ''] = timestamps;
   if (timestamps.length !== 1 || !/^\d{1,12}$/.test(timestamp)) {
-    throw new WebhookVerificationError('malformed_header', `The ${SIGNATURE_HEADER} header needs exactly one t=<unix seconds>.`);
+    throw new WebhookVerificationError(
+      'malformed_header',
+      `The ${SIGNATURE_HEADER} header needs exactly one t=<unix seconds>.`,
+    );
   }
-  if (signatures.length === 0) throw new WebhookVerificationError('malformed_header', `The ${SIGNATURE_HEADER} header has no v1=<64 hex digits> signature.`);
+  if (signatures.length === 0)
+    throw new WebhookVerificationError(
+      'malformed_header',
+      `The ${SIGNATURE_HEADER} header has no v1=<64 hex digits> signature.`,
+    );
   return { timestamp: Number(timestamp), signatures };
 }
 
@@ -109,10 +133,20 @@ function parseEvent(text: string): WebhookEvent {
   }
   const envelope = event as Record<string, unknown> | null;
   const data = envelope?.data as Record<string, unknown> | null | undefined;
-  const valid = typeof envelope === 'object' && envelope !== null
-    && typeof envelope.id === 'string' && envelope.id.startsWith('evt_')
-    && ['type', 'createdAt', 'apiVersion', 'organizationId'].every((field) => typeof envelope[field] === 'string')
-    && typeof data === 'object' && data !== null && typeof data.object === 'object' && data.object !== null;
-  if (!valid) throw new WebhookVerificationError('malformed_payload', 'The body is not an event envelope (id evt_..., type, createdAt, apiVersion, organizationId, data.object).');
+  const valid =
+    typeof envelope === 'object' &&
+    envelope !== null &&
+    typeof envelope.id === 'string' &&
+    envelope.id.startsWith('evt_') &&
+    ['type', 'createdAt', 'apiVersion', 'organizationId'].every((field) => typeof envelope[field] === 'string') &&
+    typeof data === 'object' &&
+    data !== null &&
+    typeof data.object === 'object' &&
+    data.object !== null;
+  if (!valid)
+    throw new WebhookVerificationError(
+      'malformed_payload',
+      'The body is not an event envelope (id evt_..., type, createdAt, apiVersion, organizationId, data.object).',
+    );
   return event as WebhookEvent;
 }

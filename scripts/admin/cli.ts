@@ -7,12 +7,18 @@ import { runCli } from './run.js';
 let code: number;
 try {
   readEnvFile(); // the same optional .env that `npm start` reads, so both see one WEBHOOK_ALLOW_LOOPBACK, DATA_DIR, ...
-  code = (await runCli(process.argv.slice(2), {
-    stdout: (text) => { process.stdout.write(text); },
-    stderr: (text) => { process.stderr.write(text); },
-    env: process.env,
-    stdin: process.stdin,
-  })).code;
+  code = (
+    await runCli(process.argv.slice(2), {
+      stdout: (text) => {
+        process.stdout.write(text);
+      },
+      stderr: (text) => {
+        process.stderr.write(text);
+      },
+      env: process.env,
+      stdin: process.stdin,
+    })
+  ).code;
 } catch (error) {
   process.stderr.write(`error: ${(error as Error).message}\n`); // a .env that cannot be read
   code = 1;

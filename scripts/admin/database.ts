@@ -12,7 +12,9 @@ import { deliveryEnqueuer, type EnqueueDeliveries } from '../../server/platform/
 import { webhookJob } from '../../server/composition/jobs.js';
 import { io } from './io.js';
 
-export async function withDatabase<T>(use: (db: Db, config: ServiceConfig, databaseUrl: string) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  use: (db: Db, config: ServiceConfig, databaseUrl: string) => Promise<T>,
+): Promise<T> {
   const loaded = loadConfig(io().env);
   await checkDatabase(loaded); // an unreachable DATABASE_URL or an unusable DATA_DIR: one line saying what to do, exit 1
   // The secrets `npm start` uses (the variables, or the installation's file in the same DATA_DIR), so that what the CLI
@@ -34,7 +36,12 @@ export async function withDeliveries<T>(use: (db: Db, enqueue: EnqueueDeliveries
   return withDatabase(async (db, config, databaseUrl) => {
     const logger = errorLogger();
     // Send-only: this process runs no handler, so it never takes a send slot and needs no heartbeat of its own.
-    const jobs = await startJobs({ databaseUrl, runWorkers: false, definitions: [webhookJob(db, logger, config, 'admin-cli')], logger });
+    const jobs = await startJobs({
+      databaseUrl,
+      runWorkers: false,
+      definitions: [webhookJob(db, logger, config, 'admin-cli')],
+      logger,
+    });
     try {
       return await use(db, deliveryEnqueuer(jobs.sendMany));
     } finally {

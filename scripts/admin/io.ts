@@ -19,11 +19,21 @@ export interface CliIo {
 const current = new AsyncLocalStorage<CliIo>();
 
 const processIo: CliIo = {
-  stdout: (text) => { process.stdout.write(text); },
-  stderr: (text) => { process.stderr.write(text); },
-  get env() { return process.env; },
-  get exitCode() { return typeof process.exitCode === 'number' ? process.exitCode : 0; },
-  set exitCode(code: number) { process.exitCode = code; },
+  stdout: (text) => {
+    process.stdout.write(text);
+  },
+  stderr: (text) => {
+    process.stderr.write(text);
+  },
+  get env() {
+    return process.env;
+  },
+  get exitCode() {
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  },
+  set exitCode(code: number) {
+    process.exitCode = code;
+  },
   stdin: () => process.stdin,
 };
 
@@ -39,7 +49,8 @@ export function withIo<T>(run: CliIo, body: () => Promise<T>): Promise<T> {
 /** The run's standard input, read to its end as UTF-8 text. */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of (io().stdin ?? processIo.stdin!)()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  for await (const chunk of (io().stdin ?? processIo.stdin!)())
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 

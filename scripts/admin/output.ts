@@ -26,7 +26,8 @@ export function fields(entries: [string, string][], indent = '  '): string[] {
 /** A plain text table with a header row. */
 export function table(headers: string[], rows: string[][]): string[] {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   return [line(headers), ...rows.map(line)];
 }
 
@@ -65,13 +66,21 @@ export interface Column<T> {
  * A list: a table with a header row (or `empty` when there is no row), the same rows as CSV with --csv, and with
  * --json the document `json` makes of them (the rows themselves by default).
  */
-export function printList<T>(format: ListFormat, rows: readonly T[], columns: Column<T>[], options: { empty?: string; json?: (rows: readonly T[]) => unknown } = {}): void {
-  if (format.json) return printJson(options.json ? options.json(rows) : rows);
+export function printList<T>(
+  format: ListFormat,
+  rows: readonly T[],
+  columns: Column<T>[],
+  options: { empty?: string; json?: (rows: readonly T[]) => unknown } = {},
+): void {
+  if (format.json) {
+    printJson(options.json ? options.json(rows) : rows);
+    return;
+  }
   const cells = rows.map((row) => columns.map((column) => cellText(column.value(row))));
   const headers = columns.map((column) => column.header);
-  if (format.csv) return io().stdout(csv(headers, cells));
-  if (rows.length === 0 && options.empty !== undefined) return printText(options.empty);
-  printText(...table(headers, cells));
+  if (format.csv) io().stdout(csv(headers, cells));
+  else if (rows.length === 0 && options.empty !== undefined) printText(options.empty);
+  else printText(...table(headers, cells));
 }
 
 function cellText(value: string | number | boolean | null | undefined): string {

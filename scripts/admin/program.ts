@@ -24,7 +24,9 @@ import { registerSimulatorsCommand } from './commands/simulators.js';
 
 export function buildProgram(): Command {
   const program = new Command('admin')
-    .description('Operator CLI of the ERP integration API. Works on the database of `npm start` (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR).')
+    .description(
+      'Operator CLI of the ERP integration API. Works on the database of `npm start` (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR).',
+    )
     .usage('<command> [options]   (npm run --silent admin -- <command> ...)')
     // Settings set before .command() are inherited by every subcommand.
     .exitOverride()

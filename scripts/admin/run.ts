@@ -37,8 +37,14 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
   let stdout = '';
   let stderr = '';
   const run = {
-    stdout: (text: string) => { stdout += text; options.stdout?.(text); },
-    stderr: (text: string) => { stderr += text; options.stderr?.(text); },
+    stdout: (text: string) => {
+      stdout += text;
+      options.stdout?.(text);
+    },
+    stderr: (text: string) => {
+      stderr += text;
+      options.stderr?.(text);
+    },
     env: options.env ?? process.env,
     exitCode: 0,
     stdin: () => inputOf(options.stdin),
@@ -55,7 +61,10 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
 
 function inputOf(given: RunOptions['stdin']): AsyncIterable<Buffer | string> {
   if (given === undefined) return process.stdin;
-  if (typeof given === 'string' || Buffer.isBuffer(given)) return (async function* once() { yield given; })();
+  if (typeof given === 'string' || Buffer.isBuffer(given))
+    return (async function* once() {
+      yield given;
+    })();
   return given;
 }
 
@@ -63,7 +72,9 @@ function messageOf(error: unknown): string {
   // The detail, and each field problem when the detail does not already say it (a stock line that is short).
   if (error instanceof ApiError) {
     const unsaid = (error.errors ?? []).filter((e) => !error.detail.includes(e.message));
-    return unsaid.length === 0 ? error.detail : `${error.detail} (${unsaid.map((e) => `${e.field}: ${e.message}`).join('; ')})`;
+    return unsaid.length === 0
+      ? error.detail
+      : `${error.detail} (${unsaid.map((e) => `${e.field}: ${e.message}`).join('; ')})`;
   }
   if (error instanceof AggregateError && error.message === '') return error.errors.map(messageOf).join('; ');
   if (error instanceof Error) return error.message || error.name;

@@ -11,4 +11,11 @@ const before = process.memoryUsage().rss;
 const started = performance.now();
 const documents = readDmsFile(bytes);
 const ms = performance.now() - started;
-console.log(JSON.stringify({ documents: documents.length, ms, rssBeforeMb: before / 1048576, rssPeakMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({
+    documents: documents.length,
+    ms,
+    rssBeforeMb: before / 1048576,
+    rssPeakMb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

@@ -10,11 +10,13 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { ingestBatch } from '../../server/modules/dms/ingest.js';
 import { reconcileDue } from '../../server/modules/dms/reconciliation.js';
+// The registries the DMS and the posting functions read (the DMS handlers, the postings, the document types).
+import '../../server/composition/modules.js';
 
 export interface DmsReconciliationFigures {
   salesmen: number;
@@ -27,17 +29,30 @@ export interface DmsReconciliationFigures {
 }
 
 const DAY = '2026-11-25';
-const D = (documentType: string, documentNumber: string, salesmanCode: string, body: Record<string, unknown>) =>
-  ({ documentType, distributorCode: 'DIST001', documentNumber, documentDate: DAY, salesmanCode, body });
-const invoice = (route: string, salesman: string, n: number) => D('sale_invoice', `CS${route}${String(n).padStart(6, '0')}`, salesman, {
-  routeCode: route, customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
-  lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }],
-  totals: { subtotal: '24000', discount: '0', tax: '4320', total: '28320' },
+const D = (documentType: string, documentNumber: string, salesmanCode: string, body: Record<string, unknown>) => ({
+  documentType,
+  distributorCode: 'DIST001',
+  documentNumber,
+  documentDate: DAY,
+  salesmanCode,
+  body,
 });
+const invoice = (route: string, salesman: string, n: number) =>
+  D('sale_invoice', `CS${route}${String(n).padStart(6, '0')}`, salesman, {
+    routeCode: route,
+    customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`,
+    currency: 'UGX',
+    payment: { method: 'credit' },
+    lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }],
+    totals: { subtotal: '24000', discount: '0', tax: '4320', total: '28320' },
+  });
 
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 
-export async function benchDmsReconciliation(urlOf: (database: string) => string, options: { salesmen?: number; documents?: number; rounds?: number } = {}): Promise<DmsReconciliationFigures> {
+export async function benchDmsReconciliation(
+  urlOf: (database: string) => string,
+  options: { salesmen?: number; documents?: number; rounds?: number } = {},
+): Promise<DmsReconciliationFigures> {
   const salesmen = options.salesmen ?? 5;
   const perSalesman = options.documents ?? 500;
   const rounds = options.rounds ?? 5;
@@ -51,7 +66,11 @@ export async function benchDmsReconciliation(urlOf: (database: string) => string
   const db = kyselyOver(pool);
   try {
     await applyMigrations(pool);
-    const record = await createOrganization(db, { name: 'Bench DMS reconciliation', baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
+    const record = await createOrganization(db, {
+      name: 'Bench DMS reconciliation',
+      baseCurrency: 'UGX',
+      modules: ['delivery', 'field-sales'],
+    });
     const operator = operatorActor(actingOrganization(record), 'bench');
     const connection = await inTransaction(db, async (tx) => {
       for (const code of ['M01', 'D01']) await locations.create(tx, operator, { code, name: code });
@@ -63,8 +82,15 @@ export async function benchDmsReconciliation(urlOf: (database: string) => string
       const invoices = Array.from({ length: perSalesman }, (_, i) => invoice(route, salesman, i + 1));
       const numbers = invoices.map((d) => d.documentNumber);
       const comparison = [
-        D('daily_totals', `DT-${salesman}`, salesman, { totals: [{ documentType: 'sale_invoice', count: perSalesman + 2, value: String(28320 * (perSalesman + 2)) }], documents: [...numbers, `CS${route}900001`, `CS${route}900002`] }),
-        D('route_settlement', `RS-${salesman}`, salesman, { routeCode: route, cashHandedIn: '0', documents: [...numbers, `CS${route}900001`, `CS${route}900002`] }),
+        D('daily_totals', `DT-${salesman}`, salesman, {
+          totals: [{ documentType: 'sale_invoice', count: perSalesman + 2, value: String(28320 * (perSalesman + 2)) }],
+          documents: [...numbers, `CS${route}900001`, `CS${route}900002`],
+        }),
+        D('route_settlement', `RS-${salesman}`, salesman, {
+          routeCode: route,
+          cashHandedIn: '0',
+          documents: [...numbers, `CS${route}900001`, `CS${route}900002`],
+        }),
       ];
       const ids: string[] = [];
       for (let i = 0; i < invoices.length; i += 500) {
@@ -75,10 +101,31 @@ export async function benchDmsReconciliation(urlOf: (database: string) => string
       const posted = ids.filter((_, i) => i % 20 < 18);
       const rejected = ids.filter((_, i) => i % 20 === 18);
       const now = new Date();
-      await db.updateTable('dms_documents').set({ state: 'posted', mikono_table: 'invoices', mikono_id: 'inv_bench', posted_at: now, updated_at: now, next_attempt_at: null })
-        .where('organization_id', '=', record.id).where('id', 'in', posted).execute();
-      await db.updateTable('dms_documents').set({ state: 'rejected', reason_code: 'R09', reason_text: 'Bench: refused.', updated_at: now, next_attempt_at: null })
-        .where('organization_id', '=', record.id).where('id', 'in', rejected).execute();
+      await db
+        .updateTable('dms_documents')
+        .set({
+          state: 'posted',
+          mikono_table: 'invoices',
+          mikono_id: 'inv_bench',
+          posted_at: now,
+          updated_at: now,
+          next_attempt_at: null,
+        })
+        .where('organization_id', '=', record.id)
+        .where('id', 'in', posted)
+        .execute();
+      await db
+        .updateTable('dms_documents')
+        .set({
+          state: 'rejected',
+          reason_code: 'R09',
+          reason_text: 'Bench: refused.',
+          updated_at: now,
+          next_attempt_at: null,
+        })
+        .where('organization_id', '=', record.id)
+        .where('id', 'in', rejected)
+        .execute();
     }
     const after = new Date(`${DAY}T21:00:00.000Z`);
     const fresh: number[] = [];
@@ -95,8 +142,13 @@ export async function benchDmsReconciliation(urlOf: (database: string) => string
       if (again !== 0) throw new Error(`an unchanged run changed ${again} days`);
     }
     return {
-      salesmen, documentsPerSalesman: perSalesman, rounds,
-      freshMedianMs: median(fresh), freshMaxMs: Math.max(...fresh), recheckMedianMs: median(recheck), recheckMaxMs: Math.max(...recheck),
+      salesmen,
+      documentsPerSalesman: perSalesman,
+      rounds,
+      freshMedianMs: median(fresh),
+      freshMaxMs: Math.max(...fresh),
+      recheckMedianMs: median(recheck),
+      recheckMaxMs: Math.max(...recheck),
     };
   } catch (error) {
     process.stderr.write(`dms reconciliation bench: ${(error as Error).stack ?? String(error)}\n`);

@@ -37,21 +37,39 @@ export interface DmsFigures {
   syncAnswerMaxMs: number;
   syncPerSecond: number;
   /** The XML file: its size, documents, the answer, parsed and flagged, all posted, and the process's memory. */
-  file: { bytes: number; documents: number; answerMs: number; parsedMs: number; postedMs: number; rssBeforeMb: number; rssPeakMb: number;
+  file: {
+    bytes: number;
+    documents: number;
+    answerMs: number;
+    parsedMs: number;
+    postedMs: number;
+    rssBeforeMb: number;
+    rssPeakMb: number;
     /** The parser alone on the same file, in a process of its own (dms-file-memory.ts). */
-    alone: { ms: number; rssBeforeMb: number; rssPeakMb: number } };
+    alone: { ms: number; rssBeforeMb: number; rssPeakMb: number };
+  };
 }
 
 const D = dmsDocument;
-const invoice = (n: number) => D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
-  routeCode: 'R01', customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
-  lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }, { productCode: '100201', unit: 'bottle', quantity: 2, unitPrice: '1000', discount: '100' }],
-  totals: { subtotal: '26000', discount: '100', tax: '4662', total: '30562' },
-});
+const invoice = (n: number) =>
+  D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
+    routeCode: 'R01',
+    customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`,
+    currency: 'UGX',
+    payment: { method: 'credit' },
+    lines: [
+      { productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' },
+      { productCode: '100201', unit: 'bottle', quantity: 2, unitPrice: '1000', discount: '100' },
+    ],
+    totals: { subtotal: '26000', discount: '100', tax: '4662', total: '30562' },
+  });
 
 type Shop = DmsShop;
 
-export async function benchDms(urlOf: (database: string) => string, options: { batches?: number; syncBatches?: number } = {}): Promise<DmsFigures> {
+export async function benchDms(
+  urlOf: (database: string) => string,
+  options: { batches?: number; syncBatches?: number } = {},
+): Promise<DmsFigures> {
   const batches = options.batches ?? 4;
   const syncBatches = options.syncBatches ?? 10;
   const name = 'bench_dms';
@@ -64,8 +82,19 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
   pool.on('error', () => {});
   const db = kyselyOver(pool);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-dms-'));
-  const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'production',
-    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' });
+  const config = loadConfig({
+    DATABASE_URL: urlOf(name),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SANDBOX_BOOTSTRAP: 'false',
+    DATA_DIR: dataDir,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    NODE_ENV: 'production',
+    ENVIRONMENT: 'production',
+    CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+    WEBHOOK_SECRET_KEY: 'b'.repeat(64),
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+  });
   let running: RunningService | null = null;
   try {
     await applyMigrations(pool);
@@ -74,12 +103,21 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     let keys = 0;
     const push = async (shop: Shop, body: unknown) => {
       const started = performance.now();
-      const res = await fetch(`${base}/dms/canonical/documents`, { method: 'POST', headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json', 'idempotency-key': `bench-${keys++}` }, body: JSON.stringify(body) });
-      const answer = await res.json() as { flags: { state: string }[] };
+      const res = await fetch(`${base}/dms/canonical/documents`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${shop.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': `bench-${keys++}`,
+        },
+        body: JSON.stringify(body),
+      });
+      const answer = (await res.json()) as { flags: { state: string }[] };
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       return { ms: performance.now() - started, flags: answer.flags };
     };
-    const prepare = (label: string, synchronous: boolean, cases: number) => prepareDmsShop(db, { name: `Bench DMS ${label}`, synchronous, cases, push });
+    const prepare = (label: string, synchronous: boolean, cases: number) =>
+      prepareDmsShop(db, { name: `Bench DMS ${label}`, synchronous, cases, push });
 
     const asyncShop = await prepare('async', false, batches * 500 * 2);
     const answers: number[] = [];
@@ -90,7 +128,12 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
       if (flags.some((flag) => flag.state !== 'received')) throw new Error('a bench document was not received');
       answers.push(ms);
     }
-    await until(async () => (await pendingDocuments(db, asyncShop.organizationId)) === 0, 600_000, 'the batches posted', 50);
+    await until(
+      async () => (await pendingDocuments(db, asyncShop.organizationId)) === 0,
+      600_000,
+      'the batches posted',
+      50,
+    );
     await requireAllPosted(db, asyncShop.organizationId);
     const drainMs = (await lastChange(db, asyncShop.organizationId)) - first;
 
@@ -99,7 +142,10 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     const syncStarted = performance.now();
     for (let b = 0; b < syncBatches; b += 1) {
       const { ms, flags } = await push(syncShop, { documents: Array.from({ length: 50 }, () => invoice(n++)) });
-      if (flags.some((flag) => flag.state !== 'posted')) throw new Error(`a synchronous document did not post: ${JSON.stringify(flags.find((f) => f.state !== 'posted'))}`);
+      if (flags.some((flag) => flag.state !== 'posted'))
+        throw new Error(
+          `a synchronous document did not post: ${JSON.stringify(flags.find((f) => f.state !== 'posted'))}`,
+        );
       syncAnswers.push(ms);
     }
     const syncMs = performance.now() - syncStarted;
@@ -108,8 +154,16 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     // The file: invoices of 10 lines, as many as fit in just under 5 MB.
     const fileInvoice = (i: number) => {
       const base = invoice(n + i);
-      const lines = Array.from({ length: 10 }, () => ({ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }));
-      return { ...base, body: { ...base.body, lines, totals: { subtotal: '240000', discount: '0', tax: '43200', total: '283200' } } };
+      const lines = Array.from({ length: 10 }, () => ({
+        productCode: '100201',
+        unit: 'case',
+        quantity: 1,
+        unitPrice: '24000',
+      }));
+      return {
+        ...base,
+        body: { ...base.body, lines, totals: { subtotal: '240000', discount: '0', tax: '43200', total: '283200' } },
+      };
     };
     const perInvoice = Buffer.byteLength(writeDmsFile([fileInvoice(0)])) - Buffer.byteLength(writeDmsFile([]));
     const count = Math.floor((5 * 1024 * 1024 - 200) / perInvoice);
@@ -118,28 +172,75 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
     n += count;
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
-    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 20);
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 20);
     const fileStarted = performance.now();
-    const upload = await fetch(`${base}/dms/canonical/files`, { method: 'POST', headers: { authorization: `Bearer ${fileShop.key}`, 'content-type': 'application/xml', 'idempotency-key': `bench-${keys++}` }, body: xml });
+    const upload = await fetch(`${base}/dms/canonical/files`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${fileShop.key}`,
+        'content-type': 'application/xml',
+        'idempotency-key': `bench-${keys++}`,
+      },
+      body: xml,
+    });
     const answerMs = performance.now() - fileStarted;
-    const batch = await upload.json() as { batchId: string };
+    const batch = (await upload.json()) as { batchId: string };
     if (upload.status !== 202) throw new Error(`file: ${upload.status} ${JSON.stringify(batch)}`);
-    const batchRow = () => db.selectFrom('dms_batches').select(['file_status', 'file_error']).where('organization_id', '=', fileShop.organizationId).where('id', '=', batch.batchId).executeTakeFirstOrThrow();
+    const batchRow = () =>
+      db
+        .selectFrom('dms_batches')
+        .select(['file_status', 'file_error'])
+        .where('organization_id', '=', fileShop.organizationId)
+        .where('id', '=', batch.batchId)
+        .executeTakeFirstOrThrow();
     await until(async () => (await batchRow()).file_status !== 'received', 60_000, 'the file parsed', 50);
     const parsedMs = performance.now() - fileStarted;
     clearInterval(sampler);
     const parsed = await batchRow();
     if (parsed.file_status !== 'parsed') throw new Error(`the bench file did not parse: ${parsed.file_error}`);
-    await until(async () => (await pendingDocuments(db, fileShop.organizationId)) === 0, 600_000, 'the file posted', 50);
+    await until(
+      async () => (await pendingDocuments(db, fileShop.organizationId)) === 0,
+      600_000,
+      'the file posted',
+      50,
+    );
     const postedMs = performance.now() - fileStarted;
     await requireAllPosted(db, fileShop.organizationId);
     const xmlPath = join(dataDir, 'bench.xml');
     writeFileSync(xmlPath, xml);
-    const alone = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(dirname(fileURLToPath(import.meta.url)), 'dms-file-memory.ts'), xmlPath], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as DmsFigures['file']['alone'];
-    const file = { bytes: Buffer.byteLength(xml), documents: count, answerMs, parsedMs, postedMs, rssBeforeMb: rssBefore / 1048576, rssPeakMb: rssPeak / 1048576, alone };
+    const alone = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['--import', 'tsx', join(dirname(fileURLToPath(import.meta.url)), 'dms-file-memory.ts'), xmlPath],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n')
+        .at(-1)!,
+    ) as DmsFigures['file']['alone'];
+    const file = {
+      bytes: Buffer.byteLength(xml),
+      documents: count,
+      answerMs,
+      parsedMs,
+      postedMs,
+      rssBeforeMb: rssBefore / 1048576,
+      rssPeakMb: rssPeak / 1048576,
+      alone,
+    };
     return {
-      batchSize: 500, batches, answerMedianMs: median(answers), answerMaxMs: Math.max(...answers), postedPerSecond: (batches * 500) / (drainMs / 1000),
-      syncBatchSize: 50, syncBatches, syncAnswerMedianMs: median(syncAnswers), syncAnswerMaxMs: Math.max(...syncAnswers), syncPerSecond: (syncBatches * 50) / (syncMs / 1000),
+      batchSize: 500,
+      batches,
+      answerMedianMs: median(answers),
+      answerMaxMs: Math.max(...answers),
+      postedPerSecond: (batches * 500) / (drainMs / 1000),
+      syncBatchSize: 50,
+      syncBatches,
+      syncAnswerMedianMs: median(syncAnswers),
+      syncAnswerMaxMs: Math.max(...syncAnswers),
+      syncPerSecond: (syncBatches * 50) / (syncMs / 1000),
       file,
     };
   } catch (error) {
@@ -155,11 +256,18 @@ export async function benchDms(urlOf: (database: string) => string, options: { b
 }
 
 // The database's clock, as the flags' updated_at.
-const firstChange = async (db: Db) => (await sql<{ now: Date }>`select now() as now`.execute(db)).rows[0]!.now.getTime();
-const lastChange = async (db: Db, organizationId: string) => new Date((await db.selectFrom('dms_documents').select((eb) => eb.fn.max('updated_at').as('at'))
-  .where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).at as Date).getTime();
-
-
+const firstChange = async (db: Db) =>
+  (await sql<{ now: Date }>`select now() as now`.execute(db)).rows[0]!.now.getTime();
+const lastChange = async (db: Db, organizationId: string) =>
+  new Date(
+    (
+      await db
+        .selectFrom('dms_documents')
+        .select((eb) => eb.fn.max('updated_at').as('at'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).at as Date,
+  ).getTime();
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

@@ -12,12 +12,26 @@ const DOWNLOADS = 30;
 function download(port: number, acceptEncoding: string | null): Promise<{ bytes: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = request({ host: '127.0.0.1', port, path: '/api/v1/openapi.json', headers: acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {} }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ bytes, ms: Number(process.hrtime.bigint() - started) / 1e6 }) : reject(new Error(`GET /openapi.json answered ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/v1/openapi.json',
+        headers: acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {},
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ bytes, ms: Number(process.hrtime.bigint() - started) / 1e6 })
+            : reject(new Error(`GET /openapi.json answered ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -25,7 +39,11 @@ function download(port: number, acceptEncoding: string | null): Promise<{ bytes:
 
 export async function benchDocuments(port: number): Promise<DocumentFigures> {
   const rows: DocumentFigures['rows'] = [];
-  for (const [coding, header] of [['identity', null], ['gzip', 'gzip'], ['br', 'br']] as const) {
+  for (const [coding, header] of [
+    ['identity', null],
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+  ] as const) {
     await download(port, header); // the first compressed one waits for the compression
     const times: number[] = [];
     let bytes = 0;
@@ -42,5 +60,6 @@ export async function benchDocuments(port: number): Promise<DocumentFigures> {
 
 export function printDocuments(figures: DocumentFigures): void {
   console.log('\nGET /openapi.json download, one at a time (median of 30)');
-  for (const row of figures.rows) console.log(`  ${row.coding.padEnd(9)} ${String(row.bytes).padStart(8)} bytes  ${row.medianMs.toFixed(2)} ms`);
+  for (const row of figures.rows)
+    console.log(`  ${row.coding.padEnd(9)} ${String(row.bytes).padStart(8)} bytes  ${row.medianMs.toFixed(2)} ms`);
 }

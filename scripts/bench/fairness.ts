@@ -18,7 +18,7 @@ import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 import type { Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
-import { dmsDocument, pendingDocuments, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
+import { dmsDocument, prepareDmsShop, requireAllPosted, until, type DmsShop } from './dms-setup.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
 
 export interface FairnessFigures {
@@ -35,15 +35,22 @@ export interface FairnessFigures {
 }
 
 const D = dmsDocument;
-const invoice = (n: number) => D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
-  routeCode: 'R01', customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`, currency: 'UGX', payment: { method: 'credit' },
-  lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }],
-  totals: { subtotal: '24000', discount: '0', tax: '4320', total: '28320' },
-});
+const invoice = (n: number) =>
+  D('sale_invoice', `CSR01${String(n).padStart(6, '0')}`, {
+    routeCode: 'R01',
+    customerCode: `UG${String(1 + (n % 20)).padStart(7, '0')}`,
+    currency: 'UGX',
+    payment: { method: 'credit' },
+    lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '24000' }],
+    totals: { subtotal: '24000', discount: '0', tax: '4320', total: '28320' },
+  });
 
 type Shop = DmsShop;
 
-export async function benchFairness(urlOf: (database: string) => string, options: { documents?: number; gapMs?: number } = {}): Promise<FairnessFigures> {
+export async function benchFairness(
+  urlOf: (database: string) => string,
+  options: { documents?: number; gapMs?: number } = {},
+): Promise<FairnessFigures> {
   // As many as asked, or as fit in the 5 MB a file may have (these invoices are a little longer than the issue's).
   const perInvoice = Buffer.byteLength(writeDmsFile([invoice(0)])) - Buffer.byteLength(writeDmsFile([]));
   const documents = Math.min(options.documents ?? 10_000, Math.floor((5 * 1024 * 1024 - 200) / perInvoice));
@@ -57,8 +64,19 @@ export async function benchFairness(urlOf: (database: string) => string, options
   pool.on('error', () => {});
   const db = kyselyOver(pool);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-fair-'));
-  const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'production',
-    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' });
+  const config = loadConfig({
+    DATABASE_URL: urlOf(name),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SANDBOX_BOOTSTRAP: 'false',
+    DATA_DIR: dataDir,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    NODE_ENV: 'production',
+    ENVIRONMENT: 'production',
+    CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+    WEBHOOK_SECRET_KEY: 'b'.repeat(64),
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+  });
   let running: RunningService | null = null;
   try {
     await applyMigrations(pool);
@@ -66,12 +84,21 @@ export async function benchFairness(urlOf: (database: string) => string, options
     const base = `${running.url}/api/v1`;
     let keys = 0;
     const push = async (shop: Shop, body: unknown) => {
-      const res = await fetch(`${base}/dms/canonical/documents`, { method: 'POST', headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json', 'idempotency-key': `fair-${keys++}` }, body: JSON.stringify(body) });
-      const answer = await res.json() as { flags: { documentId: string; state: string }[] };
+      const res = await fetch(`${base}/dms/canonical/documents`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${shop.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': `fair-${keys++}`,
+        },
+        body: JSON.stringify(body),
+      });
+      const answer = (await res.json()) as { flags: { documentId: string; state: string }[] };
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       return answer.flags;
     };
-    const prepare = (label: string, cases: number) => prepareDmsShop(db, { name: `Bench fairness ${label}`, synchronous: false, cases, push });
+    const prepare = (label: string, cases: number) =>
+      prepareDmsShop(db, { name: `Bench fairness ${label}`, synchronous: false, cases, push });
 
     const a = await prepare('A', documents * 3 + 10);
     const b = await prepare('B', 10_000);
@@ -82,14 +109,26 @@ export async function benchFairness(urlOf: (database: string) => string, options
       const xml = writeDmsFile(Array.from({ length: documents }, () => invoice(n++)));
       fileBytes = Buffer.byteLength(xml);
       const started = performance.now();
-      const upload = await fetch(`${base}/dms/canonical/files`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/xml', 'idempotency-key': `fair-${keys++}` }, body: xml });
+      const upload = await fetch(`${base}/dms/canonical/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${a.key}`,
+          'content-type': 'application/xml',
+          'idempotency-key': `fair-${keys++}`,
+        },
+        body: xml,
+      });
       if (upload.status !== 202) throw new Error(`file: ${upload.status} ${await upload.text()}`);
       let finished = false;
       const side = meanwhile?.(() => finished);
-      await until(async () => {
-        if ((await count(db, a.organizationId, 'rejected')) > 0) await requireAllPosted(db, a.organizationId); // throws, naming why
-        return (await posted(db, a.organizationId)) >= n;
-      }, 900_000, 'A\'s file posted');
+      await until(
+        async () => {
+          if ((await count(db, a.organizationId, 'rejected')) > 0) await requireAllPosted(db, a.organizationId); // throws, naming why
+          return (await posted(db, a.organizationId)) >= n;
+        },
+        900_000,
+        "A's file posted",
+      );
       const seconds = (performance.now() - started) / 1000;
       finished = true;
       await side;
@@ -102,20 +141,37 @@ export async function benchFairness(urlOf: (database: string) => string, options
     let m = 0;
     const withB = await fileOfA(async (done) => {
       // Wait for A's file to be under way (parsed and posting), then push B's documents one at a time.
-      await until(async () => done() || (await posted(db, a.organizationId)) > n - documents + documents / 10, 600_000, 'A\'s file under way');
+      await until(
+        async () => done() || (await posted(db, a.organizationId)) > n - documents + documents / 10,
+        600_000,
+        "A's file under way",
+      );
       while (!done()) {
         const sent = performance.now();
         const [flag] = await push(b, { documents: [invoice(m++)] });
-        await until(async () => (await stateOf(db, b.organizationId, flag!.documentId)) !== 'received', 120_000, 'B\'s document posted');
+        await until(
+          async () => (await stateOf(db, b.organizationId, flag!.documentId)) !== 'received',
+          120_000,
+          "B's document posted",
+        );
         bTimes.push(performance.now() - sent);
         await new Promise((resolve) => setTimeout(resolve, gapMs));
       }
     });
     const aloneAfter = await fileOfA();
     await requireAllPosted(db, b.organizationId);
-    if (bTimes.length === 0) throw new Error('B pushed nothing while A\'s file was processed');
+    if (bTimes.length === 0) throw new Error("B pushed nothing while A's file was processed");
     const sorted = [...bTimes].sort((x, y) => x - y);
-    return { documents, fileBytes, aloneBefore, aloneAfter, withB, bPushes: bTimes.length, bMedianMs: sorted[Math.floor(sorted.length / 2)]!, bMaxMs: sorted.at(-1)! };
+    return {
+      documents,
+      fileBytes,
+      aloneBefore,
+      aloneAfter,
+      withB,
+      bPushes: bTimes.length,
+      bMedianMs: sorted[Math.floor(sorted.length / 2)]!,
+      bMaxMs: sorted.at(-1)!,
+    };
   } catch (error) {
     process.stderr.write(`fairness bench: ${(error as Error).stack ?? String(error)}\n`);
     throw error;
@@ -128,13 +184,28 @@ export async function benchFairness(urlOf: (database: string) => string, options
   }
 }
 
-const count = async (db: Db, organizationId: string, state: string) => Number((await db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
-  .where('organization_id', '=', organizationId).where('state', '=', state).where('document_type', '=', 'sale_invoice').executeTakeFirstOrThrow()).n);
+const count = async (db: Db, organizationId: string, state: string) =>
+  Number(
+    (
+      await db
+        .selectFrom('dms_documents')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('state', '=', state)
+        .where('document_type', '=', 'sale_invoice')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const posted = (db: Db, organizationId: string) => count(db, organizationId, 'posted');
-const stateOf = async (db: Db, organizationId: string, id: string) => (await db.selectFrom('dms_documents').select('state')
-  .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirstOrThrow()).state;
-
-
+const stateOf = async (db: Db, organizationId: string, id: string) =>
+  (
+    await db
+      .selectFrom('dms_documents')
+      .select('state')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).state;
 
 export function fairnessReport(f: FairnessFigures): string[] {
   const alone = (f.aloneBefore + f.aloneAfter) / 2;

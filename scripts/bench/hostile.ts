@@ -23,15 +23,34 @@ const ROUNDS = 15;
 const FIELDS = 45_000; // refused by the members limit (json-body.ts) before validation
 const CAPPED_FIELDS = 990; // under it: validated, errors[] capped
 
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; bytes: number; ms: number }> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; bytes: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = request({ host: '127.0.0.1', port, method, path, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers,
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, bytes, ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -42,7 +61,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** /health every 10 ms for `ms`, or until `until` settles. */
 async function probeHealth(port: number, until: Promise<unknown>): Promise<number[]> {
   let done = false;
-  void until.finally(() => { done = true; });
+  void until.finally(() => {
+    done = true;
+  });
   const times: number[] = [];
   while (!done) {
     times.push((await send(port, 'GET', '/api/v1/health', {})).ms);
@@ -66,14 +87,24 @@ async function hostileRow(port: number, key: string, count: number): Promise<Hos
   const during: number[] = [];
   let last = { status: 0, bytes: 0 };
   for (let i = 0; i < ROUNDS; i += 1) {
-    const answer = send(port, 'POST', '/api/v1/customers', { ...headers, 'Idempotency-Key': `bench-hostile-${Date.now()}-${i}` }, body);
-    during.push(...await probeHealth(port, answer));
+    const answer = send(
+      port,
+      'POST',
+      '/api/v1/customers',
+      { ...headers, 'Idempotency-Key': `bench-hostile-${Date.now()}-${i}` },
+      body,
+    );
+    during.push(...(await probeHealth(port, answer)));
     const settled = await answer;
     times.push(settled.ms);
     last = settled;
   }
   return {
-    fields: count, bodyBytes: body.length, answerBytes: last.bytes, status: last.status, medianMs: median(times),
+    fields: count,
+    bodyBytes: body.length,
+    answerBytes: last.bytes,
+    status: last.status,
+    medianMs: median(times),
     healthIdle: { medianMs: median(idle), maxMs: Math.max(...idle) },
     healthDuring: { medianMs: median(during), maxMs: Math.max(...during) },
   };
@@ -81,8 +112,14 @@ async function hostileRow(port: number, key: string, count: number): Promise<Hos
 
 export function printHostile(figures: HostileFigures): void {
   for (const row of figures.rows) {
-    console.log(`\nA body of ${row.fields} unknown fields (${(row.bodyBytes / 1024).toFixed(0)} KB) to POST /customers, one at a time (median of ${ROUNDS})`);
-    console.log(`  answered ${row.status} (aim: 400) in ${row.medianMs.toFixed(1)} ms, ${row.answerBytes} bytes (aim: under 200 ms) ${row.medianMs < 200 ? 'met' : 'NOT met'}`);
-    console.log(`  GET /health beside it: median ${row.healthDuring.medianMs.toFixed(2)} ms, worst ${row.healthDuring.maxMs.toFixed(1)} ms; alone: median ${row.healthIdle.medianMs.toFixed(2)} ms, worst ${row.healthIdle.maxMs.toFixed(1)} ms`);
+    console.log(
+      `\nA body of ${row.fields} unknown fields (${(row.bodyBytes / 1024).toFixed(0)} KB) to POST /customers, one at a time (median of ${ROUNDS})`,
+    );
+    console.log(
+      `  answered ${row.status} (aim: 400) in ${row.medianMs.toFixed(1)} ms, ${row.answerBytes} bytes (aim: under 200 ms) ${row.medianMs < 200 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `  GET /health beside it: median ${row.healthDuring.medianMs.toFixed(2)} ms, worst ${row.healthDuring.maxMs.toFixed(1)} ms; alone: median ${row.healthIdle.medianMs.toFixed(2)} ms, worst ${row.healthIdle.maxMs.toFixed(1)} ms`,
+    );
   }
 }

@@ -25,14 +25,20 @@ import { startService, type RunningService } from '../../server/composition/serv
 import type { Role } from '../../server/platform/config.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
 import { createApiKey } from '../../server/platform/access/api-keys.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 
 export interface IdleFigures {
   seconds: number;
   /** Per topology: statements a second through the proxy, and the database's transactions and rows read a second. */
-  idle: { role: Role; statementsPerSecond: number; transactionsPerSecond: number; rowsReturnedPerSecond: number; byKind: Record<string, number> }[];
+  idle: {
+    role: Role;
+    statementsPerSecond: number;
+    transactionsPerSecond: number;
+    rowsReturnedPerSecond: number;
+    byKind: Record<string, number>;
+  }[];
   /** Commit of a one-document DMS push to its posting's flag write (an upper bound of the start of work), on the idle single process. */
   pushes: number;
   startMedianMs: number;
@@ -42,7 +48,10 @@ export interface IdleFigures {
 }
 
 /** A TCP proxy to Postgres that counts the statements its clients send (Query and Execute messages). */
-async function countingProxy(target: { host: string; port: number }): Promise<{ port: number; counts: Map<string, number>; close(): Promise<void> }> {
+async function countingProxy(target: {
+  host: string;
+  port: number;
+}): Promise<{ port: number; counts: Map<string, number>; close(): Promise<void> }> {
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -84,7 +93,12 @@ async function countingProxy(target: { host: string; port: number }): Promise<{ 
       }
     });
     upstream.on('data', (chunk) => client.write(chunk));
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
   });
@@ -92,16 +106,20 @@ async function countingProxy(target: { host: string; port: number }): Promise<{ 
   return {
     port: (server.address() as { port: number }).port,
     counts,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
-export async function benchIdle(urlOf: (database: string) => string, options: { seconds?: number; pushes?: number } = {}): Promise<IdleFigures> {
+export async function benchIdle(
+  urlOf: (database: string) => string,
+  options: { seconds?: number; pushes?: number } = {},
+): Promise<IdleFigures> {
   const seconds = options.seconds ?? 60; // pg-boss's slowest timers (supervision, queue cache) come each minute
   const pushes = options.pushes ?? 10;
   const name = 'bench_idle';
@@ -118,11 +136,25 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
   proxied.hostname = '127.0.0.1';
   proxied.port = String(proxy.port);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
-  const config = loadConfig({ DATABASE_URL: proxied.toString(), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000', NODE_ENV: 'production', ENVIRONMENT: 'production',
-    CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' });
+  const config = loadConfig({
+    DATABASE_URL: proxied.toString(),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SANDBOX_BOOTSTRAP: 'false',
+    DATA_DIR: dataDir,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    NODE_ENV: 'production',
+    ENVIRONMENT: 'production',
+    CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+    WEBHOOK_SECRET_KEY: 'b'.repeat(64),
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+  });
   const stats = async () => {
     // The bench's own read, by its direct connection (not through the proxy); it counts one transaction itself.
-    const { rows } = await admin.query<{ xact: string; tup: string }>('SELECT xact_commit + xact_rollback AS xact, tup_returned AS tup FROM pg_stat_database WHERE datname = $1', [name]);
+    const { rows } = await admin.query<{ xact: string; tup: string }>(
+      'SELECT xact_commit + xact_rollback AS xact, tup_returned AS tup FROM pg_stat_database WHERE datname = $1',
+      [name],
+    );
     return { xact: Number(rows[0]!.xact), tup: Number(rows[0]!.tup) };
   };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -137,8 +169,16 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
       const before = await stats();
       await sleep(seconds * 1_000);
       const after = await stats();
-      const byKind = Object.fromEntries([...proxy.counts].map(([kind, n]) => [kind, Math.round((n / seconds) * 100) / 100]));
-      idle.push({ role, statementsPerSecond: total(proxy.counts) / seconds, transactionsPerSecond: (after.xact - before.xact - 1) / seconds, rowsReturnedPerSecond: (after.tup - before.tup) / seconds, byKind });
+      const byKind = Object.fromEntries(
+        [...proxy.counts].map(([kind, n]) => [kind, Math.round((n / seconds) * 100) / 100]),
+      );
+      idle.push({
+        role,
+        statementsPerSecond: total(proxy.counts) / seconds,
+        transactionsPerSecond: (after.xact - before.xact - 1) / seconds,
+        rowsReturnedPerSecond: (after.tup - before.tup) / seconds,
+        byKind,
+      });
       if (role !== 'all') {
         await running.stop();
         running = null;
@@ -146,28 +186,58 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
     }
 
     // The delay from commit to the start of work, on the single process (idle) just measured.
-    const record = await createOrganization(db, { name: 'Bench idle', baseCurrency: 'UGX', modules: ['delivery', 'field-sales'] });
+    const record = await createOrganization(db, {
+      name: 'Bench idle',
+      baseCurrency: 'UGX',
+      modules: ['delivery', 'field-sales'],
+    });
     const operator = operatorActor(actingOrganization(record), 'bench');
     await inTransaction(db, async (tx) => {
-      for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B']) await locations.create(tx, operator, { code, name: code });
+      for (const code of ['M01', 'D01', 'V_R01-G', 'V_R01-B'])
+        await locations.create(tx, operator, { code, name: code });
       await addConnection(tx, record.id, 'canonical', { distributorCode: 'DIST001', synchronous: false });
     });
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
-    const key = (await createApiKey(db, { organizationId: record.id, name: 'bench idle', environment: 'production', scopes: ['dms:ingest'], rateLimits: { read: unlimited, write: unlimited, ingest: unlimited } })).secret;
+    const key = (
+      await createApiKey(db, {
+        organizationId: record.id,
+        name: 'bench idle',
+        environment: 'production',
+        scopes: ['dms:ingest'],
+        rateLimits: { read: unlimited, write: unlimited, ingest: unlimited },
+      })
+    ).secret;
     const starts: number[] = [];
     const posted: number[] = [];
     for (let i = 0; i < pushes; i += 1) {
       await sleep(1_500);
       // A product: master data that waits for nothing, posted by the worker like any document.
-      const document = { documentType: 'product', distributorCode: 'DIST001', documentNumber: String(100_201 + i), documentDate: '2026-11-25', salesmanCode: 'SM01', status: 'active', body: { name: `Soda ${i + 1}`, packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] } };
-      const res = await fetch(`${running!.url}/api/v1/dms/canonical/documents`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `idle-${i}` }, body: JSON.stringify({ documents: [document] }) });
+      const document = {
+        documentType: 'product',
+        distributorCode: 'DIST001',
+        documentNumber: String(100_201 + i),
+        documentDate: '2026-11-25',
+        salesmanCode: 'SM01',
+        status: 'active',
+        body: { name: `Soda ${i + 1}`, packSize: 24, taxRate: '18', sellingUnits: ['case', 'bottle'] },
+      };
+      const res = await fetch(`${running!.url}/api/v1/dms/canonical/documents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `idle-${i}` },
+        body: JSON.stringify({ documents: [document] }),
+      });
       const answered = Date.now();
-      const answer = await res.json() as { flags: { documentId: string; state: string }[] };
+      const answer = (await res.json()) as { flags: { documentId: string; state: string }[] };
       if (res.status >= 300) throw new Error(`push: ${res.status} ${JSON.stringify(answer)}`);
       const id = answer.flags[0]!.documentId;
       for (const deadline = Date.now() + 60_000; ; ) {
         if (Date.now() > deadline) throw new Error('the pushed document was not posted within 60 s');
-        const row = await db.selectFrom('dms_documents').select(['state', 'updated_at', 'received_at']).where('organization_id', '=', record.id).where('id', '=', id).executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom('dms_documents')
+          .select(['state', 'updated_at', 'received_at'])
+          .where('organization_id', '=', record.id)
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
         if (row.state !== 'received') {
           if (row.state !== 'posted') throw new Error(`the pushed document was ${row.state}`);
           // updated_at is written by the posting transaction as it ends (this machine's clock, as `answered`).
@@ -179,7 +249,14 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
       }
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    return { seconds, idle, pushes, startMedianMs: median(starts), startMaxMs: Math.max(...starts), postedMedianMs: median(posted) };
+    return {
+      seconds,
+      idle,
+      pushes,
+      startMedianMs: median(starts),
+      startMaxMs: Math.max(...starts),
+      postedMedianMs: median(posted),
+    };
   } finally {
     await running?.stop().catch(() => {});
     await proxy.close();
@@ -191,10 +268,21 @@ export async function benchIdle(urlOf: (database: string) => string, options: { 
 }
 
 export function idleReport(f: IdleFigures): string[] {
-  const label = { api: 'an API process alone (--role api)', worker: 'a worker alone (--role worker)', all: 'one process of every role (npm start)' } as const;
+  const label = {
+    api: 'an API process alone (--role api)',
+    worker: 'a worker alone (--role worker)',
+    all: 'one process of every role (npm start)',
+  } as const;
   return [
     `Idle service (nothing to do, ${f.seconds} s each; statements counted at the wire by a proxy, aim under 2 a second for an API process and a worker):`,
-    ...f.idle.map((r) => `  ${label[r.role]}: ${r.statementsPerSecond.toFixed(2)} statements/s (${Object.entries(r.byKind).map(([k, n]) => `${k} ${n}`).join(', ')}); database: ${r.transactionsPerSecond.toFixed(2)} transactions/s, ${r.rowsReturnedPerSecond.toFixed(0)} rows read/s`),
+    ...f.idle.map(
+      (r) =>
+        `  ${label[r.role]}: ${r.statementsPerSecond.toFixed(2)} statements/s (${Object.entries(r.byKind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(
+            ', ',
+          )}); database: ${r.transactionsPerSecond.toFixed(2)} transactions/s, ${r.rowsReturnedPerSecond.toFixed(0)} rows read/s`,
+    ),
     `  commit to work (a one-document DMS push on the idle single process; aim no worse than before): its posting's flag written ${f.startMedianMs.toFixed(0)} ms after the answer (median of ${f.pushes}; worst ${f.startMaxMs.toFixed(0)} ms), seen posted by a client polling every 5 ms after ${f.postedMedianMs.toFixed(0)} ms`,
   ];
 }

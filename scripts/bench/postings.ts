@@ -20,7 +20,7 @@ import { applyMigrations } from '../../server/platform/database/migrations.js';
 import { inTransaction, type Db } from '../../server/platform/database/transaction.js';
 import { startService, type RunningService } from '../../server/composition/service.js';
 import { actingOrganization, createOrganization } from '../../server/platform/access/organizations.js';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { setConnection, SIMULATOR_BASE_URL } from '../../server/connectors/connections.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { locations } from '../../server/modules/locations/service.js';
@@ -42,9 +42,18 @@ export interface PostingsFigures {
   attemptsAboveOne: number;
 }
 
-interface Shop { operator: OperatorActor; organizationId: string; soda: string; warehouse: string; customer: string }
+interface Shop {
+  operator: OperatorActor;
+  organizationId: string;
+  soda: string;
+  warehouse: string;
+  customer: string;
+}
 
-export async function benchPostings(urlOf: (database: string) => string, options: { queued?: number; paced?: number; gapMs?: number } = {}): Promise<PostingsFigures> {
+export async function benchPostings(
+  urlOf: (database: string) => string,
+  options: { queued?: number; paced?: number; gapMs?: number } = {},
+): Promise<PostingsFigures> {
   const queued = options.queued ?? 1000;
   const paced = options.paced ?? 200;
   const gapMs = options.gapMs ?? 25;
@@ -56,7 +65,15 @@ export async function benchPostings(urlOf: (database: string) => string, options
   const db = kyselyOver(pool);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-postings-'));
   const logger = pino({ level: 'silent' });
-  const config = loadConfig({ DATABASE_URL: urlOf(name), PORT: '0', LOG_LEVEL: 'silent', SANDBOX_BOOTSTRAP: 'false', SIMULATORS: 'true', DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000' });
+  const config = loadConfig({
+    DATABASE_URL: urlOf(name),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SANDBOX_BOOTSTRAP: 'false',
+    SIMULATORS: 'true',
+    DATA_DIR: dataDir,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  });
   let running: RunningService | null = null;
   const companies = 10;
   const singleQueued = 600;
@@ -71,8 +88,19 @@ export async function benchPostings(urlOf: (database: string) => string, options
     await running.stop();
     let started = Date.now();
     running = await startService(config, logger, { role: 'worker' });
-    await until(async () => (await postedCount(db, shops.map((s) => s.organizationId))) >= queued, 600_000);
-    const drainMs = (await lastPosted(db, shops.map((s) => s.organizationId))) - started;
+    await until(
+      async () =>
+        (await postedCount(
+          db,
+          shops.map((s) => s.organizationId),
+        )) >= queued,
+      600_000,
+    );
+    const drainMs =
+      (await lastPosted(
+        db,
+        shops.map((s) => s.organizationId),
+      )) - started;
     await running.stop();
 
     // One company alone: QuickBooks' 500 requests a minute decide (the throttled attempts wait its Retry-After).
@@ -94,13 +122,33 @@ export async function benchPostings(urlOf: (database: string) => string, options
       await sleep(Math.max(0, gapMs - (Date.now() - before)));
     }
     await until(async () => (await postedCount(db, [shop.organizationId])) >= paced, 600_000);
-    const rows = await db.selectFrom('external_postings as p').innerJoin('invoices as i', (join) => join.onRef('i.organization_id', '=', 'p.organization_id').onRef('i.id', '=', 'p.document_id'))
-      .select(['i.created_at', 'p.updated_at']).where('p.organization_id', '=', shop.organizationId).where('i.created_at', '>=', since).execute();
+    const rows = await db
+      .selectFrom('external_postings as p')
+      .innerJoin('invoices as i', (join) =>
+        join.onRef('i.organization_id', '=', 'p.organization_id').onRef('i.id', '=', 'p.document_id'),
+      )
+      .select(['i.created_at', 'p.updated_at'])
+      .where('p.organization_id', '=', shop.organizationId)
+      .where('i.created_at', '>=', since)
+      .execute();
     const latencies = rows.map((row) => row.updated_at.getTime() - row.created_at.getTime()).sort((a, b) => a - b);
-    const repeated = await db.selectFrom('external_postings').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', shop.organizationId).where('attempts', '>', 1).executeTakeFirstOrThrow();
+    const repeated = await db
+      .selectFrom('external_postings')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', shop.organizationId)
+      .where('attempts', '>', 1)
+      .executeTakeFirstOrThrow();
     return {
-      queued, companies, postingsPerSecond: queued / (drainMs / 1000), drainMs, singleQueued, singlePostingsPerSecond: singleQueued / (singleMs / 1000),
-      latencySamples: latencies.length, latencyP50Ms: percentile(latencies, 0.5), latencyP99Ms: percentile(latencies, 0.99), attemptsAboveOne: Number(repeated.n),
+      queued,
+      companies,
+      postingsPerSecond: queued / (drainMs / 1000),
+      drainMs,
+      singleQueued,
+      singlePostingsPerSecond: singleQueued / (singleMs / 1000),
+      latencySamples: latencies.length,
+      latencyP50Ms: percentile(latencies, 0.5),
+      latencyP99Ms: percentile(latencies, 0.99),
+      attemptsAboveOne: Number(repeated.n),
     };
   } finally {
     await running?.stop().catch(() => {});
@@ -115,24 +163,60 @@ async function prepare(db: Db, cases: number, realm: string): Promise<Shop> {
   const record = await createOrganization(db, { name: `Bench postings ${realm}`, baseCurrency: 'UGX' });
   const operator = operatorActor(actingOrganization(record), 'bench');
   return inTransaction(db, async (tx) => {
-    const soda = await products.create(tx, operator, { productCode: '300001', name: 'Soda 300ml', packSize: 24, sellingUnits: ['case'], taxRate: 18 });
+    const soda = await products.create(tx, operator, {
+      productCode: '300001',
+      name: 'Soda 300ml',
+      packSize: 24,
+      sellingUnits: ['case'],
+      taxRate: 18,
+    });
     const warehouse = await locations.create(tx, operator, { code: 'M01', name: 'Main' });
-    const customer = await customers.create(tx, operator, { outletCode: 'UG0000001', name: 'Mama Shop', channel: 'retail' });
-    await postStockAdjustment(tx, operator, { reasonCode: 'OPENING', lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: cases, unitCost: '20000' }] });
+    const customer = await customers.create(tx, operator, {
+      outletCode: 'UG0000001',
+      name: 'Mama Shop',
+      channel: 'retail',
+    });
+    await postStockAdjustment(tx, operator, {
+      reasonCode: 'OPENING',
+      lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: cases, unitCost: '20000' }],
+    });
     await setConnection(tx, record.id, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: realm }, null);
     return { operator, organizationId: record.id, soda: soda.id, warehouse: warehouse.id, customer: customer.id };
   });
 }
 
-const sell = (db: Db, shop: Shop) => inTransaction(db, (tx) => createInvoice(tx, shop.operator, {
-  customerId: shop.customer, locationId: shop.warehouse, issueDate: '2026-11-24', currency: 'UGX',
-  lines: [{ productId: shop.soda, unit: 'case', quantity: 1, unitPrice: '25000' }],
-}));
+const sell = (db: Db, shop: Shop) =>
+  inTransaction(db, (tx) =>
+    createInvoice(tx, shop.operator, {
+      customerId: shop.customer,
+      locationId: shop.warehouse,
+      issueDate: '2026-11-24',
+      currency: 'UGX',
+      lines: [{ productId: shop.soda, unit: 'case', quantity: 1, unitPrice: '25000' }],
+    }),
+  );
 
-const postedCount = async (db: Db, organizations: string[]) => Number((await db.selectFrom('external_postings').select((eb) => eb.fn.countAll<string>().as('n'))
-  .where('organization_id', 'in', organizations).where('status', '=', 'posted').executeTakeFirstOrThrow()).n);
-const lastPosted = async (db: Db, organizations: string[]) => new Date((await db.selectFrom('external_postings').select((eb) => eb.fn.max('updated_at').as('at'))
-  .where('organization_id', 'in', organizations).executeTakeFirstOrThrow()).at as Date).getTime();
+const postedCount = async (db: Db, organizations: string[]) =>
+  Number(
+    (
+      await db
+        .selectFrom('external_postings')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', 'in', organizations)
+        .where('status', '=', 'posted')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const lastPosted = async (db: Db, organizations: string[]) =>
+  new Date(
+    (
+      await db
+        .selectFrom('external_postings')
+        .select((eb) => eb.fn.max('updated_at').as('at'))
+        .where('organization_id', 'in', organizations)
+        .executeTakeFirstOrThrow()
+    ).at as Date,
+  ).getTime();
 
 async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -143,7 +227,8 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 export function postingsReport(figures: PostingsFigures): string[] {
   return [

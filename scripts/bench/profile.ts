@@ -7,10 +7,20 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }
-interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 export interface ProfileSummary {
   /** Milliseconds sampled busy in the window (idle excluded; on a loaded machine, waits for a core included). */
@@ -33,25 +43,53 @@ const PIECES: { piece: string; matches: (frame: ProfileNode['callFrame']) => boo
   { piece: 'garbage collection', matches: (f) => f.functionName === '(garbage collector)' },
   { piece: 'native code outside JavaScript ((program))', matches: (f) => f.functionName === '(program)' },
   { piece: 'JSON.stringify / JSON.parse', matches: (f) => f.url === '' && /^(stringify|parse)$/.test(f.functionName) },
-  { piece: 'socket writes and reads (node:net, stream_base)', matches: (f) => /^node:(net|internal\/stream_base_commons)$/.test(f.url) || (f.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String|onStreamRead)$/.test(f.functionName)) },
+  {
+    piece: 'socket writes and reads (node:net, stream_base)',
+    matches: (f) =>
+      /^node:(net|internal\/stream_base_commons)$/.test(f.url) ||
+      (f.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String|onStreamRead)$/.test(f.functionName)),
+  },
   { piece: 'node:http (parser, headers, response)', matches: (f) => /^node:_http_/.test(f.url) },
-  { piece: 'OpenAPI validator (express-openapi-validator, ajv)', matches: (f) => /\/node_modules\/(express-openapi-validator|ajv|ajv-formats)\//.test(f.url) || f.url.endsWith('/platform/http/openapi-validator.ts') },
-  { piece: 'keyless budget per address (address-budget.ts)', matches: (f) => f.url.endsWith('/access/address-budget.ts') },
+  {
+    piece: 'OpenAPI validator (express-openapi-validator, ajv)',
+    matches: (f) =>
+      /\/node_modules\/(express-openapi-validator|ajv|ajv-formats)\//.test(f.url) ||
+      f.url.endsWith('/platform/http/openapi-validator.ts'),
+  },
+  {
+    piece: 'keyless budget per address (address-budget.ts)',
+    matches: (f) => f.url.endsWith('/access/address-budget.ts'),
+  },
   { piece: 'authentication and rate limit (access/)', matches: (f) => /\/platform\/access\//.test(f.url) },
   { piece: 'API log (api-log.ts)', matches: (f) => f.url.endsWith('/platform/http/api-log.ts') },
   { piece: 'idempotency (idempotency.ts)', matches: (f) => f.url.endsWith('/platform/http/idempotency.ts') },
   { piece: 'other HTTP pipeline (server/platform/http)', matches: (f) => /\/server\/platform\/http\//.test(f.url) },
   { piece: 'Kysely (build, compile, results)', matches: (f) => f.url.includes('/node_modules/kysely/') },
-  { piece: 'pg (driver and protocol)', matches: (f) => /\/node_modules\/(pg|pg-protocol|pg-pool|pg-types|postgres-date|postgres-array)\//.test(f.url) },
+  {
+    piece: 'pg (driver and protocol)',
+    matches: (f) => /\/node_modules\/(pg|pg-protocol|pg-pool|pg-types|postgres-date|postgres-array)\//.test(f.url),
+  },
   { piece: 'pg-boss', matches: (f) => f.url.includes('/node_modules/pg-boss/') },
-  { piece: 'worker loops and heartbeat (platform/jobs, events, webhooks)', matches: (f) => /\/server\/platform\/(jobs|events|webhooks)\//.test(f.url) },
-  { piece: 'pino (logging)', matches: (f) => /\/node_modules\/(pino|pino-std-serializers|sonic-boom|thread-stream)\//.test(f.url) },
+  {
+    piece: 'worker loops and heartbeat (platform/jobs, events, webhooks)',
+    matches: (f) => /\/server\/platform\/(jobs|events|webhooks)\//.test(f.url),
+  },
+  {
+    piece: 'pino (logging)',
+    matches: (f) => /\/node_modules\/(pino|pino-std-serializers|sonic-boom|thread-stream)\//.test(f.url),
+  },
   { piece: 'decimal.js', matches: (f) => f.url.includes('/node_modules/decimal.js/') },
   { piece: 'crypto (hashes, HMAC)', matches: (f) => f.url.startsWith('node:internal/crypto') },
-  { piece: 'express and router', matches: (f) => /\/node_modules\/(express|router|parseurl|path-to-regexp|finalhandler|send|qs|on-finished|content-type|type-is|body-parser|raw-body)\//.test(f.url) },
-  { piece: 'the module\'s own code (server/modules)', matches: (f) => /\/server\/modules\//.test(f.url) },
+  {
+    piece: 'express and router',
+    matches: (f) =>
+      /\/node_modules\/(express|router|parseurl|path-to-regexp|finalhandler|send|qs|on-finished|content-type|type-is|body-parser|raw-body)\//.test(
+        f.url,
+      ),
+  },
+  { piece: "the module's own code (server/modules)", matches: (f) => /\/server\/modules\//.test(f.url) },
   { piece: 'other service code (server/)', matches: (f) => /\/server\//.test(f.url) },
-  { piece: 'the baseline\'s own code (scripts/bench)', matches: (f) => /\/scripts\/bench\//.test(f.url) },
+  { piece: "the baseline's own code (scripts/bench)", matches: (f) => /\/scripts\/bench\//.test(f.url) },
 ];
 
 /** Reads the one profile `--cpu-prof-dir=dir` holds and sums the samples between `from` and `to` (µs before its end). */

@@ -61,7 +61,11 @@ import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchPostings, postingsReport, type PostingsFigures } from './postings.js';
 import { benchDms, dmsReport, type DmsFigures } from './dms.js';
 import { benchDmsMix, dmsMixReport, type DmsMixFigures } from './dms-mix.js';
-import { benchDmsReconciliation, dmsReconciliationReport, type DmsReconciliationFigures } from './dms-reconciliation.js';
+import {
+  benchDmsReconciliation,
+  dmsReconciliationReport,
+  type DmsReconciliationFigures,
+} from './dms-reconciliation.js';
 import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
 import { benchFairness, fairnessReport, type FairnessFigures } from './fairness.js';
@@ -90,7 +94,10 @@ if (!(duration > 0) || !(warmup >= 0) || !Number.isInteger(connections) || conne
   console.error('--duration takes seconds (> 0), --warmup seconds (>= 0), --connections a whole number of at least 2');
   process.exit(2);
 }
-const only = (values.only ?? []).flatMap((value) => value.split(',')).map((value) => value.trim().toLowerCase()).filter((value) => value !== '');
+const only = (values.only ?? [])
+  .flatMap((value) => value.split(','))
+  .map((value) => value.trim().toLowerCase())
+  .filter((value) => value !== '');
 const skipExtras = values['skip-extras'];
 const stockMovements = Number(values['stock-movements']);
 if (!Number.isInteger(stockMovements) || stockMovements < 100) {
@@ -98,7 +105,24 @@ if (!Number.isInteger(stockMovements) || stockMovements < 100) {
   process.exit(2);
 }
 // The extra parts: all of them unless --skip-extras, or only those an --only text names.
-const EXTRAS = ['where', 'webhooks', 'documents', 'hostile', 'sdk', 'kysely', 'stock', 'sandbox', 'money', 'split', 'postings', 'dms', 'dmsmix', 'reconciliation', 'fair', 'idle'] as const;
+const EXTRAS = [
+  'where',
+  'webhooks',
+  'documents',
+  'hostile',
+  'sdk',
+  'kysely',
+  'stock',
+  'sandbox',
+  'money',
+  'split',
+  'postings',
+  'dms',
+  'dmsmix',
+  'reconciliation',
+  'fair',
+  'idle',
+] as const;
 const namedExtras = EXTRAS.filter((extra) => only.some((text) => extra.includes(text)));
 const extras = new Set<(typeof EXTRAS)[number]>(skipExtras ? [] : namedExtras.length > 0 ? namedExtras : EXTRAS);
 const KEY_COUNT = 50;
@@ -107,7 +131,14 @@ const KEY_COUNT = 50;
 // topology (an `--role api` process serving, a `--role worker` process apart); 'service api alone' an API process
 // with no worker anywhere, so that /health's cost is seen without the worker loops sharing its process.
 // 'service via tsx' is the single process run from the sources through tsx, as the bench ran it before issue 40.
-type Target = 'service' | 'service api+worker' | 'service api alone' | 'service via tsx' | 'raw pg' | 'bare express' | 'bare node:http';
+type Target =
+  | 'service'
+  | 'service api+worker'
+  | 'service api alone'
+  | 'service via tsx'
+  | 'raw pg'
+  | 'bare express'
+  | 'bare node:http';
 /** Which keys the requests carry: none, the one key, the 50 keys in turn, or the feed organisation's key. */
 type Keys = 'none' | 'one' | 'many' | 'feed';
 interface Scenario {
@@ -130,11 +161,21 @@ interface Scenario {
   walk?: boolean;
 }
 interface Measured {
-  scenario: Scenario; perSecond: number; spread: number; p50: number | null; p99: number | null; failed: number;
+  scenario: Scenario;
+  perSecond: number;
+  spread: number;
+  p50: number | null;
+  p99: number | null;
+  failed: number;
   /** CPU µs per request (per record for the walks) of the target's own processes and of PostgreSQL, in the measured halves. */
   cpu: { nodeUs: number; postgresUs: number } | null;
 }
-interface Half { perSecond: number; p50: number | null; p99: number | null; failed: number }
+interface Half {
+  perSecond: number;
+  p50: number | null;
+  p99: number | null;
+  failed: number;
+}
 
 // 100 products x 5 price groups = one batch of 500 price rows, upserted again and again.
 const PRICE_BATCH_PRODUCTS = 100;
@@ -150,10 +191,24 @@ const PRICE_BATCH = {
 
 // The address budget of keyless requests (docs/decisions/0027) raised out of reach: the bench's load all comes from
 // 127.0.0.1, and GET /health is measured with its bucket statement, not refused.
-const SERVICE_ENV = { ANONYMOUS_RATE_LIMIT: '1000000,1000000', LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'production', CURSOR_SECRET: 'bench-cursor-secret-0123456789', WEBHOOK_SECRET_KEY: 'b'.repeat(64), PUBLIC_BASE_URL: 'http://127.0.0.1' };
+const SERVICE_ENV = {
+  ANONYMOUS_RATE_LIMIT: '1000000,1000000',
+  LOG_LEVEL: 'warn',
+  NODE_ENV: 'production',
+  ENVIRONMENT: 'production',
+  CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+  WEBHOOK_SECRET_KEY: 'b'.repeat(64),
+  PUBLIC_BASE_URL: 'http://127.0.0.1',
+};
 const CREATE = { path: '/api/v1/customers', method: 'POST', create: true } as const;
 const PAGE = { path: '/api/v1/customers?limit=100' } as const;
-const PRICES = { path: '/api/v1/prices', method: 'PUT', body: PRICE_BATCH, connections: 4, rowsPerRequest: 500 } as const;
+const PRICES = {
+  path: '/api/v1/prices',
+  method: 'PUT',
+  body: PRICE_BATCH,
+  connections: 4,
+  rowsPerRequest: 500,
+} as const;
 const WALK = { path: '/api/v1/customers', keys: 'feed', walk: true } as const;
 const MANY = { keys: 'many', variant: '50 keys' } as const;
 const TWO = { keys: 'many', variant: '2 processes; 50 keys', processes: 2 } as const;
@@ -192,9 +247,14 @@ const allScenarios: Scenario[] = [
 ];
 // No comma in a label: --only splits at commas.
 const label = (s: Scenario) => `${s.name}${s.variant ? ` (${s.variant})` : ''} [${s.target}]`;
-const scenarios = only.length === 0 ? allScenarios : allScenarios.filter((s) => only.some((text) => label(s).toLowerCase().includes(text)));
+const scenarios =
+  only.length === 0
+    ? allScenarios
+    : allScenarios.filter((s) => only.some((text) => label(s).toLowerCase().includes(text)));
 if (scenarios.length === 0 && extras.size === 0) {
-  console.error(`--only ${only.join(',')} matches no scenario; the labels are:\n${allScenarios.map((s) => `  ${label(s)}`).join('\n')}`);
+  console.error(
+    `--only ${only.join(',')} matches no scenario; the labels are:\n${allScenarios.map((s) => `  ${label(s)}`).join('\n')}`,
+  );
   process.exit(2);
 }
 
@@ -213,10 +273,20 @@ const keysOf: Record<Keys, string[]> = { none: [], one: [prepared.key], many: pr
 /** Starts process number `index` (0 or 1) of a target on `port`. */
 // The service as `npm start`, `npm run api` and `npm run worker` run it: compiled (dist/, built once by this run with
 // their own build function), with source maps on. The extras further down start the sources through tsx.
-const serviceProcess = (port: number, args: string[], nodeArgs: string[] = []) => startProcess(SERVICE_BUNDLE, args, {
-  ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl,
-}, 'API listening', nodeArgs);
-const workerProcess = () => startProcess(SERVICE_BUNDLE, ['--role', 'worker'], { ...SERVICE_ENV, DATABASE_URL: databaseUrl }, 'Worker running');
+const serviceProcess = (port: number, args: string[], nodeArgs: string[] = []) =>
+  startProcess(
+    SERVICE_BUNDLE,
+    args,
+    {
+      ...SERVICE_ENV,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+    },
+    'API listening',
+    nodeArgs,
+  );
+const workerProcess = () =>
+  startProcess(SERVICE_BUNDLE, ['--role', 'worker'], { ...SERVICE_ENV, DATABASE_URL: databaseUrl }, 'Worker running');
 const targets: Record<Target, (port: number, index: number) => Promise<ChildProcess | ChildProcess[]>> = {
   // Production settings: no response validation, no bodies in the API log (sandbox keys keep them, redacted).
   // The first process has every role, as a single-process deployment; a second one serves the API only.
@@ -224,21 +294,40 @@ const targets: Record<Target, (port: number, index: number) => Promise<ChildProc
   // The worker first, so that the API process starts on a migrated database as it would in production.
   'service api+worker': async (port) => [await workerProcess(), await serviceProcess(port, ['--role', 'api'])],
   'service api alone': (port) => serviceProcess(port, ['--role', 'api']),
-  'service via tsx': (port) => startProcess(join(root, 'server', 'main.ts'), [], { ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl }, 'API listening'),
-  'raw pg': (port) => startProcess(join(here, 'baselines', 'raw-pg.ts'), [], {
-    PORT: String(port), DATABASE_URL: databaseUrl, ENVIRONMENT: 'production', BENCH_API_KEYS: [prepared.key, ...prepared.keys, prepared.feedKey].join(','),
-  }, 'ready'),
-  'bare express': (port) => startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready'),
-  'bare node:http': (port) => startProcess(join(here, 'baselines', 'bare-node-http.ts'), [], { PORT: String(port) }, 'ready'),
+  'service via tsx': (port) =>
+    startProcess(
+      join(root, 'server', 'main.ts'),
+      [],
+      { ...SERVICE_ENV, PORT: String(port), DATABASE_URL: databaseUrl },
+      'API listening',
+    ),
+  'raw pg': (port) =>
+    startProcess(
+      join(here, 'baselines', 'raw-pg.ts'),
+      [],
+      {
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        ENVIRONMENT: 'production',
+        BENCH_API_KEYS: [prepared.key, ...prepared.keys, prepared.feedKey].join(','),
+      },
+      'ready',
+    ),
+  'bare express': (port) =>
+    startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready'),
+  'bare node:http': (port) =>
+    startProcess(join(here, 'baselines', 'bare-node-http.ts'), [], { PORT: String(port) }, 'ready'),
 };
 
 // One group per target and process count, in the order of allScenarios; the SDK part needs the single service.
 const groups: { target: Target; processes: number; scenarios: Scenario[] }[] = [];
 for (const s of allScenarios) {
   const processes = s.processes ?? 1;
-  if (!groups.some((g) => g.target === s.target && g.processes === processes)) groups.push({ target: s.target, processes, scenarios: [] });
+  if (!groups.some((g) => g.target === s.target && g.processes === processes))
+    groups.push({ target: s.target, processes, scenarios: [] });
 }
-for (const s of scenarios) groups.find((g) => g.target === s.target && g.processes === (s.processes ?? 1))!.scenarios.push(s);
+for (const s of scenarios)
+  groups.find((g) => g.target === s.target && g.processes === (s.processes ?? 1))!.scenarios.push(s);
 
 const results: Measured[] = [];
 let webhookFigures: WebhookFigures | undefined;
@@ -268,7 +357,8 @@ try {
     const ports: number[] = [];
     const children: ChildProcess[] = [];
     try {
-      for (let index = 0; index < group.processes; index += 1) { // one after the other: both would migrate at once
+      for (let index = 0; index < group.processes; index += 1) {
+        // one after the other: both would migrate at once
         const port = await freePort();
         children.push(...[await targets[group.target](port, index)].flat());
         ports.push(port);
@@ -279,7 +369,13 @@ try {
       for (const scenario of group.scenarios) {
         process.stderr.write(`measuring ${label(scenario)}\n`);
         if (warmup > 0) await half(ports, scenario, warmup);
-        results.push(await measure(ports, scenario, children.map((child) => child.pid!)));
+        results.push(
+          await measure(
+            ports,
+            scenario,
+            children.map((child) => child.pid!),
+          ),
+        );
       }
       if (runSdk) sdkFigures = await benchSdk(ports[0]!, prepared.feedKey);
       if (runDocuments) documentFigures = await benchDocuments(ports[0]!);
@@ -290,16 +386,43 @@ try {
   }
   if (extras.has('where')) {
     // Where the time went: each of these driven as in its scenario, on a process started for it with --cpu-prof.
-    const profiled: { title: string; scenario: Scenario; start: (port: number, nodeArgs: string[]) => Promise<ChildProcess> }[] = [
-      { title: 'GET /health, single process', scenario: allScenarios[0]!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
-      { title: 'GET /health, bare express', scenario: allScenarios.find((s) => s.target === 'bare express')!, start: (port, nodeArgs) => startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready', nodeArgs) },
-      { title: 'POST /customers, single process', scenario: allScenarios.find((s) => s.name === 'POST /customers' && s.target === 'service' && !s.variant)!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
-      { title: 'PUT /prices (500 rows), single process', scenario: allScenarios.find((s) => s.name.startsWith('PUT /prices') && s.target === 'service')!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
-      { title: 'change-feed walk, single process', scenario: allScenarios.find((s) => s.walk && s.target === 'service')!, start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs) },
+    const profiled: {
+      title: string;
+      scenario: Scenario;
+      start: (port: number, nodeArgs: string[]) => Promise<ChildProcess>;
+    }[] = [
+      {
+        title: 'GET /health, single process',
+        scenario: allScenarios[0]!,
+        start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs),
+      },
+      {
+        title: 'GET /health, bare express',
+        scenario: allScenarios.find((s) => s.target === 'bare express')!,
+        start: (port, nodeArgs) =>
+          startProcess(join(here, 'baselines', 'bare-express.ts'), [], { PORT: String(port) }, 'ready', nodeArgs),
+      },
+      {
+        title: 'POST /customers, single process',
+        scenario: allScenarios.find((s) => s.name === 'POST /customers' && s.target === 'service' && !s.variant)!,
+        start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs),
+      },
+      {
+        title: 'PUT /prices (500 rows), single process',
+        scenario: allScenarios.find((s) => s.name.startsWith('PUT /prices') && s.target === 'service')!,
+        start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs),
+      },
+      {
+        title: 'change-feed walk, single process',
+        scenario: allScenarios.find((s) => s.walk && s.target === 'service')!,
+        start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs),
+      },
     ];
     for (const item of profiled) {
       process.stderr.write(`profiling ${item.title}\n`);
-      const dir = mkdtempSync(join(values.profiles ? resolve(values.profiles) : scratch, `${item.title.replace(/[^A-Za-z0-9]+/g, '-')}-`));
+      const dir = mkdtempSync(
+        join(values.profiles ? resolve(values.profiles) : scratch, `${item.title.replace(/[^A-Za-z0-9]+/g, '-')}-`),
+      );
       const port = await freePort();
       const child = await item.start(port, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
       const window = { from: 0, to: 0, perSecond: 0, cpuUs: 0 };
@@ -307,7 +430,12 @@ try {
         await half([port], item.scenario, Math.max(warmup, 2)); // a fresh process: its pools fill and its code warms first
         const [from, cpuBefore] = [performance.now(), processesCpuUs([child.pid!])];
         const measured = await half([port], item.scenario, duration / 2);
-        Object.assign(window, { from, to: performance.now(), perSecond: measured.perSecond, cpuUs: processesCpuUs([child.pid!]) - cpuBefore });
+        Object.assign(window, {
+          from,
+          to: performance.now(),
+          perSecond: measured.perSecond,
+          cpuUs: processesCpuUs([child.pid!]) - cpuBefore,
+        });
       } finally {
         await stopProcess(child);
       }
@@ -315,7 +443,12 @@ try {
       const cut = { fromEndUs: (exited - window.from) * 1000, toEndUs: (exited - window.to) * 1000 };
       writeFileSync(join(dir, 'window.json'), `${JSON.stringify(cut)}\n`); // the window measured, for a second reading
       const summary = readProfile(dir, root, cut);
-      whereFigures.push({ title: item.title, perSecond: window.perSecond, cpuUsPerOperation: window.cpuUs / (window.perSecond * (duration / 2)), summary });
+      whereFigures.push({
+        title: item.title,
+        perSecond: window.perSecond,
+        cpuUsPerOperation: window.cpuUs / (window.perSecond * (duration / 2)),
+        summary,
+      });
     }
   }
   if (extras.has('webhooks')) {
@@ -327,9 +460,20 @@ try {
       paced: 100,
       startService: async (env) => {
         const port = await freePort();
-        const child = await startProcess(join(root, 'server', 'main.ts'), [], {
-          PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', ENVIRONMENT: 'sandbox', SANDBOX_BOOTSTRAP: 'false', ...env,
-        }, 'API listening');
+        const child = await startProcess(
+          join(root, 'server', 'main.ts'),
+          [],
+          {
+            PORT: String(port),
+            DATABASE_URL: databaseUrl,
+            LOG_LEVEL: 'warn',
+            NODE_ENV: 'production',
+            ENVIRONMENT: 'sandbox',
+            SANDBOX_BOOTSTRAP: 'false',
+            ...env,
+          },
+          'API listening',
+        );
         return { port, stop: () => stopProcess(child) };
       },
     });
@@ -342,9 +486,20 @@ try {
   };
   if (extras.has('stock')) {
     stockFigures = await benchStock({
-      databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, movements: stockMovements, transferWorkers: 4, removalWorkers: [8, 32],
+      databaseUrl,
+      roundSeconds: duration / 4,
+      warmup,
+      rounds: 3,
+      movements: stockMovements,
+      transferWorkers: 4,
+      removalWorkers: [8, 32],
       startService: () => start(join(root, 'server', 'main.ts'), SERVICE_ENV, 'API listening'),
-      startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
+      startRawPg: (keys) =>
+        start(
+          join(here, 'baselines', 'raw-pg.ts'),
+          { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') },
+          'ready',
+        ),
     });
   }
   if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
@@ -353,18 +508,36 @@ try {
   if (extras.has('dmsmix')) dmsMixFigures = await benchDmsMix((name) => database.url(name));
   if (extras.has('fair')) fairnessFigures = await benchFairness((name) => database.url(name));
   if (extras.has('idle')) idleFigures = await benchIdle((name) => database.url(name));
-  if (extras.has('reconciliation')) dmsReconciliationFigures = await benchDmsReconciliation((name) => database.url(name));
+  if (extras.has('reconciliation'))
+    dmsReconciliationFigures = await benchDmsReconciliation((name) => database.url(name));
   if (extras.has('money')) {
     moneyFigures = await benchMoney({
-      databaseUrl, roundSeconds: duration / 4, warmup, rounds: 3, invoiceWorkers: 4, pageWorkers: 4, paymentWorkers: 4,
+      databaseUrl,
+      roundSeconds: duration / 4,
+      warmup,
+      rounds: 3,
+      invoiceWorkers: 4,
+      pageWorkers: 4,
+      paymentWorkers: 4,
       startService: () => start(join(root, 'server', 'main.ts'), SERVICE_ENV, 'API listening'),
-      startRawPg: (keys) => start(join(here, 'baselines', 'raw-pg.ts'), { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') }, 'ready'),
+      startRawPg: (keys) =>
+        start(
+          join(here, 'baselines', 'raw-pg.ts'),
+          { ENVIRONMENT: 'production', BENCH_API_KEYS: keys.join(',') },
+          'ready',
+        ),
     });
   }
   if (extras.has('split')) {
     process.stderr.write('measuring several processes (split roles)\n');
     processesFigures = await benchProcesses({
-      databaseUrl, organizationId: prepared.organizationId, keys: prepared.keys, seconds: duration, warmup, connections, burst: 500,
+      databaseUrl,
+      organizationId: prepared.organizationId,
+      keys: prepared.keys,
+      seconds: duration,
+      warmup,
+      connections,
+      burst: 500,
       start: (args, env, readyText) => startProcess(join(root, 'server', 'main.ts'), args, env, readyText),
       stop: stopProcess,
     });
@@ -374,23 +547,51 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-console.log(`\n${connections} connections, ${duration} s per scenario after ${warmup} s of warm-up, started ${started.toISOString()}${only.length > 0 ? `, only ${only.join(', ')}` : ''}\n`);
-if (results.length > 0) console.log(pad('scenario', 60) + pad('per second', 12) + pad('noise', 8) + pad('p50 ms', 9) + pad('p99 ms', 9) + pad('failed', 9) + pad('rows/s', 9) + pad('node us', 9) + 'pg us');
+console.log(
+  `\n${connections} connections, ${duration} s per scenario after ${warmup} s of warm-up, started ${started.toISOString()}${only.length > 0 ? `, only ${only.join(', ')}` : ''}\n`,
+);
+if (results.length > 0)
+  console.log(
+    pad('scenario', 60) +
+      pad('per second', 12) +
+      pad('noise', 8) +
+      pad('p50 ms', 9) +
+      pad('p99 ms', 9) +
+      pad('failed', 9) +
+      pad('rows/s', 9) +
+      pad('node us', 9) +
+      'pg us',
+  );
 for (const r of results) {
   const rows = r.scenario.rowsPerRequest ? (r.perSecond * r.scenario.rowsPerRequest).toFixed(0) : '';
-  console.log(pad(label(r.scenario), 60) + pad(`${r.perSecond.toFixed(0)}${r.scenario.walk ? ' rec' : ''}`, 12) + pad(percent(r.spread), 8)
-    + pad(r.p50 === null ? '-' : String(r.p50), 9) + pad(r.p99 === null ? '-' : String(r.p99), 9) + pad(String(r.failed), 9) + pad(rows, 9)
-    + pad(r.cpu ? r.cpu.nodeUs.toFixed(0) : '-', 9) + (r.cpu ? r.cpu.postgresUs.toFixed(0) : '-'));
+  console.log(
+    pad(label(r.scenario), 60) +
+      pad(`${r.perSecond.toFixed(0)}${r.scenario.walk ? ' rec' : ''}`, 12) +
+      pad(percent(r.spread), 8) +
+      pad(r.p50 === null ? '-' : String(r.p50), 9) +
+      pad(r.p99 === null ? '-' : String(r.p99), 9) +
+      pad(String(r.failed), 9) +
+      pad(rows, 9) +
+      pad(r.cpu ? r.cpu.nodeUs.toFixed(0) : '-', 9) +
+      (r.cpu ? r.cpu.postgresUs.toFixed(0) : '-'),
+  );
 }
-if (results.length > 0) console.log('(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors;\n node us, pg us: CPU microseconds per request (per record for the walks) of the target\'s own processes and of PostgreSQL, from /proc)');
+if (results.length > 0)
+  console.log(
+    '(per second: requests/s, or records/s for the walks ("rec"); failed: non-2xx answers plus connection errors;\n node us, pg us: CPU microseconds per request (per record for the walks) of the target\'s own processes and of PostgreSQL, from /proc)',
+  );
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? NaN;
 if (webhookFigures) {
-  console.log(`\nwebhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
-    `write request to delivery p50 ${webhookFigures.latencyP50Ms.toFixed(0)} ms, p99 ${webhookFigures.latencyP99Ms.toFixed(0)} ms over ${webhookFigures.latencySamples} changes`);
+  console.log(
+    `\nwebhooks: ${webhookFigures.eventsPerSecond.toFixed(0)} events/s delivered to a local receiver (${webhookFigures.events} events committed at once); ` +
+      `write request to delivery p50 ${webhookFigures.latencyP50Ms.toFixed(0)} ms, p99 ${webhookFigures.latencyP99Ms.toFixed(0)} ms over ${webhookFigures.latencySamples} changes`,
+  );
 }
 if (sdkFigures) {
-  console.log(`SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
-    `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`);
+  console.log(
+    `SDK: change-feed walk through paginate median ${median(sdkFigures.sdkWalks).toFixed(0)} records/s, plain fetch loop ${median(sdkFigures.fetchWalks).toFixed(0)} (alternated, ${sdkFigures.sdkWalks.length} each); ` +
+      `verifyWebhook (2 KB body) median ${median(sdkFigures.verificationsPerSecond).toFixed(0)} verifications/s`,
+  );
 }
 if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
@@ -403,54 +604,181 @@ if (dmsReconciliationFigures) console.log(`\n${dmsReconciliationReport(dmsReconc
 if (moneyFigures) console.log(`\n${moneyReport(moneyFigures).join('\n')}`);
 if (processesFigures) console.log(`\n${processesReport(processesFigures).join('\n')}`);
 if (extras.has('kysely')) {
-  console.log('\nKysely\'s own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):');
-  for (const figure of measureKyselyCompile()) console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
+  console.log("\nKysely's own cost per query (build + compile to SQL, no database; median of 15 rounds of 2000):");
+  for (const figure of measureKyselyCompile())
+    console.log(`  ${figure.query.padEnd(30)} ${figure.microseconds.toFixed(1)} us`);
 }
 const noisiest = results.reduce((worst, r) => Math.max(worst, r.spread), 0);
-if (results.length > 0) console.log(`\nrun-to-run noise: the two halves of a scenario differ by up to ${percent(noisiest)} in this run`);
+if (results.length > 0)
+  console.log(`\nrun-to-run noise: the two halves of a scenario differ by up to ${percent(noisiest)} in this run`);
 
 // The ratios, each beside its aim: a is measured against b.
-interface Ratio { label: string; a: Find; b: Find; aim?: number }
+interface Ratio {
+  label: string;
+  a: Find;
+  b: Find;
+  aim?: number;
+}
 type Find = { name: string; target: Target; variant?: Scenario['variant'] };
 const svc = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'service', variant });
 const raw = (name: string, variant?: Scenario['variant']): Find => ({ name, target: 'raw pg', variant });
 const split = (name: string): Find => ({ name, target: 'service api+worker' });
 const ratios: Ratio[] = [
-  { label: 'GET /health: service / bare express', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare express' }, aim: 0.95 },
-  { label: 'GET /me (key + rate limit) / GET /health, service', a: svc('GET /me (key + rate limit)'), b: svc('GET /health'), aim: 0.85 },
+  {
+    label: 'GET /health: service / bare express',
+    a: svc('GET /health'),
+    b: { name: 'GET /health', target: 'bare express' },
+    aim: 0.95,
+  },
+  {
+    label: 'GET /me (key + rate limit) / GET /health, service',
+    a: svc('GET /me (key + rate limit)'),
+    b: svc('GET /health'),
+    aim: 0.85,
+  },
   { label: 'POST /customers: service / raw pg', a: svc('POST /customers'), b: raw('POST /customers'), aim: 0.8 },
-  { label: 'GET /customers?limit=100: service / raw pg', a: svc('GET /customers?limit=100'), b: raw('GET /customers?limit=100'), aim: 0.9 },
-  { label: 'PUT /prices (500 rows): service / raw pg', a: svc('PUT /prices (500 rows)'), b: raw('PUT /prices (500 rows)'), aim: 0.8 },
-  { label: 'change-feed walk: service / raw pg', a: svc('change-feed walk (100 per page)'), b: raw('change-feed walk (100 per page)'), aim: 0.8 },
-  { label: 'GET /me, 50 keys / GET /health, service', a: svc('GET /me (key + rate limit)', '50 keys'), b: svc('GET /health'), aim: 0.85 },
-  { label: 'POST /customers, 50 keys: service / raw pg', a: svc('POST /customers', '50 keys'), b: raw('POST /customers', '50 keys'), aim: 0.8 },
-  { label: 'GET /customers?limit=100, 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '50 keys'), b: raw('GET /customers?limit=100', '50 keys'), aim: 0.9 },
-  { label: 'POST /customers, 2 processes; 50 keys: service / raw pg', a: svc('POST /customers', '2 processes; 50 keys'), b: raw('POST /customers', '2 processes; 50 keys'), aim: 0.8 },
-  { label: 'GET /customers?limit=100, 2 processes; 50 keys: service / raw pg', a: svc('GET /customers?limit=100', '2 processes; 50 keys'), b: raw('GET /customers?limit=100', '2 processes; 50 keys'), aim: 0.9 },
+  {
+    label: 'GET /customers?limit=100: service / raw pg',
+    a: svc('GET /customers?limit=100'),
+    b: raw('GET /customers?limit=100'),
+    aim: 0.9,
+  },
+  {
+    label: 'PUT /prices (500 rows): service / raw pg',
+    a: svc('PUT /prices (500 rows)'),
+    b: raw('PUT /prices (500 rows)'),
+    aim: 0.8,
+  },
+  {
+    label: 'change-feed walk: service / raw pg',
+    a: svc('change-feed walk (100 per page)'),
+    b: raw('change-feed walk (100 per page)'),
+    aim: 0.8,
+  },
+  {
+    label: 'GET /me, 50 keys / GET /health, service',
+    a: svc('GET /me (key + rate limit)', '50 keys'),
+    b: svc('GET /health'),
+    aim: 0.85,
+  },
+  {
+    label: 'POST /customers, 50 keys: service / raw pg',
+    a: svc('POST /customers', '50 keys'),
+    b: raw('POST /customers', '50 keys'),
+    aim: 0.8,
+  },
+  {
+    label: 'GET /customers?limit=100, 50 keys: service / raw pg',
+    a: svc('GET /customers?limit=100', '50 keys'),
+    b: raw('GET /customers?limit=100', '50 keys'),
+    aim: 0.9,
+  },
+  {
+    label: 'POST /customers, 2 processes; 50 keys: service / raw pg',
+    a: svc('POST /customers', '2 processes; 50 keys'),
+    b: raw('POST /customers', '2 processes; 50 keys'),
+    aim: 0.8,
+  },
+  {
+    label: 'GET /customers?limit=100, 2 processes; 50 keys: service / raw pg',
+    a: svc('GET /customers?limit=100', '2 processes; 50 keys'),
+    b: raw('GET /customers?limit=100', '2 processes; 50 keys'),
+    aim: 0.9,
+  },
   // The same aims in the README's production topology: an API process and a worker apart.
-  { label: 'GET /health: api+worker / bare express', a: split('GET /health'), b: { name: 'GET /health', target: 'bare express' }, aim: 0.95 },
-  { label: 'GET /me / GET /health, api+worker', a: split('GET /me (key + rate limit)'), b: split('GET /health'), aim: 0.85 },
+  {
+    label: 'GET /health: api+worker / bare express',
+    a: split('GET /health'),
+    b: { name: 'GET /health', target: 'bare express' },
+    aim: 0.95,
+  },
+  {
+    label: 'GET /me / GET /health, api+worker',
+    a: split('GET /me (key + rate limit)'),
+    b: split('GET /health'),
+    aim: 0.85,
+  },
   { label: 'POST /customers: api+worker / raw pg', a: split('POST /customers'), b: raw('POST /customers'), aim: 0.8 },
-  { label: 'GET /customers?limit=100: api+worker / raw pg', a: split('GET /customers?limit=100'), b: raw('GET /customers?limit=100'), aim: 0.9 },
-  { label: 'PUT /prices (500 rows): api+worker / raw pg', a: split('PUT /prices (500 rows)'), b: raw('PUT /prices (500 rows)'), aim: 0.8 },
-  { label: 'change-feed walk: api+worker / raw pg', a: split('change-feed walk (100 per page)'), b: raw('change-feed walk (100 per page)'), aim: 0.8 },
+  {
+    label: 'GET /customers?limit=100: api+worker / raw pg',
+    a: split('GET /customers?limit=100'),
+    b: raw('GET /customers?limit=100'),
+    aim: 0.9,
+  },
+  {
+    label: 'PUT /prices (500 rows): api+worker / raw pg',
+    a: split('PUT /prices (500 rows)'),
+    b: raw('PUT /prices (500 rows)'),
+    aim: 0.8,
+  },
+  {
+    label: 'change-feed walk: api+worker / raw pg',
+    a: split('change-feed walk (100 per page)'),
+    b: raw('change-feed walk (100 per page)'),
+    aim: 0.8,
+  },
   // For information, no aim: where /health's time goes by topology (see "where the time went" below).
-  { label: 'GET /health: api alone (no worker) / bare express', a: { name: 'GET /health', target: 'service api alone' }, b: { name: 'GET /health', target: 'bare express' } },
-  { label: 'GET /health: single process / api alone (no worker)', a: svc('GET /health'), b: { name: 'GET /health', target: 'service api alone' } },
-  { label: 'GET /health: api+worker / api alone (no worker)', a: split('GET /health'), b: { name: 'GET /health', target: 'service api alone' } },
-  { label: 'GET /health: compiled (npm start) / tsx sources', a: svc('GET /health'), b: { name: 'GET /health', target: 'service via tsx' } },
-  { label: 'PUT /prices (500 rows): compiled (npm start) / tsx sources', a: svc('PUT /prices (500 rows)'), b: { name: 'PUT /prices (500 rows)', target: 'service via tsx' } },
+  {
+    label: 'GET /health: api alone (no worker) / bare express',
+    a: { name: 'GET /health', target: 'service api alone' },
+    b: { name: 'GET /health', target: 'bare express' },
+  },
+  {
+    label: 'GET /health: single process / api alone (no worker)',
+    a: svc('GET /health'),
+    b: { name: 'GET /health', target: 'service api alone' },
+  },
+  {
+    label: 'GET /health: api+worker / api alone (no worker)',
+    a: split('GET /health'),
+    b: { name: 'GET /health', target: 'service api alone' },
+  },
+  {
+    label: 'GET /health: compiled (npm start) / tsx sources',
+    a: svc('GET /health'),
+    b: { name: 'GET /health', target: 'service via tsx' },
+  },
+  {
+    label: 'PUT /prices (500 rows): compiled (npm start) / tsx sources',
+    a: svc('PUT /prices (500 rows)'),
+    b: { name: 'PUT /prices (500 rows)', target: 'service via tsx' },
+  },
   // For information, no aim: the ceiling of one Node process, and what a second process adds to each target.
-  { label: 'GET /health: service / bare node:http', a: svc('GET /health'), b: { name: 'GET /health', target: 'bare node:http' } },
-  { label: 'POST /customers, service: 2 processes / 1 (50 keys)', a: svc('POST /customers', '2 processes; 50 keys'), b: svc('POST /customers', '50 keys') },
-  { label: 'POST /customers, raw pg: 2 processes / 1 (50 keys)', a: raw('POST /customers', '2 processes; 50 keys'), b: raw('POST /customers', '50 keys') },
-  { label: 'GET /customers?limit=100, service: 2 processes / 1 (50 keys)', a: svc('GET /customers?limit=100', '2 processes; 50 keys'), b: svc('GET /customers?limit=100', '50 keys') },
-  { label: 'GET /customers?limit=100, raw pg: 2 processes / 1 (50 keys)', a: raw('GET /customers?limit=100', '2 processes; 50 keys'), b: raw('GET /customers?limit=100', '50 keys') },
+  {
+    label: 'GET /health: service / bare node:http',
+    a: svc('GET /health'),
+    b: { name: 'GET /health', target: 'bare node:http' },
+  },
+  {
+    label: 'POST /customers, service: 2 processes / 1 (50 keys)',
+    a: svc('POST /customers', '2 processes; 50 keys'),
+    b: svc('POST /customers', '50 keys'),
+  },
+  {
+    label: 'POST /customers, raw pg: 2 processes / 1 (50 keys)',
+    a: raw('POST /customers', '2 processes; 50 keys'),
+    b: raw('POST /customers', '50 keys'),
+  },
+  {
+    label: 'GET /customers?limit=100, service: 2 processes / 1 (50 keys)',
+    a: svc('GET /customers?limit=100', '2 processes; 50 keys'),
+    b: svc('GET /customers?limit=100', '50 keys'),
+  },
+  {
+    label: 'GET /customers?limit=100, raw pg: 2 processes / 1 (50 keys)',
+    a: raw('GET /customers?limit=100', '2 processes; 50 keys'),
+    b: raw('GET /customers?limit=100', '50 keys'),
+  },
 ];
-const find = (f: Find) => results.find((r) => r.scenario.name === f.name && r.scenario.target === f.target && r.scenario.variant === f.variant);
+const find = (f: Find) =>
+  results.find((r) => r.scenario.name === f.name && r.scenario.target === f.target && r.scenario.variant === f.variant);
 
-if (results.length > 0) console.log(`\nratios of this run against the aims of issue 40 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`);
-if (results.length > 0) console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + pad('noise', 8) + 'by CPU');
+if (results.length > 0)
+  console.log(
+    `\nratios of this run against the aims of issue 40 (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${connections} connections, ${duration} s per scenario)`,
+  );
+if (results.length > 0)
+  console.log(pad('ratio', 68) + pad('value', 8) + pad('aim', 9) + pad('met', 22) + pad('noise', 8) + 'by CPU');
 let withinNoise = false;
 for (const r of results.length > 0 ? ratios : []) {
   const [a, b] = [find(r.a), find(r.b)];
@@ -475,13 +803,30 @@ for (const r of results.length > 0 ? ratios : []) {
   // throughputs' ratio would be if the CPU were the only limit; it moves less than throughput with the neighbours.
   const total = (m: Measured) => (m.cpu ? m.cpu.nodeUs + m.cpu.postgresUs : NaN);
   const byCpu = total(b) / total(a);
-  console.log(pad(r.label, 68) + pad(value.toFixed(2), 8) + pad(aim, 9) + pad(met, 22) + pad(percent(noise), 8) + (Number.isFinite(byCpu) ? byCpu.toFixed(2) : '-'));
+  console.log(
+    pad(r.label, 68) +
+      pad(value.toFixed(2), 8) +
+      pad(aim, 9) +
+      pad(met, 22) +
+      pad(percent(noise), 8) +
+      (Number.isFinite(byCpu) ? byCpu.toFixed(2) : '-'),
+  );
 }
 if (sdkFigures && results.length > 0) {
-  console.log(pad('change-feed walk: SDK paginate / plain fetch', 68) + pad((median(sdkFigures.sdkWalks) / median(sdkFigures.fetchWalks)).toFixed(2), 8) + pad('-', 9) + pad('-', 22) + '-');
+  console.log(
+    pad('change-feed walk: SDK paginate / plain fetch', 68) +
+      pad((median(sdkFigures.sdkWalks) / median(sdkFigures.fetchWalks)).toFixed(2), 8) +
+      pad('-', 9) +
+      pad('-', 22) +
+      '-',
+  );
 }
-if (results.length > 0) console.log('noise: the larger of the two scenarios\' noise (the difference between the two halves of each); by CPU: the CPU per request\n(node + pg) of the second target over the first\'s, the ratio the CPU alone would allow');
-if (withinNoise) console.log('within noise: the ratio is nearer its aim than its noise; one run does not tell, repeat it');
+if (results.length > 0)
+  console.log(
+    "noise: the larger of the two scenarios' noise (the difference between the two halves of each); by CPU: the CPU per request\n(node + pg) of the second target over the first's, the ratio the CPU alone would allow",
+  );
+if (withinNoise)
+  console.log('within noise: the ratio is nearer its aim than its noise; one run does not tell, repeat it');
 const withKey = find(svc('GET /me (key + rate limit)'));
 const withoutKey = find(svc('GET /health'));
 const manyKeys = find(svc('GET /me (key + rate limit)', '50 keys'));
@@ -491,26 +836,41 @@ if (withKey && withoutKey) {
     const us = (1 / r.perSecond - 1 / withoutKey.perSecond) * 1e6;
     return us > 0 ? `~${us.toFixed(0)} us` : 'none measurable (noise)';
   };
-  console.log(`authentication + rate limit, server time per request: ${cost(withKey)} with one key${manyKeys ? `, ${cost(manyKeys)} with 50` : ''}`);
+  console.log(
+    `authentication + rate limit, server time per request: ${cost(withKey)} with one key${manyKeys ? `, ${cost(manyKeys)} with 50` : ''}`,
+  );
 }
 
 if (whereFigures.length > 0) {
-  console.log('\nwhere the time went: each target on a process of its own started with --cpu-prof, driven as in its scenario for half the');
-  console.log('duration after the warm-up; the window measured only (the profiler costs some speed: the per-second figures are lower than above)');
+  console.log(
+    '\nwhere the time went: each target on a process of its own started with --cpu-prof, driven as in its scenario for half the',
+  );
+  console.log(
+    'duration after the warm-up; the window measured only (the profiler costs some speed: the per-second figures are lower than above)',
+  );
   // The process's CPU per request (per record of the walk) from /proc; the profile's own milliseconds are the
   // thread's busy time, which on a loaded machine includes the time it waited for a core.
   for (const figure of whereFigures) {
     const unit = figure.title.includes('walk') ? 'record' : 'request';
     const cpu = cpuReadable ? `, ${figure.cpuUsPerOperation.toFixed(0)} us of CPU per ${unit}` : '';
-    console.log(`\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler${cpu})`, figure.summary).join('\n')}`);
+    console.log(
+      `\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler${cpu})`, figure.summary).join('\n')}`,
+    );
   }
-  const [health, bare] = ['GET /health, single process', 'GET /health, bare express'].map((title) => whereFigures.find((f) => f.title === title));
-  if (health && bare && cpuReadable) console.log(`\nGET /health under the profiler, CPU per request of the process: bare express / service ${(bare.cpuUsPerOperation / health.cpuUsPerOperation).toFixed(2)}`);
+  const [health, bare] = ['GET /health, single process', 'GET /health, bare express'].map((title) =>
+    whereFigures.find((f) => f.title === title),
+  );
+  if (health && bare && cpuReadable)
+    console.log(
+      `\nGET /health under the profiler, CPU per request of the process: bare express / service ${(bare.cpuUsPerOperation / health.cpuUsPerOperation).toFixed(2)}`,
+    );
 }
 if (documentFigures) printDocuments(documentFigures);
 if (hostileFigures) printHostile(hostileFigures);
 
-async function prepareDatabase(url: string): Promise<{ organizationId: string; key: string; keys: string[]; feedKey: string }> {
+async function prepareDatabase(
+  url: string,
+): Promise<{ organizationId: string; key: string; keys: string[]; feedKey: string }> {
   const pool = new pg.Pool({ connectionString: url });
   try {
     await applyMigrations(pool);
@@ -520,7 +880,15 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
     const unlimited = { perMinute: 100_000_000, burst: 10_000_000 };
     const scopes = ['customers:read', 'customers:write', 'prices:read', 'prices:write'];
     const issue = async (organizationId: string, name: string) =>
-      (await createApiKey(db, { organizationId, name, environment: 'production', scopes, rateLimits: { read: unlimited, write: unlimited } })).secret;
+      (
+        await createApiKey(db, {
+          organizationId,
+          name,
+          environment: 'production',
+          scopes,
+          rateLimits: { read: unlimited, write: unlimited },
+        })
+      ).secret;
     const key = await issue(organization.id, 'bench');
     const keys: string[] = [];
     for (let i = 0; i < KEY_COUNT; i += 1) keys.push(await issue(organization.id, `bench ${i + 1} of ${KEY_COUNT}`));
@@ -528,7 +896,11 @@ async function prepareDatabase(url: string): Promise<{ organizationId: string; k
     const feed = await createOrganization(db, { name: 'Bench Feed Reader', baseCurrency: 'UGX' });
     const feedKey = await issue(feed.id, 'bench feed');
     for (const org of [organization.id, feed.id]) {
-      const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({ ...o, id: `cus_${String(i).padStart(26, '0')}`, outlet_code: `UG9${String(i).padStart(6, '0')}` }));
+      const outlets = syntheticOutlets(1_000, 7).map((o, i) => ({
+        ...o,
+        id: `cus_${String(i).padStart(26, '0')}`,
+        outlet_code: `UG9${String(i).padStart(6, '0')}`,
+      }));
       await pool.query(
         `INSERT INTO customers (organization_id, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id)
          SELECT $1, id, outlet_code, name, status, channel, price_group, credit_limit_amount, credit_limit_currency, payment_terms_days, address, region, phone, tax_id
@@ -565,11 +937,19 @@ async function measure(ports: number[], scenario: Scenario, pids: number[]): Pro
   };
   const halves = [await timedHalf(), await timedHalf()] as [Half, Half];
   const [a, b] = halves.map((h) => h.perSecond) as [number, number];
-  const latency = (pick: (h: Half) => number | null) => (halves.some((h) => pick(h) === null) ? null : Math.max(...halves.map((h) => pick(h)!)));
+  const latency = (pick: (h: Half) => number | null) =>
+    halves.some((h) => pick(h) === null) ? null : Math.max(...halves.map((h) => pick(h)!));
   return {
-    scenario, perSecond: (a + b) / 2, spread: Math.abs(a - b) / ((a + b) / 2),
-    p50: latency((h) => h.p50), p99: latency((h) => h.p99), failed: halves.reduce((total, h) => total + h.failed, 0),
-    cpu: cpuReadable && used.operations > 0 ? { nodeUs: used.node / used.operations, postgresUs: used.postgres / used.operations } : null,
+    scenario,
+    perSecond: (a + b) / 2,
+    spread: Math.abs(a - b) / ((a + b) / 2),
+    p50: latency((h) => h.p50),
+    p99: latency((h) => h.p99),
+    failed: halves.reduce((total, h) => total + h.failed, 0),
+    cpu:
+      cpuReadable && used.operations > 0
+        ? { nodeUs: used.node / used.operations, postgresUs: used.postgres / used.operations }
+        : null,
   };
 }
 
@@ -577,7 +957,11 @@ async function measure(ports: number[], scenario: Scenario, pids: number[]): Pro
 async function half(ports: number[], scenario: Scenario, seconds: number): Promise<Half> {
   if (scenario.walk) return walkFeed(ports[0]!, keysOf[scenario.keys][0]!, seconds);
   const total = scenario.connections ?? connections;
-  const runs = await Promise.all(ports.map((port, i) => load(port, scenario, seconds, Math.floor(total / ports.length) + (i < total % ports.length ? 1 : 0))));
+  const runs = await Promise.all(
+    ports.map((port, i) =>
+      load(port, scenario, seconds, Math.floor(total / ports.length) + (i < total % ports.length ? 1 : 0)),
+    ),
+  );
   return {
     perSecond: runs.reduce((sum, run) => sum + run.requests.average, 0),
     p50: Math.max(...runs.map((run) => run.latency.p50)),
@@ -595,13 +979,15 @@ async function walkFeed(port: number, key: string, seconds: number): Promise<Hal
     let cursor: string | null = null;
     do {
       const query = `updatedSince=2000-01-01T00:00:00.000Z&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, { headers: { Authorization: `Bearer ${key}` } });
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers?${query}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       if (!response.ok) {
         failed += 1;
         process.stderr.write(`feed walk: ${response.status} ${await response.text()}\n`);
         break;
       }
-      const page = await response.json() as { data: unknown[]; nextCursor: string | null };
+      const page = (await response.json()) as { data: unknown[]; nextCursor: string | null };
       records += page.data.length;
       cursor = page.nextCursor;
     } while (cursor);
@@ -610,40 +996,57 @@ async function walkFeed(port: number, key: string, seconds: number): Promise<Hal
 }
 
 function load(port: number, scenario: Scenario, seconds: number, connectionCount: number): Promise<autocannon.Result> {
-  const headers: Record<string, string> = scenario.create || scenario.body ? { 'content-type': 'application/json' } : {};
+  const headers: Record<string, string> =
+    scenario.create || scenario.body ? { 'content-type': 'application/json' } : {};
   const keys = keysOf[scenario.keys];
   if (keys.length === 1) headers.authorization = `Bearer ${keys[0]}`;
   // Many keys: each request takes the next key in turn (shared by both autocannon instances of a two-process row).
-  const authorization = (): Record<string, string> => (keys.length > 1 ? { authorization: `Bearer ${keys[(keyTurn += 1) % keys.length]}` } : {});
+  const authorization = (): Record<string, string> =>
+    keys.length > 1 ? { authorization: `Bearer ${keys[((keyTurn += 1)) % keys.length]}` } : {};
   const setupRequest = scenario.create
     ? (request: autocannon.Request) => {
         createSequence += 1;
         const code = `UG${String(createSequence).padStart(7, '0')}`;
         return {
-          ...request, headers: { ...headers, ...authorization(), 'idempotency-key': `bench-${scenario.target}-${createSequence}` },
+          ...request,
+          headers: { ...headers, ...authorization(), 'idempotency-key': `bench-${scenario.target}-${createSequence}` },
           body: JSON.stringify({ outletCode: code, name: `Bench outlet ${createSequence}`, channel: 'retail' }),
         };
       }
-    : keys.length > 1 ? (request: autocannon.Request) => ({ ...request, headers: { ...headers, ...authorization() } }) : undefined;
+    : keys.length > 1
+      ? (request: autocannon.Request) => ({ ...request, headers: { ...headers, ...authorization() } })
+      : undefined;
   return autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: connectionCount,
     duration: seconds,
-    requests: [{
-      method: scenario.method ?? 'GET',
-      path: scenario.path,
-      headers,
-      ...(scenario.body ? { body: JSON.stringify(scenario.body) } : {}),
-      ...(setupRequest ? { setupRequest } : {}),
-    }],
+    requests: [
+      {
+        method: scenario.method ?? 'GET',
+        path: scenario.path,
+        headers,
+        ...(scenario.body ? { body: JSON.stringify(scenario.body) } : {}),
+        ...(setupRequest ? { setupRequest } : {}),
+      },
+    ],
   });
 }
 
-function startProcess(entry: string, args: string[], env: Record<string, string>, readyText: string, nodeArgs: string[] = []): Promise<ChildProcess> {
+function startProcess(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  readyText: string,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // A bundle runs as npm start runs it; a TypeScript entry through tsx.
     const loader = entry.endsWith('.mjs') ? ['--enable-source-maps'] : ['--import', 'tsx'];
-    const child = spawn(process.execPath, [...nodeArgs, ...loader, entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, ...loader, entry, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk;

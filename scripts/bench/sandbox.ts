@@ -7,11 +7,24 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
+// The registries the posting functions read (the customer account reads the invoice's lifecycle there).
+import '../../server/composition/modules.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { applyMigrations } from '../../server/platform/database/migrations.js';
 
 /** The tables whose rows the report counts (fixed names: no caller input reaches the statement). */
-const COUNTED_TABLES = ['customers', 'products', 'stock_movements', 'empties_movements', 'trips', 'trip_locations', 'visits', 'sales_orders', 'invoices', 'events'] as const;
+const COUNTED_TABLES = [
+  'customers',
+  'products',
+  'stock_movements',
+  'empties_movements',
+  'trips',
+  'trip_locations',
+  'visits',
+  'sales_orders',
+  'invoices',
+  'events',
+] as const;
 
 export interface SandboxFigures {
   /** Milliseconds of each bootstrap, in run order. */
@@ -24,7 +37,7 @@ export interface SandboxFigures {
 export async function benchSandbox(urlOf: (database: string) => string, rounds = 3): Promise<SandboxFigures> {
   const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
   const millis: number[] = [];
-  let rows: Record<string, number> = {};
+  const rows: Record<string, number> = {};
   try {
     for (let round = 0; round < rounds; round += 1) {
       const name = `bench_sandbox_${round}`;
@@ -61,6 +74,8 @@ export function sandboxReport(figures: SandboxFigures): string[] {
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   return [
     `sandbox bootstrap (the whole synthetic distributor through the posting functions, one transaction): median ${median.toFixed(0)} ms of ${figures.millis.map((m) => m.toFixed(0)).join(', ')} ms`,
-    `  rows one bootstrap wrote: ${Object.entries(figures.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`,
+    `  rows one bootstrap wrote: ${Object.entries(figures.rows)
+      .map(([table, n]) => `${table} ${n}`)
+      .join(', ')}`,
   ];
 }

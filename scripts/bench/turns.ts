@@ -12,7 +12,11 @@ export interface RoundOptions {
 }
 
 /** One target's rounds: per second each, failures over all of them, and how long each success of the rounds took (ms). */
-export interface Rounds { perSecond: number[]; failed: number; latencies: number[] }
+export interface Rounds {
+  perSecond: number[];
+  failed: number;
+  latencies: number[];
+}
 
 export interface Hooks<T> {
   before?: (target: T) => Promise<void>;
@@ -21,14 +25,22 @@ export interface Hooks<T> {
 
 /** Empty rounds of each target. */
 export function noRounds<T extends string>(targets: readonly T[]): Record<T, Rounds> {
-  return Object.fromEntries(targets.map((t) => [t, { perSecond: [] as number[], failed: 0, latencies: [] as number[] }])) as Record<T, Rounds>;
+  return Object.fromEntries(
+    targets.map((t) => [t, { perSecond: [] as number[], failed: 0, latencies: [] as number[] }]),
+  ) as Record<T, Rounds>;
 }
 
 /**
  * Each target's operation run by `workers` concurrent loops for a warm-up, then for a round per round, the targets
  * taking turns. `part` names the bench part in the first error of a period ("stock bench, raw pg: ...").
  */
-export async function takeTurns<T extends string>(options: RoundOptions, workers: number, operations: Record<T, () => Promise<unknown>>, hooks: Hooks<T> = {}, part = 'bench'): Promise<Record<T, Rounds>> {
+export async function takeTurns<T extends string>(
+  options: RoundOptions,
+  workers: number,
+  operations: Record<T, () => Promise<unknown>>,
+  hooks: Hooks<T> = {},
+  part = 'bench',
+): Promise<Record<T, Rounds>> {
   const targets = Object.keys(operations) as T[];
   const result = noRounds(targets);
   const period = async (target: T, seconds: number) => {
@@ -50,25 +62,32 @@ export async function takeTurns<T extends string>(options: RoundOptions, workers
 }
 
 /** `workers` loops running `operation` one after the other until `seconds` have passed; per second = successes / time until the last ends. */
-export async function forSeconds(workers: number, seconds: number, operation: () => Promise<unknown>, name: string): Promise<{ ok: number; failed: number; perSecond: number; latencies: number[] }> {
+export async function forSeconds(
+  workers: number,
+  seconds: number,
+  operation: () => Promise<unknown>,
+  name: string,
+): Promise<{ ok: number; failed: number; perSecond: number; latencies: number[] }> {
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let ok = 0;
   let failed = 0;
   const latencies: number[] = [];
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (performance.now() < deadline) {
-      const begun = performance.now();
-      try {
-        await operation();
-        latencies.push(performance.now() - begun);
-        ok += 1;
-      } catch (error) {
-        if (failed === 0) process.stderr.write(`${name}: ${(error as Error).message}\n`);
-        failed += 1;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < deadline) {
+        const begun = performance.now();
+        try {
+          await operation();
+          latencies.push(performance.now() - begun);
+          ok += 1;
+        } catch (error) {
+          if (failed === 0) process.stderr.write(`${name}: ${(error as Error).message}\n`);
+          failed += 1;
+        }
       }
-    }
-  }));
+    }),
+  );
   return { ok, failed, perSecond: ok / ((performance.now() - started) / 1000), latencies };
 }
 
@@ -88,12 +107,17 @@ export async function rawInTransaction<T>(pool: pg.Pool, work: (client: pg.PoolC
   }
 }
 
-export const median = (list: number[]) => (list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
+export const median = (list: number[]) =>
+  list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 /** (max - min) / median of the rounds. */
-export const noise = (list: number[]) => (list.length < 2 ? NaN : (Math.max(...list) - Math.min(...list)) / median(list));
+export const noise = (list: number[]) =>
+  list.length < 2 ? NaN : (Math.max(...list) - Math.min(...list)) / median(list);
 export const percent = (fraction: number) => (Number.isNaN(fraction) ? '-' : `${(fraction * 100).toFixed(0)}%`);
 /** The ratio of the two targets' medians, or why it means nothing. */
-export const ratio = (a: Rounds, b: Rounds) => (a.failed + b.failed > 0 ? `invalid (${a.failed + b.failed} failed)` : (median(a.perSecond) / median(b.perSecond)).toFixed(2));
+export const ratio = (a: Rounds, b: Rounds) =>
+  a.failed + b.failed > 0
+    ? `invalid (${a.failed + b.failed} failed)`
+    : (median(a.perSecond) / median(b.perSecond)).toFixed(2);
 export const figure = (r: Rounds) => `${median(r.perSecond).toFixed(0)}${r.failed > 0 ? ` (${r.failed} failed)` : ''}`;
 
 /** The q-quantile (0.5, 0.99) of the latencies in ms, nearest rank; '-' when there are none. */

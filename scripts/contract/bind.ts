@@ -41,10 +41,15 @@ export function mapStrings<T>(value: T, replace: (s: string) => string): T {
 export function idsIn(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
   const record = body as Record<string, unknown>;
-  if (typeof record.batchId === 'string' && /^[a-z][a-z0-9]{1,9}_/.test(record.batchId)) return [record.batchId, ...idsIn({ ...record, batchId: undefined })];
-  const members = Array.isArray(record.data) ? record.data
-    : 'id' in record ? [record]
-      : Object.values(record).filter((value): value is unknown[] => Array.isArray(value)).flat();
+  if (typeof record.batchId === 'string' && /^[a-z][a-z0-9]{1,9}_/.test(record.batchId))
+    return [record.batchId, ...idsIn({ ...record, batchId: undefined })];
+  const members = Array.isArray(record.data)
+    ? record.data
+    : 'id' in record
+      ? [record]
+      : Object.values(record)
+          .filter((value): value is unknown[] => Array.isArray(value))
+          .flat();
   return members.flatMap((member) => {
     const id = (member as Record<string, unknown> | null)?.id;
     return typeof id === 'string' && /^[a-z][a-z0-9]{1,9}_/.test(id) ? [id] : [];
@@ -113,7 +118,11 @@ export class LiveRecords {
     const taken = new Set([...this.bindings.values()]);
     let chosen = (this.written.get(prefix) ?? []).find((id) => !taken.has(id));
     if (!chosen && !ownOnly) {
-      if (!this.listed.has(prefix)) this.listed.set(prefix, this.listIds(prefix).catch(() => []));
+      if (!this.listed.has(prefix))
+        this.listed.set(
+          prefix,
+          this.listIds(prefix).catch(() => []),
+        );
       chosen = (await this.listed.get(prefix)!).find((id) => !taken.has(id));
     }
     if (chosen) this.bindings.set(placeholder, chosen);

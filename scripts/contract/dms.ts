@@ -23,7 +23,10 @@ const MASTER_DATA = new Set(['customer', 'product', 'price', 'salesman', 'wareho
 /** Master data whose code is made new for the run (a record of the run's own), the same in every operation. */
 const RUN_OWN_MASTER_DATA = new Set(['customer', 'product']);
 
-export interface ExpectedFlag { state: string; reasonCode?: string }
+export interface ExpectedFlag {
+  state: string;
+  reasonCode?: string;
+}
 
 /** What the run sent to the DMS, for the report of what it changed. */
 export interface DmsChanges {
@@ -51,7 +54,8 @@ export function freshNumber(number: string, runNumber: string): string {
 function documentsIn(value: unknown): Json[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
   const record = value as Json;
-  if (Array.isArray(record.documents)) return record.documents.filter((d): d is Json => d !== null && typeof d === 'object' && !Array.isArray(d));
+  if (Array.isArray(record.documents))
+    return record.documents.filter((d): d is Json => d !== null && typeof d === 'object' && !Array.isArray(d));
   return [record];
 }
 
@@ -61,7 +65,11 @@ function xmlDocuments(xml: string): { type: string; number: string; distributorC
   for (const match of xml.matchAll(/<([a-z_]+)>((?:(?!<\/\1>)[\s\S])*)<\/\1>/g)) {
     const number = /<documentNumber>([^<]*)<\/documentNumber>/.exec(match[2]!)?.[1];
     if (number === undefined) continue;
-    found.push({ type: match[1]!, number, distributorCode: /<distributorCode>([^<]*)<\/distributorCode>/.exec(match[2]!)?.[1] });
+    found.push({
+      type: match[1]!,
+      number,
+      distributorCode: /<distributorCode>([^<]*)<\/distributorCode>/.exec(match[2]!)?.[1],
+    });
   }
   return found;
 }
@@ -73,7 +81,11 @@ export class DmsExamples {
   private readonly codes = new Map<string, string>();
   private readonly examplesCode = new Map<string, string | undefined>();
 
-  constructor(readonly distributorCode: string, private readonly newRunNumber: () => string, readonly changes: DmsChanges = newDmsChanges()) {}
+  constructor(
+    readonly distributorCode: string,
+    private readonly newRunNumber: () => string,
+    readonly changes: DmsChanges = newDmsChanges(),
+  ) {}
 
   /**
    * The body to send for one example of an operation, given every example body of that operation (`all`), with
@@ -86,20 +98,34 @@ export class DmsExamples {
     const notes: string[] = [];
     let sent: unknown;
     if (typeof body === 'string') {
-      sent = body.replace(/(<documentNumber>)([^<]*)(<\/documentNumber>)/g, (_, open: string, number: string, close: string) => open + (numbers.get(number) ?? number) + close)
-        .replace(/(<distributorCode>)([^<]*)(<\/distributorCode>)/g, (whole, open: string, code: string, close: string) => (code === examplesCode ? open + this.distributorCode + close : whole))
+      sent = body
+        .replace(
+          /(<documentNumber>)([^<]*)(<\/documentNumber>)/g,
+          (_, open: string, number: string, close: string) => open + (numbers.get(number) ?? number) + close,
+        )
+        .replace(
+          /(<distributorCode>)([^<]*)(<\/distributorCode>)/g,
+          (whole, open: string, code: string, close: string) =>
+            code === examplesCode ? open + this.distributorCode + close : whole,
+        )
         // Any other element that names one of the documents by its number (an invoice a return names).
-        .replace(/>([A-Za-z0-9_./-]+)</g, (whole, text: string) => (numbers.has(text) ? `>${numbers.get(text)}<` : whole));
+        .replace(/>([A-Za-z0-9_./-]+)</g, (whole, text: string) =>
+          numbers.has(text) ? `>${numbers.get(text)}<` : whole,
+        );
     } else {
       sent = mapStrings(body, (s) => numbers.get(s) ?? s);
       for (const document of documentsIn(sent)) {
         if (document.distributorCode === examplesCode) document.distributorCode = this.distributorCode;
       }
     }
-    const used = [...numbers].filter(([from]) => (typeof body === 'string' ? body.includes(from) : JSON.stringify(body).includes(JSON.stringify(from))));
+    const used = [...numbers].filter(([from]) =>
+      typeof body === 'string' ? body.includes(from) : JSON.stringify(body).includes(JSON.stringify(from)),
+    );
     for (const [from, to] of used) this.changes.numbers.set(from, to);
-    if (used.length > 0) notes.push(`numbers and codes made new for this run: ${used.map(([from, to]) => `${from}->${to}`).join(', ')}`);
-    if (examplesCode && examplesCode !== this.distributorCode) notes.push(`distributor ${examplesCode} sent as ${this.distributorCode}`);
+    if (used.length > 0)
+      notes.push(`numbers and codes made new for this run: ${used.map(([from, to]) => `${from}->${to}`).join(', ')}`);
+    if (examplesCode && examplesCode !== this.distributorCode)
+      notes.push(`distributor ${examplesCode} sent as ${this.distributorCode}`);
     return { body: sent, notes };
   }
 
@@ -107,17 +133,25 @@ export class DmsExamples {
     const runNumber = this.newRunNumber();
     const numbers = new Map<string, string>();
     const codes = new Map<string, number>();
-    const count = (code: unknown) => { if (typeof code === 'string') codes.set(code, (codes.get(code) ?? 0) + 1); };
+    const count = (code: unknown) => {
+      if (typeof code === 'string') codes.set(code, (codes.get(code) ?? 0) + 1);
+    };
     for (const body of all) {
-      const documents = typeof body === 'string'
-        ? xmlDocuments(body).map(({ type, number, distributorCode }) => ({ documentType: type, documentNumber: number, distributorCode }))
-        : documentsIn(body);
+      const documents =
+        typeof body === 'string'
+          ? xmlDocuments(body).map(({ type, number, distributorCode }) => ({
+              documentType: type,
+              documentNumber: number,
+              distributorCode,
+            }))
+          : documentsIn(body);
       for (const document of documents) {
         count(document.distributorCode);
         const { documentType, documentNumber } = document;
         if (typeof documentNumber !== 'string') continue;
         if (RUN_OWN_MASTER_DATA.has(String(documentType))) {
-          if (!this.codes.has(documentNumber)) this.codes.set(documentNumber, freshNumber(documentNumber, this.newRunNumber()));
+          if (!this.codes.has(documentNumber))
+            this.codes.set(documentNumber, freshNumber(documentNumber, this.newRunNumber()));
         } else if (!MASTER_DATA.has(String(documentType)) && !numbers.has(documentNumber)) {
           numbers.set(documentNumber, freshNumber(documentNumber, runNumber));
         }
@@ -138,7 +172,12 @@ export class DmsExamples {
       if (typeof record.batchId === 'string' && record.batchId.startsWith('dmf_')) this.changes.files += 1;
       return undefined;
     }
-    const flags = record.flags as { state?: string; reasonCode?: string; reasonText?: string; documentNumber?: string }[];
+    const flags = record.flags as {
+      state?: string;
+      reasonCode?: string;
+      reasonText?: string;
+      documentNumber?: string;
+    }[];
     this.changes.documents += flags.length;
     for (const flag of flags) {
       const key = flag.state === 'rejected' ? `rejected ${flag.reasonCode ?? ''}`.trim() : String(flag.state);
@@ -147,7 +186,8 @@ export class DmsExamples {
     if (expected) {
       const got = flags.map((f) => (f.reasonCode ? `${f.state} ${f.reasonCode}` : String(f.state)));
       const wanted = expected.map((f) => (f.reasonCode ? `${f.state} ${f.reasonCode}` : f.state));
-      return JSON.stringify(got) === JSON.stringify(wanted) ? undefined
+      return JSON.stringify(got) === JSON.stringify(wanted)
+        ? undefined
         : `the flags are [${got.join(', ')}], the example expects [${wanted.join(', ')}]${flags[0]?.reasonText ? ` (${flags[0].reasonText})` : ''}`;
     }
     const rejected = flags.filter((f) => f.state === 'rejected');
@@ -158,9 +198,14 @@ export class DmsExamples {
 
 /** The line of the report that says what the run did to the DMS connection. */
 export function dmsChangesLine(changes: DmsChanges | undefined, skipped: number): string {
-  if (!changes) return `DMS: nothing sent (${skipped} request${skipped === 1 ? '' : 's'} skipped: --dms DISTRIBUTOR_CODE sends the DMS examples, into an organisation kept for this check)`;
+  if (!changes)
+    return `DMS: nothing sent (${skipped} request${skipped === 1 ? '' : 's'} skipped: --dms DISTRIBUTOR_CODE sends the DMS examples, into an organisation kept for this check)`;
   const flags = [...changes.flags].map(([state, n]) => `${n} ${state}`).join(', ');
-  const files = changes.files > 0 ? `; ${changes.files} XML file${changes.files > 1 ? 's' : ''} (flagged in the background)` : '';
-  const numbers = changes.numbers.size > 0 ? `; numbers and codes made new for this run: ${[...changes.numbers].map(([from, to]) => `${from}->${to}`).join(', ')}` : '';
+  const files =
+    changes.files > 0 ? `; ${changes.files} XML file${changes.files > 1 ? 's' : ''} (flagged in the background)` : '';
+  const numbers =
+    changes.numbers.size > 0
+      ? `; numbers and codes made new for this run: ${[...changes.numbers].map(([from, to]) => `${from}->${to}`).join(', ')}`
+      : '';
   return `DMS: ${changes.documents} document flag${changes.documents === 1 ? '' : 's'} answered${flags ? ` (${flags})` : ''}${files}${numbers}; they are kept, posted and reconciled like any DMS's`;
 }

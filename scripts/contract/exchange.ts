@@ -32,7 +32,13 @@ export async function exchange(request: OutgoingRequest, timeoutMs: number): Pro
     let response: Response;
     let bodyText: string;
     try {
-      response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      response = await fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
       bodyText = await response.text();
     } catch (error) {
       if (!staleConnectionRetried && isStaleConnection(error)) {
@@ -43,7 +49,8 @@ export async function exchange(request: OutgoingRequest, timeoutMs: number): Pro
       throw new Error(describeFetchError(error, timeoutMs));
     }
     const ms = Math.round(performance.now() - started);
-    if (response.status !== 429 || attempt === MAX_RATE_LIMIT_RETRIES) return { status: response.status, headers: response.headers, bodyText, ms, waitedSeconds };
+    if (response.status !== 429 || attempt === MAX_RATE_LIMIT_RETRIES)
+      return { status: response.status, headers: response.headers, bodyText, ms, waitedSeconds };
     const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(1, Number(response.headers.get('retry-after')) || 1));
     waitedSeconds += seconds;
     await new Promise((done) => setTimeout(done, seconds * 1000));
@@ -57,7 +64,8 @@ function isStaleConnection(error: unknown): boolean {
 }
 
 export function describeFetchError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${timeoutMs} ms`;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `no answer within ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   return error instanceof Error ? error.message : String(error);

@@ -40,7 +40,12 @@ export function freshenCodes(body: unknown, runNumber: string): FreshCodes {
   for (const [name, value] of Object.entries(body)) {
     if (typeof value === 'string' && /(^c|C)ode$/.test(name)) copy[name] = fresh(`/${name}`, value);
     else if (name === 'externalCodes' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      copy[name] = Object.fromEntries(Object.entries(value).map(([system, code]) => [system, typeof code === 'string' ? fresh(`/externalCodes/${system}`, code) : code]));
+      copy[name] = Object.fromEntries(
+        Object.entries(value).map(([system, code]) => [
+          system,
+          typeof code === 'string' ? fresh(`/externalCodes/${system}`, code) : code,
+        ]),
+      );
     } else copy[name] = value;
   }
   return { body: copy, fields, codes };

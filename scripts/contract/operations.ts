@@ -29,7 +29,12 @@ export function operationsOf(document: Json): Operation[] {
       const own = ((operation.parameters ?? []) as unknown[]).map((p) => resolve(document, p));
       const key = (p: Json) => `${String(p.in)}:${String(p.name).toLowerCase()}`;
       const ownKeys = new Set(own.map(key));
-      return { method: method.toUpperCase(), template, operation, parameters: [...shared.filter((p) => !ownKeys.has(key(p))), ...own] };
+      return {
+        method: method.toUpperCase(),
+        template,
+        operation,
+        parameters: [...shared.filter((p) => !ownKeys.has(key(p))), ...own],
+      };
     });
   });
 }

@@ -67,11 +67,24 @@ function requestsOf(document: Json, { method, template, operation, parameters }:
   const produces = producedPrefixes(document, operation);
   const bodies = bodyExamples(document, operation);
   return bodies.map(({ name, body, unusable, expectedFlags }) => {
-    const request: PlannedRequest = { method, template, exampleName: name, pathParameters: {}, query: {}, headers: {}, body, unusable, phase: 'read', produces, needs: [] };
+    const request: PlannedRequest = {
+      method,
+      template,
+      exampleName: name,
+      pathParameters: {},
+      query: {},
+      headers: {},
+      body,
+      unusable,
+      phase: 'read',
+      produces,
+      needs: [],
+    };
     if (operation['x-contract-dms'] === true) request.dms = true;
     if (expectedFlags) request.expectedFlags = expectedFlags;
     const signed = operation['x-signed-url'] as { list?: unknown; field?: unknown } | undefined;
-    if (typeof signed?.list === 'string' && typeof signed.field === 'string') request.signedUrl = { list: signed.list, field: signed.field };
+    if (typeof signed?.list === 'string' && typeof signed.field === 'string')
+      request.signedUrl = { list: signed.list, field: signed.field };
     if (operation['x-contract-live-records'] === true) request.liveRecords = true;
     for (const parameter of parameters) {
       const where = String(parameter.in);
@@ -88,31 +101,55 @@ function requestsOf(document: Json, { method, template, operation, parameters }:
       else if (where === 'header') request.headers[parameterName] = String(value);
       else request.unusable ??= `the ${where} parameter ${parameterName} cannot be sent`;
     }
-    request.needs = [...new Set(placeholdersIn([request.pathParameters, request.query, request.headers, request.body?.value]).map((p) => prefixOf(p)!))];
-    request.phase = READS.has(method) ? 'read'
-      : method === 'DELETE' ? 'delete'
-        : placeholdersIn(request.pathParameters).length > 0 ? 'change' : 'create';
+    request.needs = [
+      ...new Set(
+        placeholdersIn([request.pathParameters, request.query, request.headers, request.body?.value]).map(
+          (p) => prefixOf(p)!,
+        ),
+      ),
+    ];
+    request.phase = READS.has(method)
+      ? 'read'
+      : method === 'DELETE'
+        ? 'delete'
+        : placeholdersIn(request.pathParameters).length > 0
+          ? 'change'
+          : 'create';
     return request;
   });
 }
 
-interface BodyExample { name?: string; body?: { mediaType: string; value: unknown }; unusable?: string; expectedFlags?: { state: string; reasonCode?: string }[] }
+interface BodyExample {
+  name?: string;
+  body?: { mediaType: string; value: unknown };
+  unusable?: string;
+  expectedFlags?: { state: string; reasonCode?: string }[];
+}
 
 /** One entry per request to send: each named example, the single example, or no body. */
 function bodyExamples(document: Json, operation: Json): BodyExample[] {
   if (!operation.requestBody) return [{}];
   const requestBody = resolve(document, operation.requestBody);
   const content = (requestBody.content ?? {}) as Record<string, Json>;
-  const mediaType = Object.keys(content).find((t) => t === 'application/json') ?? Object.keys(content).find((t) => /[/+]json$/.test(t)) ?? Object.keys(content)[0];
+  const mediaType =
+    Object.keys(content).find((t) => t === 'application/json') ??
+    Object.keys(content).find((t) => /[/+]json$/.test(t)) ??
+    Object.keys(content)[0];
   const media = mediaType ? content[mediaType]! : undefined;
-  if (!mediaType || !media) return [requestBody.required ? { unusable: 'the request body declares no media type' } : {}];
+  if (!mediaType || !media)
+    return [requestBody.required ? { unusable: 'the request body declares no media type' } : {}];
   const named = Object.entries((media.examples ?? {}) as Record<string, unknown>);
   if (named.length > 0) {
     return named.map(([name, example]) => {
       const value = exampleValue(document, example);
-      if (value === undefined) return { name, unusable: `the example ${name} has no value (externalValue is not fetched)` };
+      if (value === undefined)
+        return { name, unusable: `the example ${name} has no value (externalValue is not fetched)` };
       const expected = resolve(document, example)['x-expected-flags'];
-      return { name, body: { mediaType, value }, ...(Array.isArray(expected) ? { expectedFlags: expected as { state: string; reasonCode?: string }[] } : {}) };
+      return {
+        name,
+        body: { mediaType, value },
+        ...(Array.isArray(expected) ? { expectedFlags: expected as { state: string; reasonCode?: string }[] } : {}),
+      };
     });
   }
   const schema = media.schema ? resolve(document, media.schema) : {};
@@ -138,7 +175,10 @@ function producedPrefixes(document: Json, operation: Json): string[] {
     if (!status.startsWith('2')) continue;
     for (const [type, media] of Object.entries((resolve(document, response).content ?? {}) as Record<string, Json>)) {
       if (!/json$/.test(type)) continue;
-      const values = [media.example, ...Object.values((media.examples ?? {}) as Record<string, unknown>).map((e) => exampleValue(document, e))];
+      const values = [
+        media.example,
+        ...Object.values((media.examples ?? {}) as Record<string, unknown>).map((e) => exampleValue(document, e)),
+      ];
       for (const id of values.flatMap(idsIn)) prefixes.add(id.slice(0, id.indexOf('_')));
     }
   }
@@ -151,8 +191,12 @@ function orderWrites(writes: PlannedRequest[]): PlannedRequest[] {
   const ordered: PlannedRequest[] = [];
   const written = new Set<string>();
   while (pending.length > 0) {
-    const ready = pending.findIndex((request) => request.needs.every((prefix) =>
-      written.has(prefix) || !pending.some((other) => other !== request && other.produces.includes(prefix))));
+    const ready = pending.findIndex((request) =>
+      request.needs.every(
+        (prefix) =>
+          written.has(prefix) || !pending.some((other) => other !== request && other.produces.includes(prefix)),
+      ),
+    );
     // A cycle the examples do not break: the document's order; a write whose record is not there yet is not sent.
     const [next] = pending.splice(ready === -1 ? 0 : ready, 1);
     ordered.push(next!);

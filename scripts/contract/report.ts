@@ -16,7 +16,10 @@ export function outcomeLine(outcome: Outcome): string {
 /** With --verbose: what was sent and every violation, indented under the line. */
 export function outcomeDetails(outcome: Outcome): string[] {
   const lines: string[] = [];
-  if (outcome.sent) lines.push(`      sent ${outcome.request.method} ${outcome.sent.url}${outcome.sent.body ? ` ${oneLine(outcome.sent.body)}` : ''}`);
+  if (outcome.sent)
+    lines.push(
+      `      sent ${outcome.request.method} ${outcome.sent.url}${outcome.sent.body ? ` ${oneLine(outcome.sent.body)}` : ''}`,
+    );
   for (const violation of outcome.violations) lines.push(`      - ${oneLine(violation)}`);
   return lines;
 }
@@ -40,7 +43,9 @@ export function changesLines(changes: RunChanges, organization: string): string[
   const total = changes.written.reduce((sum, [, ids]) => sum + ids.length, 0);
   const kinds = changes.written.map(([prefix, ids]) => `${prefix} ${ids.length} (${ids.join(', ')})`).join('; ');
   return [
-    total === 0 ? `Changed in ${organization}: no record written` : `Changed in ${organization}: ${total} record${total === 1 ? '' : 's'} written or changed by this run: ${kinds}`,
+    total === 0
+      ? `Changed in ${organization}: no record written`
+      : `Changed in ${organization}: ${total} record${total === 1 ? '' : 's'} written or changed by this run: ${kinds}`,
     dmsChangesLine(changes.dms, changes.dmsSkipped),
   ];
 }

@@ -29,7 +29,10 @@ const REPOSITORY_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 const DEPLOYMENT = 'deployment';
 
 class Refusal extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }
@@ -85,13 +88,26 @@ fails (exit code 1).`;
 
 function buildProgram(): Command {
   return new Command('contract')
-    .description('Check a running deployment against the API description, using the description\'s own examples.')
+    .description("Check a running deployment against the API description, using the description's own examples.")
     .usage('--base-url URL --key KEY [options]   (npm run contract -- ...)')
-    .requiredOption('--base-url <url>', `the deployment, e.g. http://127.0.0.1:3000 (${API_BASE_PATH} is added unless the URL ends with it)`)
-    .addOption(new Option('--key <key>', 'the API key to send; the variable keeps it out of shell history').env('CONTRACT_API_KEY').makeOptionMandatory())
-    .option('--spec <deployment|file>', '"deployment": check against the deployment\'s own GET /openapi.json; a file: against that bundled OpenAPI JSON document (default: this repository\'s generated/openapi.json)')
-    .option('--allow-live', 'allow a production key (containing _live_): the examples\' writes will be real')
-    .option('--dms <distributorCode>', 'also send the DMS examples (kept for good and posted), as documents of this distributor code (the organisation\'s DMS connection\'s): only into an organisation kept for this check')
+    .requiredOption(
+      '--base-url <url>',
+      `the deployment, e.g. http://127.0.0.1:3000 (${API_BASE_PATH} is added unless the URL ends with it)`,
+    )
+    .addOption(
+      new Option('--key <key>', 'the API key to send; the variable keeps it out of shell history')
+        .env('CONTRACT_API_KEY')
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--spec <deployment|file>',
+      '"deployment": check against the deployment\'s own GET /openapi.json; a file: against that bundled OpenAPI JSON document (default: this repository\'s generated/openapi.json)',
+    )
+    .option('--allow-live', "allow a production key (containing _live_): the examples' writes will be real")
+    .option(
+      '--dms <distributorCode>',
+      "also send the DMS examples (kept for good and posted), as documents of this distributor code (the organisation's DMS connection's): only into an organisation kept for this check",
+    )
     .option('--timeout <ms>', 'milliseconds to wait for each answer', '30000')
     .option('--verbose', 'print what was sent and every violation under each line')
     .addHelpText('after', HELP_AFTER)
@@ -100,33 +116,59 @@ function buildProgram(): Command {
     .allowExcessArguments(false);
 }
 
-interface Options { baseUrl: string; key: string; spec?: string; allowLive?: boolean; timeout: string; verbose?: boolean; dms?: string }
+interface Options {
+  baseUrl: string;
+  key: string;
+  spec?: string;
+  allowLive?: boolean;
+  timeout: string;
+  verbose?: boolean;
+  dms?: string;
+}
 
 async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     program.parse(argv);
   } catch (error) {
-    if (error instanceof CommanderError) return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? 0 : EXIT_USAGE;
+    if (error instanceof CommanderError)
+      return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? 0 : EXIT_USAGE;
     throw error;
   }
   const options = program.opts<Options>();
   const timeoutMs = Number(options.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new Refusal('--timeout takes a positive number of milliseconds', EXIT_USAGE);
-  if (options.dms !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(options.dms)) throw new Refusal(`--dms takes the distributor code of the organisation's DMS connection (letters, digits, _ and -, at most 32), not ${JSON.stringify(options.dms)}`, EXIT_USAGE);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new Refusal('--timeout takes a positive number of milliseconds', EXIT_USAGE);
+  if (options.dms !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(options.dms))
+    throw new Refusal(
+      `--dms takes the distributor code of the organisation's DMS connection (letters, digits, _ and -, at most 32), not ${JSON.stringify(options.dms)}`,
+      EXIT_USAGE,
+    );
   if (options.key.includes('_live_') && !options.allowLive) {
-    throw new Refusal('this is a production key (it contains _live_): the examples would write real records. Use a sandbox key, or add --allow-live if you mean it. Nothing was sent.', EXIT_USAGE);
+    throw new Refusal(
+      'this is a production key (it contains _live_): the examples would write real records. Use a sandbox key, or add --allow-live if you mean it. Nothing was sent.',
+      EXIT_USAGE,
+    );
   }
   const apiRoot = apiRootOf(options.baseUrl);
   // A local document is read before anything is sent (a bad one is a usage error); the deployment's own is
   // needed first with --spec deployment, and otherwise only fetched, after the key is known good, to compare.
-  const local = options.spec === DEPLOYMENT ? undefined
-    : options.spec ? { document: readSpec(options.spec, `--spec ${options.spec}`), source: options.spec }
-    : { document: readSpec(REPOSITORY_SPEC, `this repository's description ${REPOSITORY_SPEC}`), source: `this repository's description, ${shown(REPOSITORY_SPEC)}` };
+  const local =
+    options.spec === DEPLOYMENT
+      ? undefined
+      : options.spec
+        ? { document: readSpec(options.spec, `--spec ${options.spec}`), source: options.spec }
+        : {
+            document: readSpec(REPOSITORY_SPEC, `this repository's description ${REPOSITORY_SPEC}`),
+            source: `this repository's description, ${shown(REPOSITORY_SPEC)}`,
+          };
   const own = local ? undefined : await fetchDescription(apiRoot, timeoutMs);
   const key = await introspectKey(apiRoot, options.key, timeoutMs);
   if (key.environment === 'live' && !options.allowLive) {
-    throw new Refusal(`the deployment says ${key.prefix} is a production key: the examples would write real records. Add --allow-live if you mean it. Nothing was written.`, EXIT_USAGE);
+    throw new Refusal(
+      `the deployment says ${key.prefix} is a production key: the examples would write real records. Add --allow-live if you mean it. Nothing was written.`,
+      EXIT_USAGE,
+    );
   }
   const { document, source } = (local ?? own)!;
   const versionLine = local ? await compareWithDeployment(apiRoot, timeoutMs, local.document) : undefined;
@@ -141,7 +183,15 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`Key ${key.prefix} (${key.environment}) of ${key.organization}; run ${runId}\n`);
   const outcomes: Outcome[] = [];
   const changes: RunChanges = { written: [], dmsSkipped: 0 };
-  for await (const outcome of checkDeployment({ document, apiRoot, key: options.key, timeoutMs, runId, dmsDistributorCode: options.dms, changes })) {
+  for await (const outcome of checkDeployment({
+    document,
+    apiRoot,
+    key: options.key,
+    timeoutMs,
+    runId,
+    dmsDistributorCode: options.dms,
+    changes,
+  })) {
     outcomes.push(outcome);
     process.stdout.write(outcomeLine(outcome) + '\n');
     if (options.verbose) for (const line of outcomeDetails(outcome)) process.stdout.write(line + '\n');
@@ -154,9 +204,13 @@ async function main(argv: string[]): Promise<number> {
   for (const line of changesLines(changes, key.organization)) process.stdout.write(line + '\n');
   process.stdout.write(summaryLine(outcomes) + '\n');
   if (outcomes.every((o) => o.notSent)) {
-    process.stderr.write(`error: nothing was sent: ${planned === 0
-      ? `${source} describes no operations (its paths are empty), so nothing of the deployment was checked`
-      : `none of the ${planned} requests of ${source} could be sent (see the FAIL and SKIP lines)`}\n`);
+    process.stderr.write(
+      `error: nothing was sent: ${
+        planned === 0
+          ? `${source} describes no operations (its paths are empty), so nothing of the deployment was checked`
+          : `none of the ${planned} requests of ${source} could be sent (see the FAIL and SKIP lines)`
+      }\n`,
+    );
     return EXIT_FAILED;
   }
   return outcomes.every((o) => o.passed) ? 0 : EXIT_FAILED;
@@ -172,14 +226,25 @@ function missingFromDeployment(deployment: Json): Outcome[] | { note: string } {
   try {
     repository = readSpec(REPOSITORY_SPEC, `this repository's description ${REPOSITORY_SPEC}`);
   } catch (error) {
-    return { note: `Note: operations missing from the deployment's description are not listed: ${(error as Error).message}` };
+    return {
+      note: `Note: operations missing from the deployment's description are not listed: ${(error as Error).message}`,
+    };
   }
   const key = (method: string, template: string) => `${method} ${template.replace(/\{[^}]*\}/g, '{}')}`;
   const described = new Set(operationsOf(deployment).map((o) => key(o.method, o.template)));
   return operationsOf(repository)
     .filter((o) => !described.has(key(o.method, o.template)))
     .map(({ method, template }) => ({
-      request: { method, template, pathParameters: {}, query: {}, headers: {}, phase: 'read' as const, produces: [], needs: [] },
+      request: {
+        method,
+        template,
+        pathParameters: {},
+        query: {},
+        headers: {},
+        phase: 'read' as const,
+        produces: [],
+        needs: [],
+      },
       passed: false,
       notSent: true,
       requestId: '',
@@ -196,16 +261,18 @@ function apiRootOf(baseUrl: string): string {
   } catch {
     throw new Refusal(`--base-url ${baseUrl} is not a URL (e.g. http://127.0.0.1:3000)`, EXIT_USAGE);
   }
-  if (!['http:', 'https:'].includes(url.protocol)) throw new Refusal(`--base-url must be http or https, not ${url.protocol}`, EXIT_USAGE);
+  if (!['http:', 'https:'].includes(url.protocol))
+    throw new Refusal(`--base-url must be http or https, not ${url.protocol}`, EXIT_USAGE);
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   return root.endsWith(API_BASE_PATH) ? root : root + API_BASE_PATH;
 }
 
 /** `label` names the document in messages: `--spec FILE`, or this repository's description. */
 function readSpec(file: string, label: string): Json {
-  const remedy = file === REPOSITORY_SPEC
-    ? 'npm install or npm run generate makes it; or choose --spec deployment or --spec FILE'
-    : `use a bundled JSON document such as generated/openapi.json, or --spec ${DEPLOYMENT} for the deployment's own`;
+  const remedy =
+    file === REPOSITORY_SPEC
+      ? 'npm install or npm run generate makes it; or choose --spec deployment or --spec FILE'
+      : `use a bundled JSON document such as generated/openapi.json, or --spec ${DEPLOYMENT} for the deployment's own`;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -228,7 +295,10 @@ function shown(file: string): string {
 }
 
 /** The deployment's own GET /openapi.json, or why it could not be had. */
-async function fetchOwnDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; url: string } | { problem: string; unreachable: boolean }> {
+async function fetchOwnDescription(
+  apiRoot: string,
+  timeoutMs: number,
+): Promise<{ document: Json; url: string } | { problem: string; unreachable: boolean }> {
   const url = `${apiRoot}/openapi.json`;
   let response: Response;
   let text: string;
@@ -236,12 +306,17 @@ async function fetchOwnDescription(apiRoot: string, timeoutMs: number): Promise<
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     text = await response.text();
   } catch (error) {
-    return { problem: `cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}`, unreachable: true };
+    return {
+      problem: `cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}`,
+      unreachable: true,
+    };
   }
   let document: Json | undefined;
   try {
     document = JSON.parse(text) as Json;
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   if (response.status !== 200 || typeof document?.paths !== 'object') {
     return { problem: `${url} answered ${response.status} without an OpenAPI document`, unreachable: false };
   }
@@ -252,9 +327,12 @@ async function fetchOwnDescription(apiRoot: string, timeoutMs: number): Promise<
 async function fetchDescription(apiRoot: string, timeoutMs: number): Promise<{ document: Json; source: string }> {
   const own = await fetchOwnDescription(apiRoot, timeoutMs);
   if ('problem' in own) {
-    throw new Refusal(own.unreachable
-      ? `${own.problem}. Nothing was checked.`
-      : `${own.problem}; is ${apiRoot} the API? (leave out --spec to check against this repository's description)`, EXIT_FAILED);
+    throw new Refusal(
+      own.unreachable
+        ? `${own.problem}. Nothing was checked.`
+        : `${own.problem}; is ${apiRoot} the API? (leave out --spec to check against this repository's description)`,
+      EXIT_FAILED,
+    );
   }
   return { document: own.document, source: `its own description, ${own.url}` };
 }
@@ -265,31 +343,48 @@ async function fetchDescription(apiRoot: string, timeoutMs: number): Promise<{ d
  */
 async function compareWithDeployment(apiRoot: string, timeoutMs: number, checked: Json): Promise<string | undefined> {
   const own = await fetchOwnDescription(apiRoot, timeoutMs);
-  if ('problem' in own) return `Note: could not fetch the deployment's own description, so its version is not compared (${own.problem})`;
+  if ('problem' in own)
+    return `Note: could not fetch the deployment's own description, so its version is not compared (${own.problem})`;
   const version = (document: Json) => String(((document.info ?? {}) as Json).version);
   if (version(own.document) === version(checked)) return undefined;
   return `Warning: the deployment describes itself as version ${version(own.document)} (${own.url}), but this check uses version ${version(checked)}: answers are judged by ${version(checked)} (--spec ${DEPLOYMENT} judges them by the deployment's own)`;
 }
 
-interface KeyFacts { prefix: string; environment: string; organization: string }
+interface KeyFacts {
+  prefix: string;
+  environment: string;
+  organization: string;
+}
 
 /** GET /me: proves the deployment takes the key before anything is written. */
 async function introspectKey(apiRoot: string, key: string, timeoutMs: number): Promise<KeyFacts> {
   const response = await reach(`${apiRoot}/me`, { Authorization: `Bearer ${key}` }, timeoutMs);
   const body = (await response.json().catch(() => undefined)) as Json | undefined;
   if (response.status !== 200) {
-    const told = body?.code ? `${response.status} ${String(body.code)}: ${String(body.detail ?? '')}` : `${response.status}`;
-    throw new Refusal(`the deployment refused the key (GET ${apiRoot}/me answered ${told}). Nothing was checked.`, EXIT_FAILED);
+    const told = body?.code
+      ? `${response.status} ${String(body.code)}: ${String(body.detail ?? '')}`
+      : `${response.status}`;
+    throw new Refusal(
+      `the deployment refused the key (GET ${apiRoot}/me answered ${told}). Nothing was checked.`,
+      EXIT_FAILED,
+    );
   }
   const organization = (body?.organization ?? {}) as Json;
-  return { prefix: String(body?.prefix), environment: String(body?.environment), organization: String(organization.name ?? organization.id) };
+  return {
+    prefix: String(body?.prefix),
+    environment: String(body?.environment),
+    organization: String(organization.name ?? organization.id),
+  };
 }
 
 async function reach(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Response> {
   try {
     return await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new Refusal(`cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}. Nothing was checked.`, EXIT_FAILED);
+    throw new Refusal(
+      `cannot reach the deployment at ${url}: ${describeFetchError(error, timeoutMs)}. Nothing was checked.`,
+      EXIT_FAILED,
+    );
   }
 }
 

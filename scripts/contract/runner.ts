@@ -80,9 +80,18 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
   const records = new LiveRecords(async (prefix) => {
     const path = lists.get(prefix);
     if (!path) return [];
-    const answer = await exchange({ method: 'GET', url: apiRoot + path, headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': `contract-${runId}-list-${prefix}` } }, timeoutMs);
+    const answer = await exchange(
+      {
+        method: 'GET',
+        url: apiRoot + path,
+        headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': `contract-${runId}-list-${prefix}` },
+      },
+      timeoutMs,
+    );
     if (answer.status !== 200) return [];
-    return ((JSON.parse(answer.bodyText) as { data?: { id?: unknown }[] }).data ?? []).flatMap((r) => (typeof r.id === 'string' ? [r.id] : []));
+    return ((JSON.parse(answer.bodyText) as { data?: { id?: unknown }[] }).data ?? []).flatMap((r) =>
+      typeof r.id === 'string' ? [r.id] : [],
+    );
   });
   let runNumber = newRunNumber();
   const dms = options.dmsDistributorCode ? new DmsExamples(options.dmsDistributorCode, newRunNumber) : undefined;
@@ -101,7 +110,10 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
   /** The writes that did not succeed, with their request ids: the lines a write not sent for want of a record points to. */
   const failedWrites: { request: PlannedRequest; requestId: string }[] = [];
   const judged = (outcome: Outcome): Outcome => {
-    if (!isRead(outcome.request.method) && !(outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300)) {
+    if (
+      !isRead(outcome.request.method) &&
+      !(outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300)
+    ) {
       failedWrites.push({ request: outcome.request, requestId: outcome.requestId });
     }
     return outcome;
@@ -111,7 +123,15 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     sequence += 1;
     const requestId = `contract-${runId}-${String(sequence).padStart(2, '0')}`;
     if (request.unusable) {
-      yield judged({ request, passed: false, notSent: true, requestId, reason: `not sent: ${request.unusable}`, violations: [], notes: [] });
+      yield judged({
+        request,
+        passed: false,
+        notSent: true,
+        requestId,
+        reason: `not sent: ${request.unusable}`,
+        violations: [],
+        notes: [],
+      });
       continue;
     }
     const notes: string[] = [];
@@ -119,14 +139,35 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     if (request.dms && !dms) {
       for (const prefix of request.produces) skippedKinds.add(prefix);
       if (changes) changes.dmsSkipped += 1;
-      yield { request, passed: true, notSent: true, skipped: true, requestId, violations: [], notes: [],
-        reason: 'skipped: it sends DMS documents, which the service keeps for good and posts (stock, money, waits, the day\'s reconciliation); --dms DISTRIBUTOR_CODE sends them, into an organisation kept for this check' };
+      yield {
+        request,
+        passed: true,
+        notSent: true,
+        skipped: true,
+        requestId,
+        violations: [],
+        notes: [],
+        reason:
+          "skipped: it sends DMS documents, which the service keeps for good and posts (stock, money, waits, the day's reconciliation); --dms DISTRIBUTOR_CODE sends them, into an organisation kept for this check",
+      };
       continue;
     }
-    const bound = await records.bind({ path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value }, write && !request.liveRecords);
+    const bound = await records.bind(
+      { path: request.pathParameters, query: request.query, headers: request.headers, body: request.body?.value },
+      write && !request.liveRecords,
+    );
     if (write && request.liveRecords && bound.unbound.length > 0) {
       const kinds = [...new Set(bound.unbound.map((p) => prefixOf(p)!))].join(', ');
-      yield { request, passed: true, notSent: true, skipped: true, requestId, reason: `skipped: the organisation has no ${kinds} record to act on (only the service writes them)`, violations: [], notes: [] };
+      yield {
+        request,
+        passed: true,
+        notSent: true,
+        skipped: true,
+        requestId,
+        reason: `skipped: the organisation has no ${kinds} record to act on (only the service writes them)`,
+        violations: [],
+        notes: [],
+      };
       continue;
     }
     if (write && bound.unbound.length > 0) {
@@ -140,8 +181,19 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       const kinds = [...new Set(bound.unbound.map((p) => prefixOf(p)!))];
       const unmade = kinds.filter((prefix) => !writtenKinds.has(prefix) || skippedKinds.has(prefix));
       if (unmade.length === kinds.length) {
-        const why = unmade.every((prefix) => skippedKinds.has(prefix)) ? 'the writes that make one were skipped' : 'no request of this check writes one; the service does';
-        yield { request, passed: true, notSent: true, skipped: true, requestId, reason: `skipped: the organisation has no ${kinds.join(', ')} record to read (${why})`, violations: [], notes: [] };
+        const why = unmade.every((prefix) => skippedKinds.has(prefix))
+          ? 'the writes that make one were skipped'
+          : 'no request of this check writes one; the service does';
+        yield {
+          request,
+          passed: true,
+          notSent: true,
+          skipped: true,
+          requestId,
+          reason: `skipped: the organisation has no ${kinds.join(', ')} record to read (${why})`,
+          violations: [],
+          notes: [],
+        };
         continue;
       }
     }
@@ -155,17 +207,29 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
     let liveUrl: string | undefined;
     if (request.signedUrl) {
       liveUrl = await linkedUrl(apiRoot, key, request.signedUrl, timeoutMs, `contract-${runId}-link-${sequence}`);
-      notes.push(liveUrl
-        ? `sent the ${request.signedUrl.field} of a ${request.signedUrl.list} record, not the example's URL`
-        : `no ${request.signedUrl.list} record has a ${request.signedUrl.field}: sent the example's URL, which must be refused (403 invalid_signature)`);
+      notes.push(
+        liveUrl
+          ? `sent the ${request.signedUrl.field} of a ${request.signedUrl.list} record, not the example's URL`
+          : `no ${request.signedUrl.list} record has a ${request.signedUrl.field}: sent the example's URL, which must be refused (403 invalid_signature)`,
+      );
     }
 
     const send = async (body: unknown) => {
-      const path = request.template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(bound.value.path[name])));
-      const query = new URLSearchParams(Object.entries(bound.value.query).flatMap(([name, value]) =>
-        (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, String(v)])));
-      const headers: Record<string, string> = { ...bound.value.headers, Authorization: `Bearer ${key}`, 'X-Request-Id': requestId };
-      if (!['GET', 'HEAD', 'OPTIONS', 'TRACE', 'DELETE'].includes(request.method)) headers['Idempotency-Key'] = `contract-${runId}-${sequence}-${randomBytes(6).toString('hex')}`;
+      const path = request.template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+        encodeURIComponent(String(bound.value.path[name])),
+      );
+      const query = new URLSearchParams(
+        Object.entries(bound.value.query).flatMap(([name, value]) =>
+          (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, String(v)]),
+        ),
+      );
+      const headers: Record<string, string> = {
+        ...bound.value.headers,
+        Authorization: `Bearer ${key}`,
+        'X-Request-Id': requestId,
+      };
+      if (!['GET', 'HEAD', 'OPTIONS', 'TRACE', 'DELETE'].includes(request.method))
+        headers['Idempotency-Key'] = `contract-${runId}-${sequence}-${randomBytes(6).toString('hex')}`;
       let text: string | undefined;
       if (request.body) {
         headers['Content-Type'] = request.body.mediaType;
@@ -173,17 +237,29 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       }
       if (liveUrl) {
         const live = new URL(liveUrl);
-        return { path: live.pathname.slice(new URL(apiRoot).pathname.length), url: liveUrl, text, answer: await exchange({ method: request.method, url: liveUrl, headers, body: text }, timeoutMs) };
+        return {
+          path: live.pathname.slice(new URL(apiRoot).pathname.length),
+          url: liveUrl,
+          text,
+          answer: await exchange({ method: request.method, url: liveUrl, headers, body: text }, timeoutMs),
+        };
       }
       const url = apiRoot + path + (query.size > 0 ? `?${query}` : '');
-      return { path, url, text, answer: await exchange({ method: request.method, url, headers, body: text }, timeoutMs) };
+      return {
+        path,
+        url,
+        text,
+        answer: await exchange({ method: request.method, url, headers, body: text }, timeoutMs),
+      };
     };
 
     let result: Awaited<ReturnType<typeof send>>;
     try {
       let body = bound.value.body;
       if (dms && request.dms) {
-        const all = plan.filter((r) => r.method === request.method && r.template === request.template).map((r) => r.body?.value);
+        const all = plan
+          .filter((r) => r.method === request.method && r.template === request.template)
+          .map((r) => r.body?.value);
         const prepared = dms.prepare(`${request.method} ${request.template}`, body, all);
         body = prepared.body;
         notes.push(...prepared.notes);
@@ -192,51 +268,101 @@ export async function* checkDeployment(options: ContractRunOptions): AsyncGenera
       if (fresh && fresh.fields.length > 0) body = fresh.body;
       result = await send(body);
       // Six digits can still meet a code an earlier run made: one more try with other digits.
-      if (fresh && fresh.fields.length > 0 && result.answer.status === 422 && namesAny(result.answer.bodyText, fresh.fields)) {
+      if (
+        fresh &&
+        fresh.fields.length > 0 &&
+        result.answer.status === 422 &&
+        namesAny(result.answer.bodyText, fresh.fields)
+      ) {
         runNumber = newRunNumber();
         fresh = freshenCodes(bound.value.body, runNumber);
         result = await send(fresh.body);
       }
       if (fresh && fresh.fields.length > 0) notes.push(`codes made new for this run: ${fresh.codes.join(', ')}`);
       if (fresh && result.answer.status >= 200 && result.answer.status < 300) {
-        const given = (bound.value.body as { externalCodes?: Record<string, unknown> } | undefined)?.externalCodes ?? {};
+        const given =
+          (bound.value.body as { externalCodes?: Record<string, unknown> } | undefined)?.externalCodes ?? {};
         const made = (fresh.body as { externalCodes?: Record<string, unknown> }).externalCodes ?? {};
         for (const [system, code] of Object.entries(given)) {
-          if (typeof code === 'string' && typeof made[system] === 'string' && !freshCodeOf.has(code)) freshCodeOf.set(code, made[system] as string);
+          if (typeof code === 'string' && typeof made[system] === 'string' && !freshCodeOf.has(code))
+            freshCodeOf.set(code, made[system] as string);
         }
       }
     } catch (error) {
-      yield judged({ request, passed: false, requestId, reason: `no answer: ${(error as Error).message}`, violations: [], notes });
+      yield judged({
+        request,
+        passed: false,
+        requestId,
+        reason: `no answer: ${(error as Error).message}`,
+        violations: [],
+        notes,
+      });
       continue;
     }
     const { answer, path, url, text } = result;
     if (answer.waitedSeconds > 0) notes.push(`rate-limited: waited ${answer.waitedSeconds} s`);
-    const violations = contract.check({ method: request.method, path, status: answer.status, headers: answer.headers, bodyText: answer.bodyText })
+    const violations = contract
+      .check({
+        method: request.method,
+        path,
+        status: answer.status,
+        headers: answer.headers,
+        bodyText: answer.bodyText,
+      })
       .map((v) => v.replace(/^[A-Z]+ \S+ -> \d+: /, ''));
-    const success = request.signedUrl && !liveUrl
-      ? answer.status === 403 && (parseJson(answer.bodyText) as { code?: string } | undefined)?.code === 'invalid_signature'
-      : answer.status >= 200 && answer.status < 300;
+    const success =
+      request.signedUrl && !liveUrl
+        ? answer.status === 403 &&
+          (parseJson(answer.bodyText) as { code?: string } | undefined)?.code === 'invalid_signature'
+        : answer.status >= 200 && answer.status < 300;
     // A DMS push answers 2xx whatever its documents are: each flag says. A rejected one fails (unless declared).
-    const flagProblem = success && dms && request.dms ? dms.judge(parseJson(answer.bodyText), request.expectedFlags) : undefined;
+    const flagProblem =
+      success && dms && request.dms ? dms.judge(parseJson(answer.bodyText), request.expectedFlags) : undefined;
     if (success && write) {
       // The records it wrote: those its answer returns, and those its path or body names.
-      const referenced = placeholdersIn([request.pathParameters, request.body?.value]).flatMap((p) => records.boundTo(p) ?? []);
+      const referenced = placeholdersIn([request.pathParameters, request.body?.value]).flatMap(
+        (p) => records.boundTo(p) ?? [],
+      );
       records.learn(parseJson(answer.bodyText), referenced);
     }
     if (changes) changes.written = records.writtenByKind();
     const passed = success && violations.length === 0 && !flagProblem;
     yield judged({
-      request, passed, status: answer.status, ms: answer.ms, requestId, violations, notes, sent: { url, body: text },
-      reason: passed ? undefined : flagProblem ? `flag ${flagProblem}${violations.length > 0 ? `; ${violations[0]}` : ''}` : reasonOf(answer, violations, success),
+      request,
+      passed,
+      status: answer.status,
+      ms: answer.ms,
+      requestId,
+      violations,
+      notes,
+      sent: { url, body: text },
+      reason: passed
+        ? undefined
+        : flagProblem
+          ? `flag ${flagProblem}${violations.length > 0 ? `; ${violations[0]}` : ''}`
+          : reasonOf(answer, violations, success),
     });
   }
 }
 
 /** The first signed URL a record of `link.list` holds in `link.field`, if any (the list read with the run's key). */
-async function linkedUrl(apiRoot: string, key: string, link: { list: string; field: string }, timeoutMs: number, requestId: string): Promise<string | undefined> {
-  const answer = await exchange({ method: 'GET', url: `${apiRoot}${link.list}?limit=100`, headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': requestId } }, timeoutMs);
+async function linkedUrl(
+  apiRoot: string,
+  key: string,
+  link: { list: string; field: string },
+  timeoutMs: number,
+  requestId: string,
+): Promise<string | undefined> {
+  const answer = await exchange(
+    {
+      method: 'GET',
+      url: `${apiRoot}${link.list}?limit=100`,
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': requestId },
+    },
+    timeoutMs,
+  );
   if (answer.status !== 200) return undefined;
-  const records = ((parseJson(answer.bodyText) as { data?: Record<string, unknown>[] } | undefined)?.data ?? []);
+  const records = (parseJson(answer.bodyText) as { data?: Record<string, unknown>[] } | undefined)?.data ?? [];
   const url = records.map((record) => record[link.field]).find((value): value is string => typeof value === 'string');
   return url;
 }
@@ -255,24 +381,31 @@ function listPathsByKind(plan: PlannedRequest[]): Map<string, string> {
  * Why a write was not sent: which kinds of record it needs that this run did not write, and the lines of the
  * writes of those kinds that failed.
  */
-function missingRecords(unbound: string[], failedWrites: { request: PlannedRequest; requestId: string }[], records: LiveRecords): string {
+function missingRecords(
+  unbound: string[],
+  failedWrites: { request: PlannedRequest; requestId: string }[],
+  records: LiveRecords,
+): string {
   const kinds = [...new Set(unbound.map((p) => prefixOf(p)!))];
   const ofKind = failedWrites.filter(({ request }) => request.produces.some((prefix) => kinds.includes(prefix)));
   const creates = ofKind.filter(({ request }) => request.phase === 'create');
   const failed = creates.length > 0 ? creates : ofKind;
   const written = kinds.reduce((sum, prefix) => sum + records.writtenCount(prefix), 0);
-  const why = failed.length > 0
-    ? `see ${failed.map(({ request, requestId }) => `${request.method} ${request.template}${request.exampleName ? ` (example: ${request.exampleName})` : ''} [${requestId}]`).join(', ')}`
-    : written > 0
-      ? `the ${written} it wrote stand for other ids of the examples, and two ids never share a record`
-      : 'no write before it returned one';
+  const why =
+    failed.length > 0
+      ? `see ${failed.map(({ request, requestId }) => `${request.method} ${request.template}${request.exampleName ? ` (example: ${request.exampleName})` : ''} [${requestId}]`).join(', ')}`
+      : written > 0
+        ? `the ${written} it wrote stand for other ids of the examples, and two ids never share a record`
+        : 'no write before it returned one';
   return `the record${kinds.length > 1 ? 's' : ''} it needs (${kinds.join(', ')}) ${kinds.length > 1 ? 'were' : 'was'} not created by this run (${why})`;
 }
 
 function reasonOf(answer: Answer, violations: string[], success: boolean): string {
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
   if (success) return violations[0]! + more;
-  const problem = parseJson(answer.bodyText) as { code?: string; detail?: string; errors?: { field?: string; message?: string }[] } | undefined;
+  const problem = parseJson(answer.bodyText) as
+    | { code?: string; detail?: string; errors?: { field?: string; message?: string }[] }
+    | undefined;
   const field = problem?.errors?.[0];
   const told = problem?.code
     ? `${problem.code}: ${problem.detail ?? ''}${field?.field ? ` [${field.field}: ${field.message ?? ''}]` : ''}`

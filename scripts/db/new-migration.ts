@@ -112,7 +112,11 @@ async function embeddedPostgres(): Promise<ShadowDatabase> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'erp-shadow-pg-'));
   await chmod(scratch, 0o755); // the postgres user must reach the cluster directory below it
   try {
-    const server = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'postgres'), port: await freePort(), ephemeral: true });
+    const server = await startEmbeddedPostgres({
+      dataDir: path.join(scratch, 'postgres'),
+      port: await freePort(),
+      ephemeral: true,
+    });
     const admin = new pg.Client({ connectionString: server.url('postgres') });
     await admin.connect();
     await admin.query('CREATE DATABASE shadow');
@@ -121,7 +125,9 @@ async function embeddedPostgres(): Promise<ShadowDatabase> {
       url: server.url('shadow'),
       description: 'embedded Postgres',
       async dispose() {
-        await server.stop().catch((error: unknown) => console.error(`Warning: stopping the embedded Postgres: ${message(error)}`));
+        await server
+          .stop()
+          .catch((error: unknown) => console.error(`Warning: stopping the embedded Postgres: ${message(error)}`));
         await rm(scratch, { recursive: true, force: true });
       },
     };
@@ -130,7 +136,6 @@ async function embeddedPostgres(): Promise<ShadowDatabase> {
     throw new Error(`Could not start an embedded Postgres for the shadow database: ${message(error)}`);
   }
 }
-
 
 class UsageError extends Error {}
 

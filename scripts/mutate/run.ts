@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
 import type { Stryker as StrykerClass } from '@stryker-mutator/core';
-import { MUTATION_MODULES, testCommand, type MutationModule } from './modules.js';
+import { MUTATION_MODULES, mutateGlobs, testCommand, type MutationModule } from './modules.js';
 
 export const THRESHOLD = 90;
 
@@ -20,24 +20,34 @@ export const THRESHOLD = 90;
 // which the entry loads); this project runs on Node 20. The Stryker class itself runs on Node 20 (its mutants and
 // test runs here are plain child processes), so the runner loads that module by path, past the CLI's guard.
 const strykerEntry = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
-const { Stryker } = (await import(pathToFileURL(join(dirname(strykerEntry), 'dist/src/stryker.js')).href)) as { Stryker: typeof StrykerClass };
+const { Stryker } = (await import(pathToFileURL(join(dirname(strykerEntry), 'dist/src/stryker.js')).href)) as {
+  Stryker: typeof StrykerClass;
+};
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = requested.filter((name) => !MUTATION_MODULES.some((m) => m.name === name));
 if (unknown.length > 0) {
-  console.error(`Unknown module ${unknown.join(', ')}; the modules are ${MUTATION_MODULES.map((m) => m.name).join(', ')}.`);
+  console.error(
+    `Unknown module ${unknown.join(', ')}; the modules are ${MUTATION_MODULES.map((m) => m.name).join(', ')}.`,
+  );
   process.exit(2);
 }
 const modules = requested.length > 0 ? MUTATION_MODULES.filter((m) => requested.includes(m.name)) : MUTATION_MODULES;
 const concurrency = Number(process.env.MUTATE_CONCURRENCY ?? 2);
 
-interface Score { module: MutationModule; mutants: number; killed: number; survived: MutantResult[]; score: number }
+interface Score {
+  module: MutationModule;
+  mutants: number;
+  killed: number;
+  survived: MutantResult[];
+  score: number;
+}
 
 const scores: Score[] = [];
 for (const module of modules) {
-  console.log(`\n== ${module.name}: ${module.file} against ${module.tests.join(', ')}`);
+  console.log(`\n== ${module.name}: ${mutateGlobs(module).join(', ')} against ${module.tests.join(', ')}`);
   const options: PartialStrykerOptions = {
-    mutate: [module.file],
+    mutate: mutateGlobs(module),
     testRunner: 'command',
     commandRunner: { command: testCommand(module) },
     coverageAnalysis: 'off', // the command runner cannot tell which test covers what
@@ -49,8 +59,9 @@ for (const module of modules) {
     jsonReporter: { fileName: `reports/mutation/${module.name}.json` },
     clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
     tempDirName: '.stryker-tmp',
-    // The sandbox is a copy of the repository; these never matter to a test run.
-    ignorePatterns: ['.data', 'reports', '.ci', '*.tgz', '*.log', 'client-sdk/dist'],
+    // The sandbox is a copy of the repository; these never matter to a test run. .test-build must not be copied:
+    // the unit stage would take a build of the sources without their mutants for its own (scripts/mutate/unit-tests.mjs).
+    ignorePatterns: ['.data', 'reports', '.ci', '*.tgz', '*.log', 'client-sdk/dist', '.test-build'],
     thresholds: { high: 95, low: THRESHOLD, break: null },
     cleanTempDir: true,
   };
@@ -62,10 +73,16 @@ mkdirSync('reports/mutation', { recursive: true });
 const table = [
   '| Module | Mutants | Killed | Survived | Score |',
   '| --- | ---: | ---: | ---: | ---: |',
-  ...scores.map((s) => `| \`${s.module.file}\` | ${s.mutants} | ${s.killed} | ${s.survived.length} | ${s.score.toFixed(1)} % |`),
+  ...scores.map(
+    (s) => `| \`${s.module.file}\` | ${s.mutants} | ${s.killed} | ${s.survived.length} | ${s.score.toFixed(1)} % |`,
+  ),
 ].join('\n');
-const survivors = scores.flatMap((s) => s.survived.map((m) =>
-  `- \`${s.module.file}:${m.location.start.line}\` ${m.mutatorName}: ${JSON.stringify(m.replacement ?? '')}${m.status === 'NoCoverage' ? ' (no coverage)' : ''}`));
+const survivors = scores.flatMap((s) =>
+  s.survived.map(
+    (m) =>
+      `- \`${s.module.file}:${m.location.start.line}\` ${m.mutatorName}: ${JSON.stringify(m.replacement ?? '')}${m.status === 'NoCoverage' ? ' (no coverage)' : ''}`,
+  ),
+);
 writeFileSync('reports/mutation/summary.md', `${table}\n\nSurvivors:\n${survivors.join('\n') || '(none)'}\n`);
 console.log(`\n${table}\n\nSurvivors:\n${survivors.join('\n') || '(none)'}`);
 const below = scores.filter((s) => s.score < THRESHOLD);
@@ -78,5 +95,11 @@ function score(module: MutationModule, results: MutantResult[]): Score {
   const counted = results.filter((r) => ['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(r.status));
   const killed = counted.filter((r) => r.status === 'Killed' || r.status === 'Timeout').length;
   const survived = counted.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
-  return { module, mutants: counted.length, killed, survived, score: counted.length === 0 ? 0 : (100 * killed) / counted.length };
+  return {
+    module,
+    mutants: counted.length,
+    killed,
+    survived,
+    score: counted.length === 0 ? 0 : (100 * killed) / counted.length,
+  };
 }

@@ -33,7 +33,9 @@ export function readAcceptedChanges(root: string): AcceptedChanges {
   changes.forEach((entry, index) => {
     for (const field of ['where', 'what', 'reason', 'changelog'] as const) {
       if (typeof entry?.[field] !== 'string' || entry[field].trim() === '') {
-        throw new Error(`${ACCEPTED_CHANGES_FILE}: entry ${index + 1} has no ${field}; every accepted change needs where, what, a reason and its changelog line`);
+        throw new Error(
+          `${ACCEPTED_CHANGES_FILE}: entry ${index + 1} has no ${field}; every accepted change needs where, what, a reason and its changelog line`,
+        );
       }
     }
   });
@@ -47,7 +49,12 @@ export function emptiedAcceptedChanges(text: string, version: string): string {
 }
 
 const matches = (pattern: string, text: string) =>
-  new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(text);
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(text);
 
 export interface Verdict {
   /** Breaking changes no entry accepts: these fail the check. */
@@ -80,7 +87,11 @@ export function unannounced(accepted: AcceptedChange[], unreleasedNotes: string)
 }
 
 /** Judges the changes against the accepted list, which applies only when it is measured against `baseVersion`. */
-export function judgeAgainst(root: string, baseVersion: string, changes: BreakingChange[]): Verdict & { since: string } {
+export function judgeAgainst(
+  root: string,
+  baseVersion: string,
+  changes: BreakingChange[],
+): Verdict & { since: string } {
   const list = readAcceptedChanges(root);
   return { ...judge(changes, list.since === baseVersion ? list.changes : []), since: list.since };
 }

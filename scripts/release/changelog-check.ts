@@ -69,7 +69,11 @@ function parse(changelog: string): { sections: Section[]; problems: ChangelogPro
     if (text.startsWith('## ')) {
       const release = RELEASE.exec(text);
       const title = text.slice(3).trim();
-      if (!release && title !== 'Unreleased') problems.push({ line, message: `"${text}" is neither "## Unreleased" nor "## X.Y.Z" / "## X.Y.Z - YYYY-MM-DD"` });
+      if (!release && title !== 'Unreleased')
+        problems.push({
+          line,
+          message: `"${text}" is neither "## Unreleased" nor "## X.Y.Z" / "## X.Y.Z - YYYY-MM-DD"`,
+        });
       section = { line, title, version: release?.[1] ?? null, headings: [], items: [], stray: [] };
       sections.push(section);
       heading = null;
@@ -101,34 +105,61 @@ export function checkChangelog(changelog: string): ChangelogProblem[] {
 
   const unreleased = sections.filter((s) => s.title === 'Unreleased');
   if (unreleased.length === 0) problems.push({ line: 1, message: 'there is no "## Unreleased" section' });
-  for (const extra of unreleased.slice(1)) problems.push({ line: extra.line, message: 'a second "## Unreleased" section' });
-  if (unreleased.length > 0 && sections[0] !== unreleased[0]) problems.push({ line: unreleased[0]!.line, message: '"## Unreleased" must be the first "## " section, above every release' });
+  for (const extra of unreleased.slice(1))
+    problems.push({ line: extra.line, message: 'a second "## Unreleased" section' });
+  if (unreleased.length > 0 && sections[0] !== unreleased[0])
+    problems.push({
+      line: unreleased[0]!.line,
+      message: '"## Unreleased" must be the first "## " section, above every release',
+    });
   const top = unreleased[0];
   if (top) {
     if (top.items.length > 0 && (top.headings.length === 0 || top.items[0]!.heading === null)) {
-      problems.push({ line: top.items[0]!.line, message: 'the Unreleased notes begin with a list item outside any "### " heading (### Added, ### Changed, ### Fixed, ...)' });
+      problems.push({
+        line: top.items[0]!.line,
+        message:
+          'the Unreleased notes begin with a list item outside any "### " heading (### Added, ### Changed, ### Fixed, ...)',
+      });
     }
     for (const heading of top.headings) {
-      if (!top.items.some((i) => i.heading === heading.title && i.line > heading.line)) problems.push({ line: heading.line, message: `"### ${heading.title}" in Unreleased has no list item` });
+      if (!top.items.some((i) => i.heading === heading.title && i.line > heading.line))
+        problems.push({ line: heading.line, message: `"### ${heading.title}" in Unreleased has no list item` });
     }
-    for (const line of top.stray) problems.push({ line, message: 'a line in Unreleased that is not a "### " heading, a "- " list item or an indented continuation of one' });
+    for (const line of top.stray)
+      problems.push({
+        line,
+        message:
+          'a line in Unreleased that is not a "### " heading, a "- " list item or an indented continuation of one',
+      });
   }
 
   const releases = sections.filter((s) => s.version !== null);
   const seen = new Map<string, number>();
   releases.forEach((release, index) => {
     const earlier = seen.get(release.version!);
-    if (earlier !== undefined) problems.push({ line: release.line, message: `${release.version} has a second section (the first is at line ${earlier})` });
+    if (earlier !== undefined)
+      problems.push({
+        line: release.line,
+        message: `${release.version} has a second section (the first is at line ${earlier})`,
+      });
     else seen.set(release.version!, release.line);
     const newer = releases[index - 1];
-    if (newer && compareVersions(newer.version!, release.version!) <= 0) problems.push({ line: release.line, message: `${release.version} comes after ${newer.version}: releases go newest first` });
+    if (newer && compareVersions(newer.version!, release.version!) <= 0)
+      problems.push({
+        line: release.line,
+        message: `${release.version} comes after ${newer.version}: releases go newest first`,
+      });
   });
 
   for (const section of sections) {
     const first = new Map<string, number>();
     for (const heading of section.headings) {
       const at = first.get(heading.title);
-      if (at !== undefined) problems.push({ line: heading.line, message: `"### ${heading.title}" again in ${section.title} (first at line ${at}): one heading per kind in a section` });
+      if (at !== undefined)
+        problems.push({
+          line: heading.line,
+          message: `"### ${heading.title}" again in ${section.title} (first at line ${at}): one heading per kind in a section`,
+        });
       else first.set(heading.title, heading.line);
     }
   }
@@ -143,13 +174,17 @@ export function checkChangelog(changelog: string): ChangelogProblem[] {
         for (const name of names) {
           const by = announcedBy.get(name);
           if (by !== undefined && by !== section.version && !mentionsVersion(item.text, by)) {
-            problems.push({ line: item.line, message: `\`${name}\` was announced in ${by}; this item under "${item.heading ?? section.title}" of ${section.title} announces it again (say what changes under Changed, or name ${by} in the item)` });
+            problems.push({
+              line: item.line,
+              message: `\`${name}\` was announced in ${by}; this item under "${item.heading ?? section.title}" of ${section.title} announces it again (say what changes under Changed, or name ${by} in the item)`,
+            });
           }
         }
       }
       for (const name of names) ownNames.add(name);
     }
-    if (section.version !== null) for (const name of ownNames) if (!announcedBy.has(name)) announcedBy.set(name, section.version);
+    if (section.version !== null)
+      for (const name of ownNames) if (!announcedBy.has(name)) announcedBy.set(name, section.version);
   }
 
   return problems.sort((a, b) => a.line - b.line);

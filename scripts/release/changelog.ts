@@ -27,10 +27,14 @@ export function unreleasedNotes(changelog: string): string {
 export function releaseChangelog(changelog: string, version: string, date: string): string {
   const notes = unreleasedNotes(changelog);
   if (notes === '') throw new Error('The Unreleased section of CHANGELOG.md is empty: there is nothing to release');
-  if (releasedVersions(changelog).includes(version)) throw new Error(`CHANGELOG.md already has a section for ${version}`);
+  if (releasedVersions(changelog).includes(version))
+    throw new Error(`CHANGELOG.md already has a section for ${version}`);
   const start = UNRELEASED_HEADING.exec(changelog)!;
   const rest = changelog.slice(start.index + start[0].length);
   const end = rest.search(/^## /m);
   const after = end === -1 ? '' : rest.slice(end);
-  return `${changelog.slice(0, start.index)}## Unreleased\n\n## ${version} - ${date}\n\n${notes}\n\n${after}`.replace(/\n+$/, '\n');
+  return `${changelog.slice(0, start.index)}## Unreleased\n\n## ${version} - ${date}\n\n${notes}\n\n${after}`.replace(
+    /\n+$/,
+    '\n',
+  );
 }

@@ -36,27 +36,43 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const base = baseFile
     ? { file: baseFile, document: JSON.parse(readFileSync(baseFile, 'utf8')) as Record<string, any> }
     : latestRelease(root);
-  const current = currentFile ? JSON.parse(readFileSync(currentFile, 'utf8')) as Record<string, any> : bundleWorkingSpec();
+  const current = currentFile
+    ? (JSON.parse(readFileSync(currentFile, 'utf8')) as Record<string, any>)
+    : bundleWorkingSpec();
   const changes = findBreakingChanges(base.document, current);
   const baseVersion = String(base.document.info?.version ?? '?');
   const against = `${baseVersion} (${base.file})`;
   const verdict = judgeAgainst(root, baseVersion, changes);
   const problems: string[] = [];
   if (!baseFile && verdict.since !== baseVersion) {
-    problems.push(`${ACCEPTED_CHANGES_FILE} is measured against ${verdict.since}, but the newest release is ${baseVersion}: a release empties it (since: ${baseVersion}, changes: []).`);
+    problems.push(
+      `${ACCEPTED_CHANGES_FILE} is measured against ${verdict.since}, but the newest release is ${baseVersion}: a release empties it (since: ${baseVersion}, changes: []).`,
+    );
   }
   if (verdict.accepted.length > 0) {
-    console.log(`${verdict.accepted.length} breaking change(s) against ${against} accepted in ${ACCEPTED_CHANGES_FILE}:`);
+    console.log(
+      `${verdict.accepted.length} breaking change(s) against ${against} accepted in ${ACCEPTED_CHANGES_FILE}:`,
+    );
     for (const { change, by } of verdict.accepted) console.log(`  ${change.where}: ${change.what}  [${by.changelog}]`);
   }
   // A stale entry is a fault of the working spec's list; another --current document need not use every entry.
-  if (!currentFile) for (const entry of verdict.unused) problems.push(`${ACCEPTED_CHANGES_FILE} accepts "${entry.where}: ${entry.what}", which no longer happens: remove the entry.`);
+  if (!currentFile)
+    for (const entry of verdict.unused)
+      problems.push(
+        `${ACCEPTED_CHANGES_FILE} accepts "${entry.where}: ${entry.what}", which no longer happens: remove the entry.`,
+      );
   if (verdict.refused.length > 0) {
-    problems.push(`${verdict.refused.length} breaking change(s) against ${against}; within /api/v1 only additions are allowed (or accept a deliberate one in ${ACCEPTED_CHANGES_FILE}, with its reason):`);
+    problems.push(
+      `${verdict.refused.length} breaking change(s) against ${against}; within /api/v1 only additions are allowed (or accept a deliberate one in ${ACCEPTED_CHANGES_FILE}, with its reason):`,
+    );
     for (const change of verdict.refused) problems.push(`  ${change.where}: ${change.what}`);
   }
   if (problems.length === 0) {
-    console.log(verdict.accepted.length === 0 ? `No breaking change against ${against}.` : `No other breaking change against ${against}.`);
+    console.log(
+      verdict.accepted.length === 0
+        ? `No breaking change against ${against}.`
+        : `No other breaking change against ${against}.`,
+    );
   } else {
     for (const line of problems) console.log(line);
     process.exitCode = 1;

@@ -35,29 +35,44 @@ export interface ReleaseResult {
   dryRun: boolean;
 }
 
-export async function release(part: 'minor' | 'patch', date: string, options: { dryRun?: boolean } = {}): Promise<ReleaseResult> {
+export async function release(
+  part: 'minor' | 'patch',
+  date: string,
+  options: { dryRun?: boolean } = {},
+): Promise<ReleaseResult> {
   const changelogProblems = checkChangelog(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'));
-  if (changelogProblems.length > 0) throw new Error(`CHANGELOG.md does not pass the changelog check:\n${describeProblems(changelogProblems)}`);
+  if (changelogProblems.length > 0)
+    throw new Error(`CHANGELOG.md does not pass the changelog check:\n${describeProblems(changelogProblems)}`);
   const readings = readVersions(root);
   const current = readings[0]!.version!;
   const disagreeing = readings.filter((reading) => reading.version !== current);
   if (disagreeing.length > 0) {
-    throw new Error(`The versions disagree; the spec says ${current}, but:\n${disagreeing.map((r) => `  ${r.file} (${r.role}): ${r.version ?? 'missing'}`).join('\n')}`);
+    throw new Error(
+      `The versions disagree; the spec says ${current}, but:\n${disagreeing.map((r) => `  ${r.file} (${r.role}): ${r.version ?? 'missing'}`).join('\n')}`,
+    );
   }
   const released = latestRelease(root);
-  if (released.version !== current) throw new Error(`The spec says ${current} but the newest released description is ${released.file}`);
+  if (released.version !== current)
+    throw new Error(`The spec says ${current} but the newest released description is ${released.file}`);
   const verdict = judgeAgainst(root, current, findBreakingChanges(released.document, bundleWorkingSpec()));
-  if (verdict.since !== current) throw new Error(`${ACCEPTED_CHANGES_FILE} is measured against ${verdict.since}, not ${current}`);
+  if (verdict.since !== current)
+    throw new Error(`${ACCEPTED_CHANGES_FILE} is measured against ${verdict.since}, not ${current}`);
   if (verdict.refused.length > 0) {
-    throw new Error(`The spec breaks v1 clients of ${current}; a ${part} release cannot carry that:\n${verdict.refused.map((c) => `  ${c.where}: ${c.what}`).join('\n')}`);
+    throw new Error(
+      `The spec breaks v1 clients of ${current}; a ${part} release cannot carry that:\n${verdict.refused.map((c) => `  ${c.where}: ${c.what}`).join('\n')}`,
+    );
   }
   if (verdict.unused.length > 0) {
-    throw new Error(`${ACCEPTED_CHANGES_FILE} accepts changes that no longer happen; remove:\n${verdict.unused.map((e) => `  ${e.where}: ${e.what}`).join('\n')}`);
+    throw new Error(
+      `${ACCEPTED_CHANGES_FILE} accepts changes that no longer happen; remove:\n${verdict.unused.map((e) => `  ${e.where}: ${e.what}`).join('\n')}`,
+    );
   }
   const accepted = [...new Set(verdict.accepted.map((a) => a.by))];
   const missing = unannounced(accepted, unreleasedNotes(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')));
   if (missing.length > 0) {
-    throw new Error(`The Unreleased section of CHANGELOG.md must announce each accepted breaking change (${ACCEPTED_CHANGES_FILE}); it lacks:\n${missing.map((e) => `  ${e.changelog}`).join('\n')}`);
+    throw new Error(
+      `The Unreleased section of CHANGELOG.md must announce each accepted breaking change (${ACCEPTED_CHANGES_FILE}); it lacks:\n${missing.map((e) => `  ${e.changelog}`).join('\n')}`,
+    );
   }
 
   const next = bump(current, part);
@@ -74,7 +89,8 @@ export async function release(part: 'minor' | 'patch', date: string, options: { 
 
   const snapshot = join(RELEASES_DIR, `${next}.json`);
   const changes = [...updated].map(([file, after]) => ({ file, before: originals.get(file)!, after }));
-  if (options.dryRun) return { from: current, to: next, date, files: [...updated.keys(), snapshot], changes, dryRun: true };
+  if (options.dryRun)
+    return { from: current, to: next, date, files: [...updated.keys(), snapshot], changes, dryRun: true };
   // Generation rewrites these with the new version; a failed release puts them back too.
   const derived = ['generated/openapi.json', 'generated/api-types.ts', 'client-sdk/src/generated/api-types.ts']
     .filter((file) => existsSync(join(root, file)))
@@ -82,7 +98,8 @@ export async function release(part: 'minor' | 'patch', date: string, options: { 
   try {
     for (const [file, text] of updated) writeAtomically(join(root, file), text);
     const document = bundleSpec(join(root, 'generated'), join(root, snapshot));
-    if ((document.info as { version: string }).version !== next) throw new Error(`${snapshot} came out at ${(document.info as { version: string }).version}`);
+    if ((document.info as { version: string }).version !== next)
+      throw new Error(`${snapshot} came out at ${(document.info as { version: string }).version}`);
     await generate(join(root, 'generated'));
   } catch (error) {
     for (const [file, text] of [...originals, ...derived]) writeAtomically(join(root, file), text);
@@ -104,7 +121,10 @@ export function changedLines(before: string, after: string): string[] {
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let end = 0;
   while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
-  return [...a.slice(start, a.length - end).map((line) => `- ${line}`), ...b.slice(start, b.length - end).map((line) => `+ ${line}`)];
+  return [
+    ...a.slice(start, a.length - end).map((line) => `- ${line}`),
+    ...b.slice(start, b.length - end).map((line) => `+ ${line}`),
+  ];
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees half a file. */
@@ -118,17 +138,26 @@ function parseArguments(argv: string[]): { part: 'minor' | 'patch'; date: string
   const dryRun = argv.includes('--dry-run');
   argv = argv.filter((arg) => arg !== '--dry-run');
   const part = argv[0];
-  if (part === 'major') throw new Error('A major release is a new API (/api/v2), not a bump of v1: see the product spec, Versioning.');
-  if (part !== 'minor' && part !== 'patch') throw new Error('Usage: npm run release -- minor|patch [--date YYYY-MM-DD] [--dry-run]');
+  if (part === 'major')
+    throw new Error('A major release is a new API (/api/v2), not a bump of v1: see the product spec, Versioning.');
+  if (part !== 'minor' && part !== 'patch')
+    throw new Error('Usage: npm run release -- minor|patch [--date YYYY-MM-DD] [--dry-run]');
   const at = argv.indexOf('--date');
   const date = at > 0 ? argv[at + 1]! : new Date().toISOString().slice(0, 10);
   // Round-trip through Date: 2026-02-31 parses (as March 3rd) but is not a day of the calendar.
   const parsed = new Date(`${date}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(date) ||
+    Number.isNaN(parsed.getTime()) ||
+    parsed.toISOString().slice(0, 10) !== date
+  ) {
     throw new Error(`--date ${date} is not a YYYY-MM-DD date`);
   }
   const unknown = argv.slice(1).filter((arg, i, rest) => arg !== '--date' && rest[i - 1] !== '--date');
-  if (unknown.length > 0) throw new Error(`Unknown argument ${unknown.join(' ')}. Usage: npm run release -- minor|patch [--date YYYY-MM-DD] [--dry-run]`);
+  if (unknown.length > 0)
+    throw new Error(
+      `Unknown argument ${unknown.join(' ')}. Usage: npm run release -- minor|patch [--date YYYY-MM-DD] [--dry-run]`,
+    );
   return { part, date, dryRun };
 }
 
@@ -137,7 +166,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const { part, date, dryRun } = parseArguments(process.argv.slice(2));
     const result = await release(part, date, { dryRun });
     if (result.dryRun) {
-      console.log(`Dry run: a ${part} release would make ${result.to} (${result.date}) from ${result.from}. Nothing was written.`);
+      console.log(
+        `Dry run: a ${part} release would make ${result.to} (${result.date}) from ${result.from}. Nothing was written.`,
+      );
       for (const change of result.changes) {
         console.log(`  ${change.file}`);
         for (const line of changedLines(change.before, change.after)) console.log(`    ${line}`);

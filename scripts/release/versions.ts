@@ -20,19 +20,22 @@ const jsonVersions = (text: string, paths: string[][]): string[] => {
   return paths.map((path) => path.reduce((node, key) => node?.[key], document as any) as string);
 };
 
-const jsonWrite = (paths: string[][]) => (text: string, _from: string, to: string): string => {
-  const document = JSON.parse(text) as Record<string, any>;
-  for (const path of paths) {
-    const parent = path.slice(0, -1).reduce((node, key) => node[key], document as any);
-    parent[path.at(-1)!] = to;
-  }
-  return JSON.stringify(document, null, 2) + '\n';
-};
+const jsonWrite =
+  (paths: string[][]) =>
+  (text: string, _from: string, to: string): string => {
+    const document = JSON.parse(text) as Record<string, any>;
+    for (const path of paths) {
+      const parent = path.slice(0, -1).reduce((node, key) => node[key], document as any);
+      parent[path.at(-1)!] = to;
+    }
+    return JSON.stringify(document, null, 2) + '\n';
+  };
 
 /** Replaces exactly the expected number of occurrences of a pattern, or refuses (the file changed shape). */
 function replaceExactly(text: string, pattern: RegExp, replacement: string, expected: number, file: string): string {
   const found = text.match(new RegExp(pattern.source, 'gm'))?.length ?? 0;
-  if (found !== expected) throw new Error(`${file}: expected ${expected} version line(s) matching ${pattern}, found ${found}`);
+  if (found !== expected)
+    throw new Error(`${file}: expected ${expected} version line(s) matching ${pattern}, found ${found}`);
   return text.replace(new RegExp(pattern.source, 'gm'), replacement);
 }
 
@@ -45,31 +48,61 @@ export const VERSIONED_FILES: VersionedFile[] = [
     file: 'spec/openapi.yaml',
     role: 'API description info.version (and GET /health)',
     read: (text) => [...text.matchAll(/^info:\n(?:  .*\n)*?  version: (\S+)$/gm)].map((m) => m[1]!),
-    write: (text, from, to) => replaceExactly(text, new RegExp(`^(info:\\n(?:  .*\\n)*?  version: )${escape(from)}$`), `$1${to}`, 1, 'spec/openapi.yaml'),
+    write: (text, from, to) =>
+      replaceExactly(
+        text,
+        new RegExp(`^(info:\\n(?:  .*\\n)*?  version: )${escape(from)}$`),
+        `$1${to}`,
+        1,
+        'spec/openapi.yaml',
+      ),
   },
   {
     file: 'spec/paths/system/health.yaml',
     role: 'GET /health example',
     read: (text) => [...text.matchAll(/^ +version: (\S+)$/gm)].map((m) => m[1]!),
-    write: (text, from, to) => replaceExactly(text, new RegExp(`^( +version: )${escape(from)}$`), `$1${to}`, 1, 'spec/paths/system/health.yaml'),
+    write: (text, from, to) =>
+      replaceExactly(text, new RegExp(`^( +version: )${escape(from)}$`), `$1${to}`, 1, 'spec/paths/system/health.yaml'),
   },
   {
     file: 'spec/paths/system/openapi-document.yaml',
     role: 'GET /openapi.json example',
     read: (text) => [...text.matchAll(/^ +version: (\d+\.\d+\.\d+)$/gm)].map((m) => m[1]!),
-    write: (text, from, to) => replaceExactly(text, new RegExp(`^( +version: )${escape(from)}$`), `$1${to}`, 1, 'spec/paths/system/openapi-document.yaml'),
+    write: (text, from, to) =>
+      replaceExactly(
+        text,
+        new RegExp(`^( +version: )${escape(from)}$`),
+        `$1${to}`,
+        1,
+        'spec/paths/system/openapi-document.yaml',
+      ),
   },
   {
     file: 'spec/components/schemas/Health.yaml',
     role: 'Health.version schema example',
     read: (text) => [...text.matchAll(/examples: \['(\S+)'\]/g)].map((m) => m[1]!),
-    write: (text, from, to) => replaceExactly(text, new RegExp(`(examples: \\[')${escape(from)}('\\])`), `$1${to}$2`, 1, 'spec/components/schemas/Health.yaml'),
+    write: (text, from, to) =>
+      replaceExactly(
+        text,
+        new RegExp(`(examples: \\[')${escape(from)}('\\])`),
+        `$1${to}$2`,
+        1,
+        'spec/components/schemas/Health.yaml',
+      ),
   },
   {
     file: 'spec/paths/system/docs.yaml',
     role: 'GET /docs example page title',
-    read: (text) => [...text.matchAll(/<title>Distributor ERP Integration API (\S+): API reference<\/title>/g)].map((m) => m[1]!),
-    write: (text, from, to) => replaceExactly(text, new RegExp(`(<title>Distributor ERP Integration API )${escape(from)}(: API reference</title>)`), `$1${to}$2`, 1, 'spec/paths/system/docs.yaml'),
+    read: (text) =>
+      [...text.matchAll(/<title>Distributor ERP Integration API (\S+): API reference<\/title>/g)].map((m) => m[1]!),
+    write: (text, from, to) =>
+      replaceExactly(
+        text,
+        new RegExp(`(<title>Distributor ERP Integration API )${escape(from)}(: API reference</title>)`),
+        `$1${to}$2`,
+        1,
+        'spec/paths/system/docs.yaml',
+      ),
   },
   {
     file: 'package.json',
@@ -105,7 +138,11 @@ export function readVersions(root: string): VersionReading[] {
     if (found.length === 0) readings.push({ file: entry.file, role: entry.role, version: undefined });
     for (const version of found) readings.push({ file: entry.file, role: entry.role, version });
   }
-  readings.push({ file: 'CHANGELOG.md', role: 'top released version', version: topReleasedVersion(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')) });
+  readings.push({
+    file: 'CHANGELOG.md',
+    role: 'top released version',
+    version: topReleasedVersion(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')),
+  });
   return readings;
 }
 

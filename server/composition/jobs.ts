@@ -10,12 +10,28 @@ import type { Db } from '../platform/database/transaction.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
-import { abandonedPostingsExist, requeueAbandonedPostings, startPostingDispatcher, type PostingDispatcher } from '../modules/postings/dispatch.js';
+import {
+  abandonedPostingsExist,
+  requeueAbandonedPostings,
+  startPostingDispatcher,
+  type PostingDispatcher,
+} from '../modules/postings/dispatch.js';
 import { POSTING_QUEUE } from '../modules/postings/run.js';
 import { DMS_QUEUE, startDmsDispatcher } from '../modules/dms/dispatch.js';
 import { noteCallback } from '../modules/dms/actions.js';
-import { DELIVERY_QUEUE, deliveryEnqueuer, startWebhookDispatcher, webhookDeliveryJob, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
-import { deadSlotsOrOrphanedJobsExist, reclaimDeadSlots, reclaimOrphanedJobs, type FailJobs } from '../platform/webhooks/slots.js';
+import {
+  DELIVERY_QUEUE,
+  deliveryEnqueuer,
+  startWebhookDispatcher,
+  webhookDeliveryJob,
+  type WebhookDispatcher,
+} from '../platform/webhooks/deliver.js';
+import {
+  deadSlotsOrOrphanedJobsExist,
+  reclaimDeadSlots,
+  reclaimOrphanedJobs,
+  type FailJobs,
+} from '../platform/webhooks/slots.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
 import { loopsTogether } from '../platform/jobs/loop.js';
 import type { WorkListener } from '../platform/jobs/wake.js';
@@ -25,7 +41,10 @@ import { purgeEndedSessions } from '../console/sessions.js';
 /** The scheduled sweep of the operator console's ended sessions (decision 0047). */
 export const CONSOLE_SESSIONS_PURGE_QUEUE = 'console.sessions.purge';
 
-export function jobDefinitions(context: ModuleContext, modules: readonly ModuleManifest[] = MODULES): JobDefinition<never>[] {
+export function jobDefinitions(
+  context: ModuleContext,
+  modules: readonly ModuleManifest[] = MODULES,
+): JobDefinition<never>[] {
   const { db, logger } = context;
   return [
     {
@@ -70,7 +89,7 @@ export function webhookJob(db: Db, logger: Logger, config: ServiceConfig, proces
  */
 export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
   const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
-  const taken = await reclaimDeadSlots(db, fail) + await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail);
+  const taken = (await reclaimDeadSlots(db, fail)) + (await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail));
   const postings = await requeueAbandonedPostings(db);
   await forgetOldProcesses(db);
   return taken + postings;
@@ -80,7 +99,8 @@ export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
  * What a worker's heartbeat asks the database before it sweeps (sweepDeadProcesses): whether any of the sweep's parts
  * has anything to do. One probe in the beat's own statement, so that an idle worker runs no sweep at all.
  */
-export const sweepNeeded = () => sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${oldProcessesExist()})`;
+export const sweepNeeded = () =>
+  sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${oldProcessesExist()})`;
 
 /** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
 export interface LoopWaking {
@@ -91,11 +111,17 @@ export interface LoopWaking {
 /** Postings to the external systems and DMS documents to post: due rows -> jobs (worker and all roles). */
 export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): PostingDispatcher {
   const postings = startPostingDispatcher({
-    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(POSTING_QUEUE, count), pollIntervalMs: waking.pollIntervalMs,
+    db,
+    sendMany: jobs.sendMany,
+    wake: (count) => jobs.wake(POSTING_QUEUE, count),
+    pollIntervalMs: waking.pollIntervalMs,
     onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
   });
   const dms = startDmsDispatcher({
-    db, sendMany: jobs.sendMany, wake: (count) => jobs.wake(DMS_QUEUE, count), pollIntervalMs: waking.pollIntervalMs,
+    db,
+    sendMany: jobs.sendMany,
+    wake: (count) => jobs.wake(DMS_QUEUE, count),
+    pollIntervalMs: waking.pollIntervalMs,
     onError: (error) => logger.error({ err: error }, 'DMS dispatch failed; retrying'),
   });
   waking.work?.onWork('postings', postings);
@@ -106,8 +132,12 @@ export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWa
 /** Webhook fan-out: events -> deliveries and their jobs (worker and all roles). */
 export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): WebhookDispatcher {
   const loop = startWebhookDispatcher({
-    db, logger, deliverableTypes: webhookEventTypes, enqueue: deliveryEnqueuer(jobs.sendMany),
-    wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries), pollIntervalMs: waking.pollIntervalMs,
+    db,
+    logger,
+    deliverableTypes: webhookEventTypes,
+    enqueue: deliveryEnqueuer(jobs.sendMany),
+    wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries),
+    pollIntervalMs: waking.pollIntervalMs,
   });
   waking.work?.onWork('events', loop);
   return loop;

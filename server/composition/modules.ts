@@ -1,9 +1,19 @@
 // The one list of the service's modules. Everything a module adds (routes, the events it writes and how a webhook
-// reads their records, the documents it posts to the external systems and what it does when a posting settles,
-// background jobs) comes from its manifest; adding a module is one line here.
+// reads their records, its document types and their lifecycles, the documents it posts to the external systems and
+// what it does when a posting settles, the DMS documents it maps, background jobs) comes from its manifest; adding a
+// module is one line here.
 import type { ModuleManifest } from '../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../connectors/subjects.js';
+import {
+  documentRegistryOf,
+  installDocumentRegistry,
+  type DocumentDeclarations,
+  type DocumentRegistry,
+} from '../domain/documents/registry.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
 import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
+import { dmsHandlerRegistryOf, installDmsHandlers, type DmsHandlerRegistry } from '../modules/dms/handlers/registry.js';
+import type { DmsDeclarations } from '../modules/dms/handlers/types.js';
 import { systemModule } from '../modules/system/manifest.js';
 import { customersModule } from '../modules/customers/manifest.js';
 import { productsModule } from '../modules/products/manifest.js';
@@ -25,7 +35,10 @@ import { paymentsModule } from '../modules/payments/manifest.js';
 import { postingsModule } from '../modules/postings/manifest.js';
 import { dmsModule } from '../modules/dms/manifest.js';
 
-export const MODULES: readonly ModuleManifest[] = [
+/** A module's manifest with what it may offer the others through the composed registries. */
+export type ComposedManifest = ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations;
+
+export const MODULES: readonly ComposedManifest[] = [
   systemModule,
   customersModule,
   productsModule,
@@ -71,3 +84,12 @@ export const webhookEventTypes: readonly string[] = Object.keys(webhookObjects);
  * module as this list loads: every process that posts (the service, the operator CLI, the bench) is composed from it.
  */
 export const postingRegistry: PostingRegistry = installPostingRegistry(postingRegistryOf(MODULES));
+
+/**
+ * The service's document registry: every module's document types with their lifecycles. Installed as this list loads,
+ * as the posting registry is (the customer account reads the invoice's lifecycle there).
+ */
+export const documentRegistry: DocumentRegistry = installDocumentRegistry(documentRegistryOf(MODULES));
+
+/** The DMS's handlers, per documentType, from every module's manifest (dmsHandlers). Installed as this list loads. */
+export const dmsHandlers: DmsHandlerRegistry = installDmsHandlers(dmsHandlerRegistryOf(MODULES));

@@ -20,7 +20,14 @@ import { setCursorSigningKey } from '../platform/lists/cursor.js';
 import { apiDocument, type ApiDocument } from '../platform/spec.js';
 import { deliveryEnqueuer, type WebhookDispatcher } from '../platform/webhooks/deliver.js';
 import { startProcessHeartbeat, type ProcessHeartbeat } from '../platform/jobs/processes.js';
-import { jobDefinitions, startPostings, startWebhookDelivery, sweepDeadProcesses, sweepNeeded, webhookJob } from './jobs.js';
+import {
+  jobDefinitions,
+  startPostings,
+  startWebhookDelivery,
+  sweepDeadProcesses,
+  sweepNeeded,
+  webhookJob,
+} from './jobs.js';
 import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
@@ -63,7 +70,11 @@ export interface ServiceOptions {
   scheduledJobs?: boolean;
 }
 
-export async function startService(loaded: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(
+  loaded: Config,
+  logger: Logger,
+  options: ServiceOptions = {},
+): Promise<RunningService> {
   const role = options.role ?? 'all';
   const config = withInstallationSecrets(loaded);
   setCursorSigningKey(config.cursorSecret);
@@ -91,8 +102,20 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     // The simulators of the external systems (sandbox): before anything can post to them.
     if (config.simulators) simulators = await startSimulatorServer(database.db, { port: config.simulatorsPort });
-    connectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: simulators?.url ?? null, timeoutMs: config.connectorTimeoutMs, allowLoopback: config.webhookAllowLoopback };
-    const context: ModuleContext = { db: database.db, logger, config, processId: '', connectors: connectorSettings, publicBaseUrl: publicBaseUrlOf };
+    connectorSettings = {
+      secretKey: config.webhookSecretKey,
+      simulatorUrl: simulators?.url ?? null,
+      timeoutMs: config.connectorTimeoutMs,
+      allowLoopback: config.webhookAllowLoopback,
+    };
+    const context: ModuleContext = {
+      db: database.db,
+      logger,
+      config,
+      processId: '',
+      connectors: connectorSettings,
+      publicBaseUrl: publicBaseUrlOf,
+    };
     if (config.sandboxBootstrap && role !== 'worker') {
       sandboxKey = (await bootstrapSandbox(database.db, config.dataDir, logger))?.secret ?? null;
     }
@@ -102,20 +125,28 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
     // On the bookkeeping pool: a beat never waits behind the requests or jobs that hold the main pool's connections
     // (a late beat would make a live worker look dead), and a beat lost in a database crash costs nothing.
     heartbeat = await startProcessHeartbeat({
-      db: database.relaxed, logger, role,
+      db: database.relaxed,
+      logger,
+      role,
       sweepWhen: role === 'api' ? undefined : sweepNeeded,
-      afterBeat: role === 'api' ? undefined : async () => {
-        if (!jobs) return;
-        const taken = await sweepDeadProcesses(database.db, jobs);
-        if (taken > 0) logger.warn({ attempts: taken }, 'took back the webhook attempts of a dead worker; they are retried');
-      },
+      afterBeat:
+        role === 'api'
+          ? undefined
+          : async () => {
+              if (!jobs) return;
+              const taken = await sweepDeadProcesses(database.db, jobs);
+              if (taken > 0)
+                logger.warn({ attempts: taken }, 'took back the webhook attempts of a dead worker; they are retried');
+            },
     });
     jobs = await startJobs({
       databaseUrl: database.url,
       listenUrl: database.directUrl,
       runWorkers: role !== 'api',
-      definitions: [...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })), webhookJob(database.db, logger, config, heartbeat.id)]
-        .filter((definition) => options.scheduledJobs !== false || !definition.cron),
+      definitions: [
+        ...(options.jobs ?? jobDefinitions({ ...context, processId: heartbeat.id })),
+        webhookJob(database.db, logger, config, heartbeat.id),
+      ].filter((definition) => options.scheduledJobs !== false || !definition.cron),
       logger,
       pollingIntervalSeconds: config.workPollSeconds,
     });
@@ -146,20 +177,32 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
           ...(options.extraRouters ?? []),
         ],
       });
-      server = createServer({
-        // A request must arrive whole within the timeout (README, Configuration); the check runs often enough that
-        // the cut comes close to it, not up to Node's default 30 s later.
-        requestTimeout: config.requestTimeoutMs,
-        headersTimeout: Math.min(60_000, config.requestTimeoutMs),
-        connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs / 2),
-      }, withConsole(app, {
-        db: database.db, apiLog, logger, environment: config.environment, trustProxy: config.trustProxy, connectors: connectorSettings,
-        // As `admin webhook` gets them (scripts/admin/commands/webhook.ts): the rules, the sealing key, the job sender.
-        webhooks: {
-          settings: { policy: { allowLoopback: config.webhookAllowLoopback }, secretKey: config.webhookSecretKey, eventTypes: webhookEventTypes },
-          enqueue: deliveryEnqueuer(jobs.sendMany),
+      server = createServer(
+        {
+          // A request must arrive whole within the timeout (README, Configuration); the check runs often enough that
+          // the cut comes close to it, not up to Node's default 30 s later.
+          requestTimeout: config.requestTimeoutMs,
+          headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+          connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs / 2),
         },
-      }));
+        withConsole(app, {
+          db: database.db,
+          apiLog,
+          logger,
+          environment: config.environment,
+          trustProxy: config.trustProxy,
+          connectors: connectorSettings,
+          // As `admin webhook` gets them (scripts/admin/commands/webhook.ts): the rules, the sealing key, the job sender.
+          webhooks: {
+            settings: {
+              policy: { allowLoopback: config.webhookAllowLoopback },
+              secretKey: config.webhookSecretKey,
+              eventTypes: webhookEventTypes,
+            },
+            enqueue: deliveryEnqueuer(jobs.sendMany),
+          },
+        }),
+      );
       server.keepAliveTimeout = 5_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
@@ -217,7 +260,8 @@ export async function startService(loaded: Config, logger: Logger, options: Serv
   };
 }
 
-const urlOf = (address: AddressInfo) => `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+const urlOf = (address: AddressInfo) =>
+  `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
 /** A listen URL as a client on this machine reaches it: a wildcard listen (0.0.0.0, ::) is reached on loopback. */
 export function reachableUrl(url: string): string {
@@ -238,11 +282,16 @@ function startAccessMemory(database: Database, logger: Logger): AccessMemory {
   const keys = new KeyCache<KeyFacts>();
   const budget = new RateBudget(database.relaxed);
   keys.onChange((organizationId) => budget.forgetOrganization(organizationId));
-  const listener = listenToChannel(database.directUrl, ACCESS_CHANGED_CHANNEL, {
-    onNotification: (organizationId) => keys.organizationChanged(organizationId),
-    onListening: () => keys.listeningStarted(),
-    onLost: () => keys.listeningLost(),
-  }, logger);
+  const listener = listenToChannel(
+    database.directUrl,
+    ACCESS_CHANGED_CHANNEL,
+    {
+      onNotification: (organizationId) => keys.organizationChanged(organizationId),
+      onListening: () => keys.listeningStarted(),
+      onLost: () => keys.listeningLost(),
+    },
+    logger,
+  );
   return {
     keys,
     budget,

@@ -8,6 +8,10 @@ import { guardedFetch } from './guarded-fetch.js';
 import { createQuickBooksClient } from './accounting/quickbooks-client.js';
 import { createEfrisClient } from './fiscal/efris-client.js';
 import type { AccountingConnector, FiscalConnector } from './types.js';
+import type { ConnectorSettings } from '../platform/modules/manifest.js';
+
+// Declared by the platform's module context, which hands it to every module; the connectors read it.
+export type { ConnectorSettings };
 
 export type ExternalSystem = 'accounting' | 'fiscal';
 export const EXTERNAL_SYSTEMS: readonly ExternalSystem[] = ['accounting', 'fiscal'];
@@ -27,20 +31,6 @@ export interface Connection {
   updatedAt: Date;
 }
 
-/** What a process needs to turn a connection into a client: the key the credentials are sealed with, and where its simulators listen. */
-export interface ConnectorSettings {
-  secretKey: Buffer;
-  /** The simulators' base URL in this process (null: not running here). */
-  simulatorUrl: string | null;
-  /** Per-call timeout of the clients. */
-  timeoutMs?: number;
-  /**
-   * WEBHOOK_ALLOW_LOOPBACK (tests and local trials): a connection's base URL may be a loopback address over plain
-   * http. The simulators this process runs are always reachable; private and other inside addresses never are.
-   */
-  allowLoopback?: boolean;
-}
-
 /** The rules a configured base URL is held to (the webhook destination rules). */
 export const connectorPolicy = (allowLoopback: boolean): DestinationPolicy => ({ allowLoopback, purpose: 'connector' });
 
@@ -49,9 +39,15 @@ export const connectorPolicy = (allowLoopback: boolean): DestinationPolicy => ({
  * simulators run (the sandbox), any other URL only as the webhook destination rules allow, its name resolved now (it
  * is resolved and checked again at every call, which is what holds). Throws a message for the operator.
  */
-export async function checkBaseUrl(baseUrl: string, options: { simulators: boolean; allowLoopback: boolean }): Promise<void> {
+export async function checkBaseUrl(
+  baseUrl: string,
+  options: { simulators: boolean; allowLoopback: boolean },
+): Promise<void> {
   if (baseUrl === SIMULATOR_BASE_URL) {
-    if (!options.simulators) throw new Error(`--base-url ${SIMULATOR_BASE_URL} names the simulators, which run only in the sandbox (SIMULATORS=true); give the system's https URL.`);
+    if (!options.simulators)
+      throw new Error(
+        `--base-url ${SIMULATOR_BASE_URL} names the simulators, which run only in the sandbox (SIMULATORS=true); give the system's https URL.`,
+      );
     return;
   }
   try {
@@ -60,21 +56,37 @@ export async function checkBaseUrl(baseUrl: string, options: { simulators: boole
     // A name that does not resolve from here (an offline machine, split DNS) leads nowhere yet; every call checks
     // where it leads then.
     if (error instanceof DestinationUnresolved) return;
-    throw new Error(`--base-url ${baseUrl} is refused: ${(error as Error).message}.${options.allowLoopback ? '' : ' (A loopback URL over http is allowed only with WEBHOOK_ALLOW_LOOPBACK=true, for tests and local trials.)'}`);
+    throw new Error(
+      `--base-url ${baseUrl} is refused: ${(error as Error).message}.${options.allowLoopback ? '' : ' (A loopback URL over http is allowed only with WEBHOOK_ALLOW_LOOPBACK=true, for tests and local trials.)'}`,
+    );
   }
 }
 
 export async function readConnections(db: Db | Tx, organizationId: string): Promise<Connection[]> {
-  const rows = await db.selectFrom('connector_connections').selectAll()
-    .where('organization_id', '=', organizationId).orderBy('system').execute();
+  const rows = await db
+    .selectFrom('connector_connections')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('system')
+    .execute();
   return rows.map((row) => ({
-    organizationId: row.organization_id, system: row.system as ExternalSystem, provider: row.provider as Connection['provider'],
-    enabled: row.enabled, baseUrl: row.base_url, account: row.account, deviceNo: row.device_no,
-    credentialsCiphertext: row.credentials_ciphertext, updatedAt: row.updated_at,
+    organizationId: row.organization_id,
+    system: row.system as ExternalSystem,
+    provider: row.provider as Connection['provider'],
+    enabled: row.enabled,
+    baseUrl: row.base_url,
+    account: row.account,
+    deviceNo: row.device_no,
+    credentialsCiphertext: row.credentials_ciphertext,
+    updatedAt: row.updated_at,
   }));
 }
 
-export async function readConnection(db: Db | Tx, organizationId: string, system: ExternalSystem): Promise<Connection | null> {
+export async function readConnection(
+  db: Db | Tx,
+  organizationId: string,
+  system: ExternalSystem,
+): Promise<Connection | null> {
   return (await readConnections(db, organizationId)).find((connection) => connection.system === system) ?? null;
 }
 
@@ -88,25 +100,42 @@ export interface ConnectionChange {
 }
 
 /** Creates or changes a connection (the operator CLI); a new one needs its base URL and account. */
-export async function setConnection(tx: Tx, organizationId: string, system: ExternalSystem, change: ConnectionChange, secretKey: Buffer | null): Promise<Connection> {
+export async function setConnection(
+  tx: Tx,
+  organizationId: string,
+  system: ExternalSystem,
+  change: ConnectionChange,
+  secretKey: Buffer | null,
+): Promise<Connection> {
   const existing = await readConnection(tx, organizationId, system);
   const baseUrl = change.baseUrl ?? existing?.baseUrl;
   const account = change.account ?? existing?.account;
   if (!baseUrl || !account) throw new Error(`A new ${system} connection needs --base-url and --account.`);
-  if (baseUrl !== SIMULATOR_BASE_URL && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL or "${SIMULATOR_BASE_URL}".`);
-  const credentialsCiphertext = change.credentials === undefined ? existing?.credentialsCiphertext ?? null
-    : change.credentials === null ? null : seal(change.credentials, secretKey ?? missingKey());
+  if (baseUrl !== SIMULATOR_BASE_URL && !/^https?:\/\/[^\s]+$/.test(baseUrl))
+    throw new Error(`--base-url must be an http(s) URL or "${SIMULATOR_BASE_URL}".`);
+  const credentialsCiphertext =
+    change.credentials === undefined
+      ? (existing?.credentialsCiphertext ?? null)
+      : change.credentials === null
+        ? null
+        : seal(change.credentials, secretKey ?? missingKey());
   const values = {
     provider: system === 'accounting' ? 'quickbooks' : 'efris',
     enabled: change.enabled ?? existing?.enabled ?? true,
     base_url: baseUrl,
     account,
-    device_no: system === 'fiscal' ? (change.deviceNo === undefined ? existing?.deviceNo ?? null : change.deviceNo) : null,
+    device_no:
+      system === 'fiscal' ? (change.deviceNo === undefined ? (existing?.deviceNo ?? null) : change.deviceNo) : null,
     credentials_ciphertext: credentialsCiphertext,
   };
-  await tx.insertInto('connector_connections')
+  await tx
+    .insertInto('connector_connections')
     .values({ organization_id: organizationId, system, ...values })
-    .onConflict((conflict) => conflict.columns(['organization_id', 'system']).doUpdateSet((eb) => ({ ...values, updated_at: eb.fn<Date>('now') })))
+    .onConflict((conflict) =>
+      conflict
+        .columns(['organization_id', 'system'])
+        .doUpdateSet((eb) => ({ ...values, updated_at: eb.fn<Date>('now') })),
+    )
     .execute();
   return (await readConnection(tx, organizationId, system))!;
 }
@@ -121,16 +150,31 @@ function missingKey(): never {
  * (guarded-fetch.ts); the simulators' own loopback address passes, as this process runs them.
  */
 function endpointOf(connection: Connection, settings: ConnectorSettings): { baseUrl: string; fetch: typeof fetch } {
-  if (connection.baseUrl !== SIMULATOR_BASE_URL) return { baseUrl: connection.baseUrl, fetch: guardedFetch(connectorPolicy(settings.allowLoopback ?? false)) };
-  if (!settings.simulatorUrl) throw new Error('This connection points at the simulators, which this process does not run (they run in the sandbox environment).');
+  if (connection.baseUrl !== SIMULATOR_BASE_URL)
+    return { baseUrl: connection.baseUrl, fetch: guardedFetch(connectorPolicy(settings.allowLoopback ?? false)) };
+  if (!settings.simulatorUrl)
+    throw new Error(
+      'This connection points at the simulators, which this process does not run (they run in the sandbox environment).',
+    );
   return { baseUrl: `${settings.simulatorUrl}/${connection.provider}`, fetch: guardedFetch(connectorPolicy(true)) };
 }
 
 export function accountingConnectorOf(connection: Connection, settings: ConnectorSettings): AccountingConnector {
-  const accessToken = connection.credentialsCiphertext === null ? 'sandbox' : open(connection.credentialsCiphertext, settings.secretKey);
-  return createQuickBooksClient({ ...endpointOf(connection, settings), realmId: connection.account, accessToken, timeoutMs: settings.timeoutMs });
+  const accessToken =
+    connection.credentialsCiphertext === null ? 'sandbox' : open(connection.credentialsCiphertext, settings.secretKey);
+  return createQuickBooksClient({
+    ...endpointOf(connection, settings),
+    realmId: connection.account,
+    accessToken,
+    timeoutMs: settings.timeoutMs,
+  });
 }
 
 export function fiscalConnectorOf(connection: Connection, settings: ConnectorSettings): FiscalConnector {
-  return createEfrisClient({ ...endpointOf(connection, settings), tin: connection.account, deviceNo: connection.deviceNo ?? '', timeoutMs: settings.timeoutMs });
+  return createEfrisClient({
+    ...endpointOf(connection, settings),
+    tin: connection.account,
+    deviceNo: connection.deviceNo ?? '',
+    timeoutMs: settings.timeoutMs,
+  });
 }

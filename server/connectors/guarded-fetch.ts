@@ -10,7 +10,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveDestination, type DestinationPolicy, type DestinationRefused } from '../platform/webhooks/destination.js';
+import {
+  resolveDestination,
+  type DestinationPolicy,
+  type DestinationRefused,
+} from '../platform/webhooks/destination.js';
 import type { ConnectorFailure } from './types.js';
 
 /** More than any answer of QuickBooks or EFRIS the clients read; a larger one is cut off and fails the call. */
@@ -29,48 +33,62 @@ export function guardedFetch(policy: DestinationPolicy): typeof fetch {
       else cb(null, destination.address, destination.family);
     };
     const headers = Object.fromEntries(new Headers(init.headers).entries());
-    const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : (() => { throw new Error('guardedFetch sends string bodies only'); })();
+    const body =
+      typeof init.body === 'string'
+        ? init.body
+        : init.body == null
+          ? undefined
+          : (() => {
+              throw new Error('guardedFetch sends string bodies only');
+            })();
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise<Response>((resolve, reject) => {
-      const request = transport.request({
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: init.method ?? 'GET',
-        headers,
-        lookup: pinned,
-        agent: false, // no pooled socket from an earlier check: every call connects to the address just checked
-        signal: init.signal ?? undefined,
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > CONNECTOR_RESPONSE_CAP_BYTES) {
-            response.destroy();
-            reject(new Error(`the answer exceeded ${CONNECTOR_RESPONSE_CAP_BYTES} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('error', reject);
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          const answerHeaders = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            if (value === undefined) continue;
-            for (const one of Array.isArray(value) ? value : [value]) answerHeaders.append(name, one);
-          }
-          try {
-            resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, headers: answerHeaders }));
-          } catch (error) {
-            reject(error); // a status outside 200-599: not an answer the clients understand
-          }
-        });
-      });
-      request.on('error', (error: Error) => reject(error.name === 'AbortError' && init.signal?.reason instanceof Error ? init.signal.reason : error));
+      const request = transport.request(
+        {
+          protocol: url.protocol,
+          hostname: url.hostname.replace(/^\[|\]$/g, ''),
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: init.method ?? 'GET',
+          headers,
+          lookup: pinned,
+          agent: false, // no pooled socket from an earlier check: every call connects to the address just checked
+          signal: init.signal ?? undefined,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > CONNECTOR_RESPONSE_CAP_BYTES) {
+              response.destroy();
+              reject(new Error(`the answer exceeded ${CONNECTOR_RESPONSE_CAP_BYTES} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('error', reject);
+          response.on('end', () => {
+            const status = response.statusCode ?? 0;
+            const answerHeaders = new Headers();
+            for (const [name, value] of Object.entries(response.headers)) {
+              if (value === undefined) continue;
+              for (const one of Array.isArray(value) ? value : [value]) answerHeaders.append(name, one);
+            }
+            try {
+              resolve(
+                new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, headers: answerHeaders }),
+              );
+            } catch (error) {
+              reject(error); // a status outside 200-599: not an answer the clients understand
+            }
+          });
+        },
+      );
+      request.on('error', (error: Error) =>
+        reject(error.name === 'AbortError' && init.signal?.reason instanceof Error ? init.signal.reason : error),
+      );
       request.end(body);
     });
   };
@@ -81,14 +99,19 @@ export function guardedFetch(policy: DestinationPolicy): typeof fetch {
  * for good, as the same URL would be again; the operator corrects the connection and retries the postings.
  */
 export function refusedDestination(system: string, error: DestinationRefused): ConnectorFailure {
-  return { kind: 'rejected', code: 'destination_refused', message: `${system} was not called: the connection's base URL is refused (${error.message}). Correct it with \`admin connector set --base-url\`.` };
+  return {
+    kind: 'rejected',
+    code: 'destination_refused',
+    message: `${system} was not called: the connection's base URL is refused (${error.message}). Correct it with \`admin connector set --base-url\`.`,
+  };
 }
 
 /** A redirect is never followed: the call fails naming where it pointed, for the operator to correct the base URL. */
 export function redirected(system: string, response: globalThis.Response): ConnectorFailure {
   const location = response.headers.get('location');
   return {
-    kind: 'rejected', code: 'redirect',
+    kind: 'rejected',
+    code: 'redirect',
     message: `${system} answered HTTP ${response.status} redirecting to ${location ?? '(no Location)'}; redirects are not followed. Correct the connection's base URL with \`admin connector set --base-url\`.`,
   };
 }

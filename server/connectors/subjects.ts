@@ -1,25 +1,44 @@
 // What a document type gives the postings to the external systems, and what others may hear of them: the contract
 // between the document modules, the postings module and whoever follows a posting (the DMS flags). A module
-// declares its subjects and listeners in its manifest (server/platform/modules/manifest.ts); the composition reads
+// declares its subjects and listeners in its manifest (PostingDeclarations below); the composition reads
 // every manifest into one registry (server/composition/modules.ts), which the postings module consults. So the
 // postings module imports no document module, and no document module writes another's tables to follow a posting.
-import type { PostingStatus } from '../domain/postings.js';
 import type { Tx } from '../platform/database/transaction.js';
-import type { AccountingConnector, AccountingRef, ConnectorResult, FiscalApplication, FiscalConnector, FiscalReceipt } from './types.js';
+import type {
+  AccountingConnector,
+  AccountingRef,
+  ConnectorResult,
+  FiscalApplication,
+  FiscalConnector,
+  FiscalReceipt,
+} from './types.js';
 
 /**
  * A call ready to make, or why not yet (another document must post first), never (nothing to send), or not until
  * someone acts here (a missing set-up the service can name: failed with the reason, retried with `admin postings retry`).
  */
-export type Prepared<C> = { kind: 'call'; call: C } | { kind: 'wait'; reason: string } | { kind: 'skip'; reason: string } | { kind: 'fail'; reason: string };
+export type Prepared<C> =
+  | { kind: 'call'; call: C }
+  | { kind: 'wait'; reason: string }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'fail'; reason: string };
 
 /** What an accounting posting made there: its object, and any others made with it (a credit note's cash refund). */
 export type PostedRefs = AccountingRef & { related?: AccountingRef[] };
-export type AccountingCall = (connector: AccountingConnector, requestId: string) => Promise<ConnectorResult<PostedRefs>>;
+export type AccountingCall = (
+  connector: AccountingConnector,
+  requestId: string,
+) => Promise<ConnectorResult<PostedRefs>>;
 
 /** A fiscal call's answer in the document's terms: fiscalised, or a credit note application still waiting, or refused. */
-export type FiscalAnswer = { state: 'fiscalised'; receipt: FiscalReceipt } | { state: 'submitted'; applicationId: string } | { state: 'rejected'; reason: string };
+export type FiscalAnswer =
+  | { state: 'fiscalised'; receipt: FiscalReceipt }
+  | { state: 'submitted'; applicationId: string }
+  | { state: 'rejected'; reason: string };
 export type FiscalCall = (connector: FiscalConnector) => Promise<ConnectorResult<FiscalAnswer>>;
+
+/** A document's accounting posting, as its `posting` block and external_postings say. */
+export type PostingStatus = 'pending' | 'posted' | 'failed' | 'not_applicable' | 'reversed';
 
 export interface PostingBlock {
   status: PostingStatus;
@@ -50,20 +69,52 @@ export interface PostingSubject {
 }
 
 /** How a document's accounting posting ended: posted there (its ref), failed for good, or nothing to send. */
-export type AccountingOutcome = { status: 'posted'; ref: string } | { status: 'failed'; reason: string; periodClosed: boolean } | { status: 'not_applicable' };
+export type AccountingOutcome =
+  | { status: 'posted'; ref: string }
+  | { status: 'failed'; reason: string; periodClosed: boolean }
+  | { status: 'not_applicable' };
 
 /**
  * Told, in the transaction that records it, when a document's accounting posting settles (a `post`, not a reversal).
  * It writes only its own module's tables (the DMS: the flags of the documents that applied this one).
  */
-export type PostingListener = (tx: Tx, organizationId: string, document: { type: string; id: string }, outcome: AccountingOutcome) => Promise<void>;
+export type PostingListener = (
+  tx: Tx,
+  organizationId: string,
+  document: { type: string; id: string },
+  outcome: AccountingOutcome,
+) => Promise<void>;
+
+/**
+ * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it posts documents or
+ * follows their postings; the composition reads them into the postings registry (server/modules/postings/registry.ts).
+ */
+export interface PostingDeclarations {
+  /**
+   * The document types it posts to the accounting (and fiscal) systems, each with its subject (its `posting.ts`): the
+   * postings module finds them by type in the composed registry.
+   */
+  postingSubjects?: readonly PostingSubject[];
+  /** What it does when a document's accounting posting settles (the DMS: its flags follow), in that transaction. */
+  postingListeners?: readonly PostingListener[];
+}
 
 /** FiscalApplication (the connector's) as a FiscalAnswer. */
 export function answerOfApplication(application: FiscalApplication): FiscalAnswer {
   switch (application.status) {
-    case 'approved': return { state: 'fiscalised', receipt: application.receipt };
-    case 'submitted': return { state: 'submitted', applicationId: application.applicationId };
-    case 'rejected': return { state: 'rejected', reason: `The fiscal system rejected the credit note application ${application.applicationId}: ${application.reason}` };
-    case 'cancelled': return { state: 'rejected', reason: `The credit note application ${application.applicationId} was cancelled in the fiscal system.` };
+    case 'approved':
+      return { state: 'fiscalised', receipt: application.receipt };
+    case 'submitted':
+      return { state: 'submitted', applicationId: application.applicationId };
+    case 'rejected':
+      return {
+        state: 'rejected',
+        reason: `The fiscal system rejected the credit note application ${application.applicationId}: ${application.reason}`,
+      };
+    case 'cancelled':
+      return {
+        state: 'rejected',
+        reason: `The credit note application ${application.applicationId} was cancelled in the fiscal system.`,
+      };
   }
 }

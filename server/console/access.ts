@@ -3,7 +3,7 @@
 // settings act as administrators (every scope, keys, webhooks, re-processing), everyone else (role none: salesmen,
 // clerks) reads without personal data (no customers:pii) and changes nothing. Personal fields of stored documents
 // are removed by the spec's marks (server/platform/personal-fields.ts), as the API log and webhooks remove them.
-import { operatorActor, type OperatorActor } from '../domain/actor.js';
+import { operatorActor, type OperatorActor } from '../platform/access/actor.js';
 import { actingOrganization, getOrganization } from '../platform/access/organizations.js';
 import { PII_SCOPE, scopeCatalogue } from '../platform/access/scopes.js';
 import type { MemberRole } from '../platform/access/members.js';

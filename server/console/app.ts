@@ -9,7 +9,17 @@ import { newId } from '../platform/ids.js';
 import { html, type Html } from './html.js';
 import { CONSOLE_PATH, STYLESHEET } from './layout.js';
 import { endSession, LOCK_MS, resumeSession, sameToken, signIn } from './sessions.js';
-import { cookies, recordAction, refuse, sendPage, sessionOf, SESSION_COOKIE, setCookie, SIGN_IN_COOKIE, type ConsoleDeps } from './context.js';
+import {
+  cookies,
+  recordAction,
+  refuse,
+  sendPage,
+  sessionOf,
+  SESSION_COOKIE,
+  setCookie,
+  SIGN_IN_COOKIE,
+  type ConsoleDeps,
+} from './context.js';
 import { dmsRoutes } from './pages/dms.js';
 import { notificationRoutes, unreadCount } from './pages/notifications.js';
 import { keyRoutes } from './pages/keys.js';
@@ -39,13 +49,14 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   app.set('trust proxy', deps.trustProxy);
   const router = express.Router();
 
-  router.use((req, res, next) => {
+  router.use((_req, res, next) => {
     res.locals.started = process.hrtime.bigint();
     res.locals.requestId = newId('req');
     res.set({
       'x-request-id': res.locals.requestId as string,
       // No script, no frame, no other origin; forms post only here.
-      'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'same-origin',
       'cache-control': 'no-store',
@@ -61,8 +72,12 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
   router.get('/sign-in', (req, res) => {
     const csrf = randomBytes(24).toString('base64url');
     setCookie(req, res, SIGN_IN_COOKIE, csrf, 3600);
-    const message = req.query.ended === 'idle' ? html`<p class="notice" role="status">Your session ended. Sign in again.</p>`
-      : req.query.ended === 'out' ? html`<p class="notice" role="status">You are signed out.</p>` : null;
+    const message =
+      req.query.ended === 'idle'
+        ? html`<p class="notice" role="status">Your session ended. Sign in again.</p>`
+        : req.query.ended === 'out'
+          ? html`<p class="notice" role="status">You are signed out.</p>`
+          : null;
     sendPage(res, 'Sign in', signInForm(csrf, {}, message));
   });
 
@@ -71,19 +86,34 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const expected = cookies(req).get(SIGN_IN_COOKIE);
       if (!expected || !sameToken(body._csrf, expected)) {
-        refuse(res, 403, 'Sign in', 'The form has expired or did not come from this console. Open the sign-in page again.');
+        refuse(
+          res,
+          403,
+          'Sign in',
+          'The form has expired or did not come from this console. Open the sign-in page again.',
+        );
         return;
       }
       const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
       const password = typeof body.password === 'string' ? body.password : '';
-      const organization = typeof body.organization === 'string' && body.organization.trim() !== '' ? body.organization.trim().slice(0, 100) : undefined;
+      const organization =
+        typeof body.organization === 'string' && body.organization.trim() !== ''
+          ? body.organization.trim().slice(0, 100)
+          : undefined;
       const result = await signIn(deps.db, { email, password, organizationId: organization });
       if (result.kind !== 'signed-in') {
-        const message = result.kind === 'locked'
-          ? `Too many failed sign-ins: this account is locked for ${LOCK_MS / 60000} minutes after the last one. Try again later.`
-          : result.kind === 'ambiguous' ? 'This e-mail belongs to several organisations: give the organisation\'s ID as well.'
-            : 'The e-mail or the password is wrong.';
-        sendPage(res, 'Sign in', signInForm(expected, { email, organization }, html`<p class="error" role="alert">${message}</p>`), result.kind === 'locked' ? 429 : 401);
+        const message =
+          result.kind === 'locked'
+            ? `Too many failed sign-ins: this account is locked for ${LOCK_MS / 60000} minutes after the last one. Try again later.`
+            : result.kind === 'ambiguous'
+              ? "This e-mail belongs to several organisations: give the organisation's ID as well."
+              : 'The e-mail or the password is wrong.';
+        sendPage(
+          res,
+          'Sign in',
+          signInForm(expected, { email, organization }, html`<p class="error" role="alert">${message}</p>`),
+          result.kind === 'locked' ? 429 : 401,
+        );
         return;
       }
       setCookie(req, res, SIGN_IN_COOKIE, '', 0);
@@ -108,8 +138,16 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
         return;
       }
       res.locals.session = session;
-      if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?._csrf, session.csrfToken)) {
-        refuse(res, 403, 'Refused', 'The form did not come from this session of the console (its security token is missing or old). Open the page again and repeat.');
+      if (
+        req.method === 'POST' &&
+        !sameToken((req.body as Record<string, unknown> | undefined)?._csrf, session.csrfToken)
+      ) {
+        refuse(
+          res,
+          403,
+          'Refused',
+          'The form did not come from this session of the console (its security token is missing or old). Open the page again and repeat.',
+        );
         return;
       }
       res.locals.unread = await unreadCount(deps.db, session);
@@ -147,11 +185,23 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
     // A form the body parser refused (too large, too many fields, malformed): the client's, said as such.
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      if (!res.headersSent) refuse(res, status, 'Refused', 'The form could not be read (too large or malformed). Open the page again and repeat.');
+      if (!res.headersSent)
+        refuse(
+          res,
+          status,
+          'Refused',
+          'The form could not be read (too large or malformed). Open the page again and repeat.',
+        );
       return;
     }
     deps.logger.error({ err: error }, 'console request failed');
-    if (!res.headersSent) refuse(res, 500, 'Something went wrong', 'The console could not do that. Nothing was changed unless the page says so; try again, and tell your administrator if it repeats.');
+    if (!res.headersSent)
+      refuse(
+        res,
+        500,
+        'Something went wrong',
+        'The console could not do that. Nothing was changed unless the page says so; try again, and tell your administrator if it repeats.',
+      );
   });
 
   app.use(CONSOLE_PATH, router);
@@ -159,7 +209,10 @@ export function consoleApp(deps: ConsoleDeps): express.Express {
 }
 
 /** The service's request handler with the console in front: /console and below go to the console, the rest to the API. */
-export function withConsole(api: (req: IncomingMessage, res: ServerResponse) => void, deps: ConsoleDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function withConsole(
+  api: (req: IncomingMessage, res: ServerResponse) => void,
+  deps: ConsoleDeps,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const app = consoleApp(deps);
   return (req, res) => {
     const url = req.url ?? '';

@@ -45,7 +45,10 @@ export const sessionOf = (res: Response) => (res.locals as ConsoleLocals).sessio
 /** The console's HTML page with the member's header; status 200 unless given. */
 export function sendPage(res: Response, title: string, body: Html, status = 200): void {
   const locals = res.locals as Partial<ConsoleLocals>;
-  res.status(status).type('text/html; charset=utf-8').send(page({ title, session: locals.session ?? null, unread: locals.unread, body }).value);
+  res
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(page({ title, session: locals.session ?? null, unread: locals.unread, body }).value);
 }
 
 /** The console's 404: the page's frame with one sentence saying what is not there (and, optionally, where to go). */
@@ -67,7 +70,13 @@ function secureCookie(req: Request): boolean {
   return !['localhost', '127.0.0.1', '::1', '[::1]'].includes(req.hostname);
 }
 
-export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeSeconds: number | null): void {
+export function setCookie(
+  req: Request,
+  res: Response,
+  name: string,
+  value: string,
+  maxAgeSeconds: number | null,
+): void {
   const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${CONSOLE_PATH}`, 'HttpOnly', 'SameSite=Strict'];
   if (secureCookie(req)) parts.push('Secure');
   if (maxAgeSeconds !== null) parts.push(`Max-Age=${maxAgeSeconds}`);
@@ -78,19 +87,33 @@ export function setCookie(req: Request, res: Response, name: string, value: stri
 export function recordAction(deps: ConsoleDeps, req: Request, res: Response, status: number): void {
   const session = sessionOf(res);
   deps.apiLog.add({
-    organizationId: session.organizationId, id: newId('log'), time: new Date().toISOString(), keyPrefix: `member:${session.memberId}`,
-    method: req.method, path: req.originalUrl, status, durationMs: Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6,
-    requestId: res.locals.requestId as string, idempotencyKey: null, requestBody: null, responseBody: null,
+    organizationId: session.organizationId,
+    id: newId('log'),
+    time: new Date().toISOString(),
+    keyPrefix: `member:${session.memberId}`,
+    method: req.method,
+    path: req.originalUrl,
+    status,
+    durationMs: Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6,
+    requestId: res.locals.requestId as string,
+    idempotencyKey: null,
+    requestBody: null,
+    responseBody: null,
   });
 }
 
 export function refuse(res: Response, status: number, title: string, message: string): void {
-  sendPage(res, title, html`<p class="error" role="alert">${message}</p><p><a href="${CONSOLE_PATH}/dms">Back to the console</a></p>`, status);
+  sendPage(
+    res,
+    title,
+    html`<p class="error" role="alert">${message}</p><p><a href="${CONSOLE_PATH}/dms">Back to the console</a></p>`,
+    status,
+  );
 }
 
 /** Only the owner and the members who manage settings get past this (403 page otherwise). */
-export function requireManager(req: Request, res: Response, next: NextFunction): void {
+export function requireManager(_req: Request, res: Response, next: NextFunction): void {
   if (manages(sessionOf(res))) next();
-  else refuse(res, 403, 'Not allowed', 'Only the organisation\'s owner and the members who manage settings may do this.');
+  else
+    refuse(res, 403, 'Not allowed', "Only the organisation's owner and the members who manage settings may do this.");
 }
-

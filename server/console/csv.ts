@@ -12,6 +12,15 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
   return [header, ...rows].map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n';
 }
 
-export function sendCsv(res: Response, filename: string, header: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  res.status(200).type('text/csv; charset=utf-8').set('content-disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`).send(toCsv(header, rows));
+export function sendCsv(
+  res: Response,
+  filename: string,
+  header: readonly string[],
+  rows: readonly (readonly unknown[])[],
+): void {
+  res
+    .status(200)
+    .type('text/csv; charset=utf-8')
+    .set('content-disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+    .send(toCsv(header, rows));
 }

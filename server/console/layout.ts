@@ -63,21 +63,29 @@ export function page(options: PageOptions): Html {
 <a class="skip" href="#main">Skip to the content</a>
 <header>
 <strong>${session ? session.organizationName : 'Distributor ERP'} · Console</strong>
-${session ? html`<nav aria-label="Console">
+${
+  session
+    ? html`<nav aria-label="Console">
 <ul>
 <li><a href="${CONSOLE_PATH}/dms">DMS documents</a></li>
 <li><a href="${CONSOLE_PATH}/reconciliation">Reconciliation</a></li>
 <li><a href="${CONSOLE_PATH}/trips">Trips</a></li>
 <li><a href="${CONSOLE_PATH}/notifications">Notifications${options.unread ? html` (${options.unread} unread)` : ''}</a></li>
-${manages(session) ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
+${
+  manages(session)
+    ? html`<li><a href="${CONSOLE_PATH}/postings">Postings</a></li>
 <li><a href="${CONSOLE_PATH}/keys">API keys</a></li>
 <li><a href="${CONSOLE_PATH}/webhooks">Webhooks</a></li>
 <li><a href="${CONSOLE_PATH}/members">Members</a></li>
-<li><a href="${CONSOLE_PATH}/log">API log</a></li>` : ''}
+<li><a href="${CONSOLE_PATH}/log">API log</a></li>`
+    : ''
+}
 </ul>
 </nav>
 <div class="who"><span>${session.memberName} (${session.role})</span>
-<form class="inline" method="post" action="${CONSOLE_PATH}/sign-out"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button type="submit">Sign out</button></form></div>` : ''}
+<form class="inline" method="post" action="${CONSOLE_PATH}/sign-out"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button type="submit">Sign out</button></form></div>`
+    : ''
+}
 </header>
 <main id="main">
 <h1>${options.title}</h1>

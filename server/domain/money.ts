@@ -24,7 +24,8 @@ export function minorUnits(currency: string): number {
   let digits = MINOR_UNITS.get(currency);
   if (digits === undefined) {
     try {
-      digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+      digits =
+        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
     } catch {
       digits = 2;
     }
@@ -53,17 +54,24 @@ export function roundToCurrency(value: Decimal.Value, currency: string): string 
  */
 export function acceptAmount(money: Money, field: string, baseCurrency: string): Decimal {
   if (money.currency !== baseCurrency) {
-    throw new ApiError('currency_not_supported', `Amounts here must be in the organisation's base currency ${baseCurrency}; got ${money.currency}.`, [
-      { field: `${field}/currency`, code: 'currency_not_supported', message: `must be ${baseCurrency}` },
-    ]);
+    throw new ApiError(
+      'currency_not_supported',
+      `Amounts here must be in the organisation's base currency ${baseCurrency}; got ${money.currency}.`,
+      [{ field: `${field}/currency`, code: 'currency_not_supported', message: `must be ${baseCurrency}` }],
+    );
   }
   const amount = new MoneyDecimal(money.amount);
   const problems: string[] = [];
   if (amount.isNegative()) problems.push('must not be negative');
   if (amount.abs().greaterThanOrEqualTo(MAX_AMOUNT)) problems.push(`must be less than ${MAX_AMOUNT.toFixed()}`);
-  if (amount.decimalPlaces() > minorUnits(money.currency)) problems.push(`${money.currency} has ${minorUnits(money.currency)} decimal places`);
+  if (amount.decimalPlaces() > minorUnits(money.currency))
+    problems.push(`${money.currency} has ${minorUnits(money.currency)} decimal places`);
   if (problems.length > 0) {
-    throw new ApiError('invalid_field', `Amount ${money.amount} ${money.currency}: ${problems.join('; ')}.`, problems.map((message) => ({ field: `${field}/amount`, code: 'invalid_field', message })));
+    throw new ApiError(
+      'invalid_field',
+      `Amount ${money.amount} ${money.currency}: ${problems.join('; ')}.`,
+      problems.map((message) => ({ field: `${field}/amount`, code: 'invalid_field', message })),
+    );
   }
   return amount;
 }
@@ -168,11 +176,15 @@ export interface DocumentTotals {
  * discounts), tax = sum(line tax), total = subtotal - discount + tax; exact, the lines being in minor units. The
  * currency is the lines'; a document without lines must name it. Lines in another currency are refused.
  */
-export function documentTotals(lines: readonly LineAmounts[], currency: string | undefined = lines[0]?.currency): DocumentTotals {
+export function documentTotals(
+  lines: readonly LineAmounts[],
+  currency: string | undefined = lines[0]?.currency,
+): DocumentTotals {
   if (currency === undefined) throw new Error('documentTotals: a document without lines must name its currency');
   const stranger = lines.find((line) => line.currency !== currency);
   if (stranger) throw new Error(`documentTotals: a line in ${stranger.currency} on a document in ${currency}`);
-  const sum = (pick: (line: LineAmounts) => string) => lines.reduce((total, line) => total.plus(pick(line)), new MoneyDecimal(0));
+  const sum = (pick: (line: LineAmounts) => string) =>
+    lines.reduce((total, line) => total.plus(pick(line)), new MoneyDecimal(0));
   const subtotal = sum((line) => line.gross);
   const discount = sum((line) => line.discount);
   const tax = sum((line) => line.tax);

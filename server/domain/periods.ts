@@ -8,7 +8,8 @@ import { ApiError } from '../platform/errors/api-error.js';
 
 /** The date the organisation's books are closed through (`YYYY-MM-DD`), or null when no period is closed. */
 export async function booksClosedThrough(tx: Tx, organizationId: string): Promise<string | null> {
-  const row = await tx.selectFrom('organizations')
+  const row = await tx
+    .selectFrom('organizations')
     // A DATE as its calendar string: pg would make it a Date at local midnight, which can shift the day.
     .select(sql<string | null>`to_char(books_closed_through, 'YYYY-MM-DD')`.as('through'))
     .where('id', '=', organizationId)
@@ -31,21 +32,41 @@ export async function refuseClosedPeriod(tx: Tx, organizationId: string, date: s
 export function refuseDateInClosedPeriod(through: string | null, date: string, field: string): void {
   if (through !== null && date <= through) {
     throw new ApiError('period_closed', `The books are closed through ${through}; ${date} is in a closed period.`, [
-      { field, code: 'period_closed', message: `${date} is on or before ${through}, the date the books are closed through` },
+      {
+        field,
+        code: 'period_closed',
+        message: `${date} is on or before ${through}, the date the books are closed through`,
+      },
     ]);
   }
 }
 
 /** Closes the books through `through` (`YYYY-MM-DD`); the operator CLI calls it. Returns the previous date. */
-export async function closePeriod(tx: Tx, organizationId: string, through: string): Promise<{ previous: string | null }> {
+export async function closePeriod(
+  tx: Tx,
+  organizationId: string,
+  through: string,
+): Promise<{ previous: string | null }> {
   const previous = await booksClosedThrough(tx, organizationId);
-  await tx.updateTable('organizations').set({ books_closed_through: through }).where('id', '=', organizationId).execute();
+  await tx
+    .updateTable('organizations')
+    .set({ books_closed_through: through })
+    .where('id', '=', organizationId)
+    .execute();
   return { previous };
 }
 
 /** Reopens the books: closed through `through` (an earlier date) or, without it, no period closed at all. */
-export async function reopenPeriod(tx: Tx, organizationId: string, through: string | null): Promise<{ previous: string | null }> {
+export async function reopenPeriod(
+  tx: Tx,
+  organizationId: string,
+  through: string | null,
+): Promise<{ previous: string | null }> {
   const previous = await booksClosedThrough(tx, organizationId);
-  await tx.updateTable('organizations').set({ books_closed_through: through }).where('id', '=', organizationId).execute();
+  await tx
+    .updateTable('organizations')
+    .set({ books_closed_through: through })
+    .where('id', '=', organizationId)
+    .execute();
   return { previous };
 }

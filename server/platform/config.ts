@@ -124,12 +124,15 @@ export function loadConfig(env: Env = process.env): Config {
     if (value === undefined) problems.push(`${name}=${JSON.stringify(raw)} is invalid; expected ${accepts}`);
     return value ?? fallback;
   };
-  const oneOf = <T extends string>(values: readonly T[]) => (raw: string) => values.find((v) => v === raw);
+  const oneOf =
+    <T extends string>(values: readonly T[]) =>
+    (raw: string) =>
+      values.find((v) => v === raw);
   const integer = (min: number, max: number) => (raw: string) => {
     const n = Number(raw);
     return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
   };
-  const boolean = (raw: string) => ({ true: true, false: false } as Record<string, boolean>)[raw];
+  const boolean = (raw: string) => (({ true: true, false: false }) as Record<string, boolean>)[raw];
   const postgresUrl = (raw: string) => {
     try {
       return ['postgres:', 'postgresql:'].includes(new URL(raw).protocol) ? raw : undefined;
@@ -138,69 +141,141 @@ export function loadConfig(env: Env = process.env): Config {
     }
   };
 
-  const environment = read('ENVIRONMENT', 'sandbox' as Environment, oneOf(['sandbox', 'production'] as const), 'sandbox or production');
+  const environment = read(
+    'ENVIRONMENT',
+    'sandbox' as Environment,
+    oneOf(['sandbox', 'production'] as const),
+    'sandbox or production',
+  );
   const config: Config = {
     environment,
     host: read('HOST', '127.0.0.1', (raw) => raw, 'an interface address'),
     port: read('PORT', 3000, integer(0, 65535), 'a port number from 0 to 65535'),
     databaseUrl: read('DATABASE_URL', null as string | null, postgresUrl, 'a postgres:// or postgresql:// URL'),
-    databaseDirectUrl: read('DATABASE_DIRECT_URL', null as string | null, postgresUrl, 'a postgres:// or postgresql:// URL'),
+    databaseDirectUrl: read(
+      'DATABASE_DIRECT_URL',
+      null as string | null,
+      postgresUrl,
+      'a postgres:// or postgresql:// URL',
+    ),
     dataDir: read('DATA_DIR', '.data', (raw) => raw, 'a directory'),
-    embeddedPostgresPort: read('EMBEDDED_POSTGRES_PORT', 54329, integer(1024, 65535), 'a port number from 1024 to 65535'),
+    embeddedPostgresPort: read(
+      'EMBEDDED_POSTGRES_PORT',
+      54329,
+      integer(1024, 65535),
+      'a port number from 1024 to 65535',
+    ),
     logLevel: read('LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
     validateResponses: read('VALIDATE_RESPONSES', env.NODE_ENV !== 'production', boolean, 'true or false'),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', 30_000, integer(0, 600_000), 'milliseconds from 0 to 600000'),
-    publicBaseUrl: read('PUBLIC_BASE_URL', null as string | null, (raw) => {
-      try {
-        const url = new URL(raw);
-        const plain = ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password && !url.search && !url.hash;
-        return plain ? `${url.origin}${url.pathname.replace(/\/+$/, '')}` : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 'an http(s) URL without credentials, query or fragment, such as https://erp.example.com'),
-    trustProxy: read('TRUST_PROXY', false as string | false, (raw) => raw, 'loopback, a number of hops, or comma-separated addresses/CIDRs'),
+    publicBaseUrl: read(
+      'PUBLIC_BASE_URL',
+      null as string | null,
+      (raw) => {
+        try {
+          const url = new URL(raw);
+          const plain =
+            ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password && !url.search && !url.hash;
+          return plain ? `${url.origin}${url.pathname.replace(/\/+$/, '')}` : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      'an http(s) URL without credentials, query or fragment, such as https://erp.example.com',
+    ),
+    trustProxy: read(
+      'TRUST_PROXY',
+      false as string | false,
+      (raw) => raw,
+      'loopback, a number of hops, or comma-separated addresses/CIDRs',
+    ),
     // No default: a constant default is public, and anyone could sign cursors and photo URLs for any sandbox.
-    cursorSecret: read('CURSOR_SECRET', null as string | null, (raw) => (raw.length >= 16 ? raw : undefined), 'at least 16 characters'),
+    cursorSecret: read(
+      'CURSOR_SECRET',
+      null as string | null,
+      (raw) => (raw.length >= 16 ? raw : undefined),
+      'at least 16 characters',
+    ),
     sandboxBootstrap: read('SANDBOX_BOOTSTRAP', environment === 'sandbox', boolean, 'true or false'),
     webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', false, boolean, 'true or false'),
-    webhookRetryScheduleSeconds: read('WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE, (raw) => {
-      const seconds = raw.split(',').map((part) => Number(part.trim()));
-      return seconds.length > 0 && seconds.every((n) => Number.isInteger(n) && n >= 0 && n <= 604_800) ? seconds : undefined;
-    }, 'comma-separated whole seconds, each 0 to 604800'),
-    webhookSecretKey: read('WEBHOOK_SECRET_KEY', null as Buffer | null, (raw) => {
-      const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-      return key.length === 32 ? key : undefined;
-    }, '32 bytes as 64 hex digits or base64'),
+    webhookRetryScheduleSeconds: read(
+      'WEBHOOK_RETRY_SCHEDULE',
+      DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+      (raw) => {
+        const seconds = raw.split(',').map((part) => Number(part.trim()));
+        return seconds.length > 0 && seconds.every((n) => Number.isInteger(n) && n >= 0 && n <= 604_800)
+          ? seconds
+          : undefined;
+      },
+      'comma-separated whole seconds, each 0 to 604800',
+    ),
+    webhookSecretKey: read(
+      'WEBHOOK_SECRET_KEY',
+      null as Buffer | null,
+      (raw) => {
+        const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+        return key.length === 32 ? key : undefined;
+      },
+      '32 bytes as 64 hex digits or base64',
+    ),
     simulators: read('SIMULATORS', environment === 'sandbox', boolean, 'true or false'),
     simulatorsPort: read('SIMULATORS_PORT', 0, integer(0, 65_535), 'a port from 0 to 65535 (0: any free port)'),
     connectorTimeoutMs: read('CONNECTOR_TIMEOUT_MS', 30_000, integer(100, 120_000), 'milliseconds from 100 to 120000'),
     requestTimeoutMs: read('REQUEST_TIMEOUT_MS', 60_000, integer(1_000, 600_000), 'milliseconds from 1000 to 600000'),
-    testClockOffsetDays: read('TEST_CLOCK_OFFSET_DAYS', 0, (raw) => (/^-?\d{1,4}$/.test(raw) && Math.abs(Number(raw)) <= 3650 ? Number(raw) : undefined), 'whole days from -3650 to 3650'),
+    testClockOffsetDays: read(
+      'TEST_CLOCK_OFFSET_DAYS',
+      0,
+      (raw) => (/^-?\d{1,4}$/.test(raw) && Math.abs(Number(raw)) <= 3650 ? Number(raw) : undefined),
+      'whole days from -3650 to 3650',
+    ),
     // At least 1 a minute, so that Retry-After stays within the spec's 1 to 60 seconds (as for the keys' budgets).
-    anonymousRateLimit: read('ANONYMOUS_RATE_LIMIT', DEFAULT_ANONYMOUS_RATE_LIMIT, (raw) => {
-      const match = /^(\d+)\s*,\s*(\d+)$/.exec(raw);
-      const [perMinute, burst] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-      return perMinute >= 1 && perMinute <= 1_000_000 && burst >= 1 && burst <= 1_000_000 ? { perMinute, burst } : undefined;
-    }, 'requests per minute and burst, comma-separated, each 1 to 1000000 (e.g. 300,300)'),
+    anonymousRateLimit: read(
+      'ANONYMOUS_RATE_LIMIT',
+      DEFAULT_ANONYMOUS_RATE_LIMIT,
+      (raw) => {
+        const match = /^(\d+)\s*,\s*(\d+)$/.exec(raw);
+        const [perMinute, burst] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+        return perMinute >= 1 && perMinute <= 1_000_000 && burst >= 1 && burst <= 1_000_000
+          ? { perMinute, burst }
+          : undefined;
+      },
+      'requests per minute and burst, comma-separated, each 1 to 1000000 (e.g. 300,300)',
+    ),
     workPollSeconds: read('WORK_POLL_SECONDS', 30, integer(1, 600), 'whole seconds from 1 to 600'),
   };
-  if (environment === 'production' && config.webhookAllowLoopback) problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
-  if (environment === 'production' && !env.WEBHOOK_SECRET_KEY) problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');
+  if (environment === 'production' && config.webhookAllowLoopback)
+    problems.push('WEBHOOK_ALLOW_LOOPBACK cannot be true when ENVIRONMENT=production');
+  if (environment === 'production' && !env.WEBHOOK_SECRET_KEY)
+    problems.push('WEBHOOK_SECRET_KEY is required when ENVIRONMENT=production (32 bytes, the same for every process)');
   if (environment === 'production' && !env.CURSOR_SECRET) {
-    problems.push('CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)');
+    problems.push(
+      'CURSOR_SECRET is required when ENVIRONMENT=production (at least 16 characters, the same for every process)',
+    );
   }
-  if (environment === 'production' && config.testClockOffsetDays !== 0) problems.push('TEST_CLOCK_OFFSET_DAYS cannot be set when ENVIRONMENT=production (it moves the business clock, for tests only)');
+  if (environment === 'production' && config.testClockOffsetDays !== 0)
+    problems.push(
+      'TEST_CLOCK_OFFSET_DAYS cannot be set when ENVIRONMENT=production (it moves the business clock, for tests only)',
+    );
   if (environment === 'production' && config.publicBaseUrl === null) {
-    problems.push('PUBLIC_BASE_URL is required when ENVIRONMENT=production (where clients reach the API, such as https://erp.example.com; photo URLs are built on it)');
+    problems.push(
+      'PUBLIC_BASE_URL is required when ENVIRONMENT=production (where clients reach the API, such as https://erp.example.com; photo URLs are built on it)',
+    );
   }
-  if (environment === 'production' && config.simulators) problems.push('SIMULATORS cannot be true when ENVIRONMENT=production (connect the real systems with `admin connector set`)');
-  if (environment === 'production' && config.sandboxBootstrap) problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
+  if (environment === 'production' && config.simulators)
+    problems.push(
+      'SIMULATORS cannot be true when ENVIRONMENT=production (connect the real systems with `admin connector set`)',
+    );
+  if (environment === 'production' && config.sandboxBootstrap)
+    problems.push('SANDBOX_BOOTSTRAP cannot be true when ENVIRONMENT=production');
   if (environment === 'production' && config.databaseUrl === null) {
-    problems.push('DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)');
+    problems.push(
+      'DATABASE_URL is required when ENVIRONMENT=production (the embedded PostgreSQL is for development and the sandbox)',
+    );
   }
   if (config.databaseDirectUrl !== null && config.databaseUrl === null) {
-    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection beside a pooled DATABASE_URL; the embedded PostgreSQL needs neither)');
+    problems.push(
+      'DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection beside a pooled DATABASE_URL; the embedded PostgreSQL needs neither)',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

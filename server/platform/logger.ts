@@ -6,7 +6,10 @@ export function createLogger(level: LogLevel): Logger {
   return pino({
     level,
     base: { service: 'erp-api' },
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.secret', 'secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', '*.secret', 'secret'],
+      censor: '[redacted]',
+    },
     timestamp: pino.stdTimeFunctions.isoTime,
   });
 }

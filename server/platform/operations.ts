@@ -46,7 +46,12 @@ export function operationIndex(document: ApiDocument): OperationIndex {
   const routes = Object.entries(document.paths).map(([template, item]) => ({
     // `{id}` matches one non-empty segment, as express and the validator match it; a trailing slash is tolerated.
     pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    operations: new Map(METHODS.filter((m) => (item as Json)[m]).map((m) => [m.toUpperCase(), describe(document, template, m, item as Json, globalSecurity)])),
+    operations: new Map(
+      METHODS.filter((m) => (item as Json)[m]).map((m) => [
+        m.toUpperCase(),
+        describe(document, template, m, item as Json, globalSecurity),
+      ]),
+    ),
   }));
   return {
     find(method, path) {
@@ -60,15 +65,26 @@ export function operationIndex(document: ApiDocument): OperationIndex {
   };
 }
 
-function describe(document: ApiDocument, pathTemplate: string, method: string, item: Json, globalSecurity: Json[]): Operation {
+function describe(
+  document: ApiDocument,
+  pathTemplate: string,
+  method: string,
+  item: Json,
+  globalSecurity: Json[],
+): Operation {
   const spec = item[method] as Json;
   const security = (spec.security ?? globalSecurity) as Json[];
   const body = spec.requestBody ? resolveRef(document as Json, spec.requestBody) : undefined;
-  const parameters = [...((item.parameters as unknown[]) ?? []), ...((spec.parameters as unknown[]) ?? [])].map((raw) => resolveRef(document as Json, raw) as Json);
+  const parameters = [...((item.parameters as unknown[]) ?? []), ...((spec.parameters as unknown[]) ?? [])].map(
+    (raw) => resolveRef(document as Json, raw) as Json,
+  );
   const typedParameters: Operation['typedParameters'] = [];
   for (const parameter of parameters) {
     const type = (resolveRef(document as Json, parameter.schema) as Json | undefined)?.type;
-    if ((parameter.in === 'query' || parameter.in === 'path') && (type === 'integer' || type === 'number' || type === 'boolean')) {
+    if (
+      (parameter.in === 'query' || parameter.in === 'path') &&
+      (type === 'integer' || type === 'number' || type === 'boolean')
+    ) {
       typedParameters.push({ name: String(parameter.name), in: parameter.in, type });
     }
   }
@@ -78,7 +94,8 @@ function describe(document: ApiDocument, pathTemplate: string, method: string, i
     spec,
     scopes: security.length === 0 ? null : ((security[0]!.bearerAuth ?? []) as string[]),
     parameters,
-    bodySchema: (Object.values(((body as Json | undefined)?.content ?? {}) as Record<string, Json>)[0]?.schema ?? undefined) as Json | undefined,
+    bodySchema: (Object.values(((body as Json | undefined)?.content ?? {}) as Record<string, Json>)[0]?.schema ??
+      undefined) as Json | undefined,
     takesBody: body !== undefined,
     requiresBody: (body as Json | undefined)?.required === true,
     typedParameters,
@@ -91,6 +108,7 @@ function fileOf(document: ApiDocument, body: Json | undefined): Operation['file'
   const media = FILE_MEDIA_TYPES.map((type) => content[type]).find(Boolean);
   if (!media) return null;
   const schema = resolveRef(document as Json, media.schema) as Json;
-  const maxLength = schema.maxLength ?? (resolveRef(document as Json, schema.properties?.file) as Json | undefined)?.maxLength;
+  const maxLength =
+    schema.maxLength ?? (resolveRef(document as Json, schema.properties?.file) as Json | undefined)?.maxLength;
   return { maxBytes: Number(maxLength) };
 }

@@ -42,7 +42,8 @@ export class Redaction {
     if (seen.has(this) || !this.dropsAnything) return [];
     seen.add(this);
     const found = [...this.personal].map((name) => `${prefix}/${name}`);
-    for (const [name, below] of this.properties) for (const r of below) found.push(...r.pointers(`${prefix}/${name}`, seen));
+    for (const [name, below] of this.properties)
+      for (const r of below) found.push(...r.pointers(`${prefix}/${name}`, seen));
     for (const r of [...this.items, ...this.additional]) found.push(...r.pointers(`${prefix}/[]`, seen));
     seen.delete(this);
     return [...new Set(found)];
@@ -59,7 +60,10 @@ function redact(redactions: Redaction[], value: unknown): unknown {
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (active.some((r) => r.personal.has(key))) continue;
-    kept[key] = redact(active.flatMap((r) => r.properties.get(key) ?? r.additional), field);
+    kept[key] = redact(
+      active.flatMap((r) => r.properties.get(key) ?? r.additional),
+      field,
+    );
   }
   return kept;
 }
@@ -108,7 +112,8 @@ export function personalFields(document: ApiDocument): PersonalFields {
       else into.properties.set(name, [...(into.properties.get(name) ?? []), of(property)]);
     }
     if (schema.items && typeof schema.items === 'object') into.items.push(of(schema.items));
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') into.additional.push(of(schema.additionalProperties));
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+      into.additional.push(of(schema.additionalProperties));
     for (const keyword of ['allOf', 'oneOf', 'anyOf'] as const) {
       for (const branch of (schema[keyword] ?? []) as unknown[]) absorb(branch, into, visiting);
     }

@@ -33,8 +33,12 @@ export const SPLIT_ROLES_NEED_SECRETS = (role: Role, missing: string[]) =>
 /** Everything the start of `role` needs, checked in the order it is used; the first problem is thrown. */
 export async function checkStart(config: Config, role: Role): Promise<void> {
   if (role !== 'all' && config.databaseUrl === null) throw new StartProblem(SPLIT_ROLES_NEED_DATABASE_URL(role));
-  const missingSecrets = [config.cursorSecret === null ? 'CURSOR_SECRET' : null, config.webhookSecretKey === null ? 'WEBHOOK_SECRET_KEY' : null].filter((name) => name !== null);
-  if (role !== 'all' && missingSecrets.length > 0) throw new StartProblem(SPLIT_ROLES_NEED_SECRETS(role, missingSecrets));
+  const missingSecrets = [
+    config.cursorSecret === null ? 'CURSOR_SECRET' : null,
+    config.webhookSecretKey === null ? 'WEBHOOK_SECRET_KEY' : null,
+  ].filter((name) => name !== null);
+  if (role !== 'all' && missingSecrets.length > 0)
+    throw new StartProblem(SPLIT_ROLES_NEED_SECRETS(role, missingSecrets));
   if (role === 'all' || role === 'api') await checkListenPort(config.host, config.port);
   await checkDatabase(config);
 }
@@ -60,14 +64,22 @@ export async function checkListenPort(host: string, port: number): Promise<void>
 export function listenProblem(error: unknown, host: string, port: number): Error {
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new StartProblem(`Port ${port} on ${host} is already in use (another npm start, or another program): stop that program, or set PORT to a free port (PORT=0 picks one).`);
+      return new StartProblem(
+        `Port ${port} on ${host} is already in use (another npm start, or another program): stop that program, or set PORT to a free port (PORT=0 picks one).`,
+      );
     case 'EACCES':
-      return new StartProblem(`Not allowed to listen on port ${port} on ${host} (ports below 1024 need root): set PORT to 1024 or above, for example PORT=3000.`);
+      return new StartProblem(
+        `Not allowed to listen on port ${port} on ${host} (ports below 1024 need root): set PORT to 1024 or above, for example PORT=3000.`,
+      );
     case 'EADDRNOTAVAIL':
-      return new StartProblem(`HOST=${host} is not an address of this machine: set HOST to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`);
+      return new StartProblem(
+        `HOST=${host} is not an address of this machine: set HOST to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartProblem(`HOST=${host} does not resolve: set HOST to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`);
+      return new StartProblem(
+        `HOST=${host} does not resolve: set HOST to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`,
+      );
     default:
       return error instanceof Error ? error : new Error(String(error));
   }
@@ -107,7 +119,12 @@ export function redactedUrl(raw: string): string {
  * The one-line problem a failed connection to DATABASE_URL (or DATABASE_DIRECT_URL) means, or null when the error is not a known connection
  * failure (unless `anyError`: then its own first line is the reason).
  */
-export function databaseProblem(error: unknown, config: Config, anyError = false, variable: 'DATABASE_URL' | 'DATABASE_DIRECT_URL' = 'DATABASE_URL'): StartProblem | null {
+export function databaseProblem(
+  error: unknown,
+  config: Config,
+  anyError = false,
+  variable: 'DATABASE_URL' | 'DATABASE_DIRECT_URL' = 'DATABASE_URL',
+): StartProblem | null {
   const raw = variable === 'DATABASE_URL' ? config.databaseUrl : config.databaseDirectUrl;
   if (raw === null) return null;
   // A name with two addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
@@ -130,11 +147,17 @@ export function databaseProblem(error: unknown, config: Config, anyError = false
   };
   let reason = code ? reasons[code] : undefined;
   if (!reason && /timeout/i.test(message)) reason = `${where} did not answer within ${DATABASE_TIMEOUT_MS / 1000} s`;
-  if (!reason && /terminated unexpectedly/i.test(message)) reason = `${where} closed the connection before PostgreSQL answered (not a PostgreSQL server, or a firewall in between)`;
+  if (!reason && /terminated unexpectedly/i.test(message))
+    reason = `${where} closed the connection before PostgreSQL answered (not a PostgreSQL server, or a firewall in between)`;
   if (!reason && anyError) reason = message.split('\n')[0] || String(first);
   if (!reason) return null;
-  const embedded = config.environment === 'production' || variable !== 'DATABASE_URL' ? '' : ', or unset it to use the embedded PostgreSQL under DATA_DIR';
-  return new StartProblem(`Cannot connect to ${variable} (${redactedUrl(raw)}): ${reason}. Start that PostgreSQL server or correct ${variable}${embedded}.`);
+  const embedded =
+    config.environment === 'production' || variable !== 'DATABASE_URL'
+      ? ''
+      : ', or unset it to use the embedded PostgreSQL under DATA_DIR';
+  return new StartProblem(
+    `Cannot connect to ${variable} (${redactedUrl(raw)}): ${reason}. Start that PostgreSQL server or correct ${variable}${embedded}.`,
+  );
 }
 
 /** The account the embedded PostgreSQL runs as: ourselves, or the `postgres` user when we are root (Postgres refuses root). */
@@ -143,7 +166,8 @@ function postgresRunner(): { uid: number; gid: number; name: string } | null {
   if (uid === undefined) return null;
   if (uid !== 0) return { uid, gid: process.getgid!(), name: userName(uid) };
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const id = (flag: string) =>
+      Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     return { uid: id('-u'), gid: id('-g'), name: 'postgres' };
   } catch {
     return null; // created at the first start, owning only what it creates then
@@ -175,7 +199,9 @@ export function checkDataDir(dataDir: string): void {
   let nearest = cluster;
   while (!existsSync(nearest)) nearest = dirname(nearest);
   if (!statSync(nearest).isDirectory()) {
-    throw new StartProblem(`${label} cannot be used: ${nearest} is a file, not a directory. Move that file away, ${elsewhere}.`);
+    throw new StartProblem(
+      `${label} cannot be used: ${nearest} is a file, not a directory. Move that file away, ${elsewhere}.`,
+    );
   }
   const runner = postgresRunner();
   const root = process.getuid?.() === 0;
@@ -184,12 +210,16 @@ export function checkDataDir(dataDir: string): void {
     try {
       accessSync(writable, constants.W_OK | constants.X_OK);
     } catch {
-      throw new StartProblem(`${label} cannot be used: ${writable} is not writable by ${runner?.name ?? 'you'} (${describe(writable)}). Start as its owner, make it yours (chown -R), ${elsewhere}.`);
+      throw new StartProblem(
+        `${label} cannot be used: ${writable} is not writable by ${runner?.name ?? 'you'} (${describe(writable)}). Start as its owner, make it yours (chown -R), ${elsewhere}.`,
+      );
     }
   }
   if (runner && existsSync(cluster) && statSync(cluster).uid !== runner.uid) {
     const fix = root ? `chown -R postgres:postgres ${cluster}` : `chown -R ${process.getuid!()} ${cluster}`;
-    throw new StartProblem(`${label} cannot be used: its database ${cluster} belongs to ${userName(statSync(cluster).uid)}, but the embedded PostgreSQL runs as ${runner.name}${root ? ' (the service runs as root)' : ''}. Start as that user, give the directory over (${fix}), ${elsewhere}.`);
+    throw new StartProblem(
+      `${label} cannot be used: its database ${cluster} belongs to ${userName(statSync(cluster).uid)}, but the embedded PostgreSQL runs as ${runner.name}${root ? ' (the service runs as root)' : ''}. Start as that user, give the directory over (${fix}), ${elsewhere}.`,
+    );
   }
   if (root && runner) {
     // Every existing directory above the cluster must let the postgres user through; checked as that user, so
@@ -199,11 +229,19 @@ export function checkDataDir(dataDir: string): void {
       ancestors.unshift(path);
       if (path === dirname(path)) break;
     }
-    const blocked = spawnSync('/bin/sh', ['-c', 'for d do [ -x "$d" ] || { printf %s "$d"; exit 1; }; done', 'sh', ...ancestors], {
-      uid: runner.uid, gid: runner.gid, encoding: 'utf8',
-    });
+    const blocked = spawnSync(
+      '/bin/sh',
+      ['-c', 'for d do [ -x "$d" ] || { printf %s "$d"; exit 1; }; done', 'sh', ...ancestors],
+      {
+        uid: runner.uid,
+        gid: runner.gid,
+        encoding: 'utf8',
+      },
+    );
     if (blocked.status === 1 && blocked.stdout) {
-      throw new StartProblem(`${label} cannot be used: the embedded PostgreSQL runs as the user postgres (the service runs as root), which cannot enter ${blocked.stdout} (${describe(blocked.stdout)}). Let it through (chmod o+x ${blocked.stdout}), ${elsewhere}.`);
+      throw new StartProblem(
+        `${label} cannot be used: the embedded PostgreSQL runs as the user postgres (the service runs as root), which cannot enter ${blocked.stdout} (${describe(blocked.stdout)}). Let it through (chmod o+x ${blocked.stdout}), ${elsewhere}.`,
+      );
     }
   }
 }
@@ -222,7 +260,9 @@ async function checkEmbeddedPort(config: Config): Promise<void> {
     await checkListenPort('127.0.0.1', config.embeddedPostgresPort);
   } catch (error) {
     if (!(error instanceof StartProblem)) throw error;
-    throw new StartProblem(`EMBEDDED_POSTGRES_PORT=${config.embeddedPostgresPort} is already in use by another program (perhaps the embedded PostgreSQL of another checkout, with its own DATA_DIR): stop it, or set EMBEDDED_POSTGRES_PORT to a free port.`);
+    throw new StartProblem(
+      `EMBEDDED_POSTGRES_PORT=${config.embeddedPostgresPort} is already in use by another program (perhaps the embedded PostgreSQL of another checkout, with its own DATA_DIR): stop it, or set EMBEDDED_POSTGRES_PORT to a free port.`,
+    );
   }
 }
 

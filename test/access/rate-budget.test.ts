@@ -39,7 +39,8 @@ function countedBudget(): { budget: RateBudget; statements: () => number } {
   };
   return { budget: new RateBudget(kyselyOver(pool).withPlugin(counter)), statements: () => statements };
 }
-const stored = async (keyId: string) => Number((await pool.query('SELECT tokens FROM rate_limit_buckets WHERE api_key_id = $1', [keyId])).rows[0].tokens);
+const stored = async (keyId: string) =>
+  Number((await pool.query('SELECT tokens FROM rate_limit_buckets WHERE api_key_id = $1', [keyId])).rows[0].tokens);
 
 test('one request at a time takes exactly one token each, as without batching: nothing is held in memory', async (t) => {
   const key = await newKey();
@@ -87,7 +88,9 @@ test('two processes (two budgets over their own statements) never spend more tha
   const key = await newKey();
   const [a, b] = [countedBudget().budget, countedBudget().budget];
   const limit = { perMinute: 1, burst: 40 };
-  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).take(key, 'read', limit)));
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).take(key, 'read', limit)),
+  );
   const allowed = answers.filter((answer) => answer.allowed).length;
   t.true(allowed <= 40, `${allowed} allowed`);
   // Whatever one process holds unspent is gone from the bucket, so the other is refused: the two add up to the burst.
@@ -102,9 +105,14 @@ test('50 keys with a request each at once share a few statements, and each key i
   const answers = await Promise.all(keys.map((key) => budget.take(key, 'read', limit)));
   t.true(answers.every((answer) => answer.allowed && Math.floor(answer.remaining) === 9));
   t.true(statements() <= 4, `${statements()} statements for 50 keys`);
-  const { rows } = await pool.query('SELECT tokens FROM rate_limit_buckets WHERE api_key_id = ANY($1)', [keys.map((key) => key.id)]);
+  const { rows } = await pool.query('SELECT tokens FROM rate_limit_buckets WHERE api_key_id = ANY($1)', [
+    keys.map((key) => key.id),
+  ]);
   t.is(rows.length, 50);
-  t.true(rows.every((row) => row.tokens >= 9 && row.tokens < 9.01), 'one token each: one request per key holds nothing back');
+  t.true(
+    rows.every((row) => row.tokens >= 9 && row.tokens < 9.01),
+    'one token each: one request per key holds nothing back',
+  );
 });
 
 test('tokens held for a key are dropped when its organisation changes', async (t) => {

@@ -22,27 +22,51 @@ test.after.always(async () => {
 
 async function newKey(): Promise<{ organizationId: string; keyId: string }> {
   const organizationId = (await createOrganization(kyselyOver(pool), { name: 'Bucket Distributor' })).id;
-  const { id } = await createApiKey(kyselyOver(pool), { organizationId, environment: 'sandbox', scopes: [], name: 'bucket key' });
+  const { id } = await createApiKey(kyselyOver(pool), {
+    organizationId,
+    environment: 'sandbox',
+    scopes: [],
+    name: 'bucket key',
+  });
   return { organizationId, keyId: id };
 }
 
 /** Takes a token for the key in `rateClass` with the given limit, as authentication does; answers the row. */
-async function take(key: { organizationId: string; keyId: string }, limit: { perMinute: number; burst: number }, rateClass = 'read') {
+async function take(
+  key: { organizationId: string; keyId: string },
+  limit: { perMinute: number; burst: number },
+  rateClass = 'read',
+) {
   const row = await kyselyOver(pool)
-    .with('key', (q) => q.selectNoFrom((eb) => [
-      eb.val(key.organizationId).as('organization_id'), eb.val(key.keyId).as('id'),
-      eb.cast<number>(eb.val(limit.perMinute), 'float8').as('per_minute'), eb.cast<number>(eb.val(limit.burst), 'float8').as('burst'),
-      eb.val(rateClass).as('class'), eb.lit(1).as('wanted'), eb.lit(0).as('prefetch'), // one request, nothing held
-    ]))
+    .with('key', (q) =>
+      q.selectNoFrom((eb) => [
+        eb.val(key.organizationId).as('organization_id'),
+        eb.val(key.keyId).as('id'),
+        eb.cast<number>(eb.val(limit.perMinute), 'float8').as('per_minute'),
+        eb.cast<number>(eb.val(limit.burst), 'float8').as('burst'),
+        eb.val(rateClass).as('class'),
+        eb.lit(1).as('wanted'),
+        eb.lit(0).as('prefetch'), // one request, nothing held
+      ]),
+    )
     .with('bucket', (q) => takeTokenUpsert(q as never))
-    .selectFrom('bucket').selectAll()
+    .selectFrom('bucket')
+    .selectAll()
     .executeTakeFirstOrThrow();
   return { allowed: row.last_allowed, tokens: Number(row.tokens) };
 }
 const rewind = (keyId: string, seconds: number) =>
-  pool.query(`UPDATE rate_limit_buckets SET refilled_at = refilled_at - make_interval(secs => $2) WHERE api_key_id = $1`, [keyId, seconds]);
+  pool.query(
+    `UPDATE rate_limit_buckets SET refilled_at = refilled_at - make_interval(secs => $2) WHERE api_key_id = $1`,
+    [keyId, seconds],
+  );
 const stored = async (keyId: string, rateClass = 'read') =>
-  (await pool.query('SELECT tokens, last_allowed, per_minute, burst FROM rate_limit_buckets WHERE api_key_id = $1 AND class = $2', [keyId, rateClass])).rows[0];
+  (
+    await pool.query(
+      'SELECT tokens, last_allowed, per_minute, burst FROM rate_limit_buckets WHERE api_key_id = $1 AND class = $2',
+      [keyId, rateClass],
+    )
+  ).rows[0];
 
 test('the first request fills the bucket to the burst and takes one; then one each until none is left; a refused request takes nothing', async (t) => {
   const key = await newKey();
@@ -72,7 +96,11 @@ test('the bucket refills at perMinute/60 a second and never above the burst; eac
   t.true(after.tokens >= 1.5 && after.tokens < 1.55, `2.5 back, one taken: ${after.tokens}`);
   await rewind(key.keyId, 3600);
   t.true(Math.abs((await take(key, limit)).tokens - 4) < 1e-9, 'capped at the burst (5), one taken');
-  t.deepEqual(await take(key, { perMinute: 1, burst: 2 }, 'write'), { allowed: true, tokens: 1 }, 'the write bucket is apart');
+  t.deepEqual(
+    await take(key, { perMinute: 1, burst: 2 }, 'write'),
+    { allowed: true, tokens: 1 },
+    'the write bucket is apart',
+  );
   const read = await stored(key.keyId);
   t.true(read.tokens >= 4 && read.tokens < 4.05, `read untouched by the write: ${read.tokens}`);
 });
@@ -98,8 +126,18 @@ test('a changed limit applies at the next request: a lower burst caps what is th
 test('refilled_at never moves backwards: a bucket stamped in the future is not refilled for the gap', async (t) => {
   const key = await newKey();
   await take(key, { perMinute: 60, burst: 5 });
-  await pool.query("UPDATE rate_limit_buckets SET refilled_at = now() + interval '1 hour', tokens = 0 WHERE api_key_id = $1", [key.keyId]);
-  t.deepEqual(await take(key, { perMinute: 60, burst: 5 }), { allowed: false, tokens: 0 }, 'a negative gap adds nothing');
-  const { rows } = await pool.query('SELECT refilled_at > now() + interval \'59 minutes\' AS kept FROM rate_limit_buckets WHERE api_key_id = $1', [key.keyId]);
+  await pool.query(
+    "UPDATE rate_limit_buckets SET refilled_at = now() + interval '1 hour', tokens = 0 WHERE api_key_id = $1",
+    [key.keyId],
+  );
+  t.deepEqual(
+    await take(key, { perMinute: 60, burst: 5 }),
+    { allowed: false, tokens: 0 },
+    'a negative gap adds nothing',
+  );
+  const { rows } = await pool.query(
+    "SELECT refilled_at > now() + interval '59 minutes' AS kept FROM rate_limit_buckets WHERE api_key_id = $1",
+    [key.keyId],
+  );
   t.true(rows[0].kept);
 });

@@ -45,7 +45,12 @@ async function newOrganization(name = 'Test Distributor'): Promise<string> {
 }
 
 function newKey(organizationId: string, input: Partial<NewKey> = {}): Promise<IssuedKey> {
-  return createApiKey(kyselyOver(pool), { organizationId, environment: 'sandbox', scopes: ['customers:read'], ...input });
+  return createApiKey(kyselyOver(pool), {
+    organizationId,
+    environment: 'sandbox',
+    scopes: ['customers:read'],
+    ...input,
+  });
 }
 
 async function keyRow(id: string): Promise<Record<string, any>> {
@@ -62,7 +67,13 @@ test('org create prints only {"id"} on stdout, and the organisation exists with 
   t.deepEqual(Object.keys(printed), ['id']);
   t.regex(printed.id, /^org_[0-9A-Z]{26}$/);
   const { rows } = await pool.query('SELECT * FROM organizations WHERE id = $1', [printed.id]);
-  t.like(rows[0], { name: 'Kampala Beverages', base_currency: 'KES', api_access_enabled: true, delivery_module_enabled: false, field_sales_module_enabled: false });
+  t.like(rows[0], {
+    name: 'Kampala Beverages',
+    base_currency: 'KES',
+    api_access_enabled: true,
+    delivery_module_enabled: false,
+    field_sales_module_enabled: false,
+  });
 
   const human = await runCli(['org', 'create', '--name', 'Second']);
   t.is(human.code, 0, human.stderr);
@@ -71,16 +82,31 @@ test('org create prints only {"id"} on stdout, and the organisation exists with 
 
 test('org update switches API access and sets exactly the modules listed ("" switches both off)', async (t) => {
   const id = await newOrganization();
-  const state = async () => (await pool.query('SELECT api_access_enabled AS api, delivery_module_enabled AS delivery, field_sales_module_enabled AS field FROM organizations WHERE id = $1', [id])).rows[0];
+  const state = async () =>
+    (
+      await pool.query(
+        'SELECT api_access_enabled AS api, delivery_module_enabled AS delivery, field_sales_module_enabled AS field FROM organizations WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
 
-  t.like(await cliJson(['org', 'update', id, '--api-access', 'off', '--modules', 'delivery,field-sales']), { id, apiAccessEnabled: false, deliveryModuleEnabled: true, fieldSalesModuleEnabled: true });
+  t.like(await cliJson(['org', 'update', id, '--api-access', 'off', '--modules', 'delivery,field-sales']), {
+    id,
+    apiAccessEnabled: false,
+    deliveryModuleEnabled: true,
+    fieldSalesModuleEnabled: true,
+  });
   t.deepEqual(await state(), { api: false, delivery: true, field: true });
   await cliJson(['org', 'update', id, '--modules', 'field-sales']);
   t.deepEqual(await state(), { api: false, delivery: false, field: true });
   await cliJson(['org', 'update', id, '--modules', '']);
   t.deepEqual(await state(), { api: false, delivery: false, field: false });
   await cliJson(['org', 'update', id, '--api-access', 'on']);
-  t.deepEqual(await state(), { api: true, delivery: false, field: false }, 'modules are left alone when --modules is not given');
+  t.deepEqual(
+    await state(),
+    { api: true, delivery: false, field: false },
+    'modules are left alone when --modules is not given',
+  );
 });
 
 test('org update refuses what it cannot do: unknown organisation (1), bad value or nothing to change (2)', async (t) => {
@@ -100,13 +126,32 @@ test('org update refuses what it cannot do: unknown organisation (1), bad value 
   t.is(nothing.code, 2);
   t.regex(nothing.stderr, /nothing to change/);
   for (const run of [unknown, badModule, badSwitch, nothing]) t.is(run.stdout, '');
-  t.like((await pool.query('SELECT * FROM organizations WHERE id = $1', [id])).rows[0], { api_access_enabled: true, delivery_module_enabled: false });
+  t.like((await pool.query('SELECT * FROM organizations WHERE id = $1', [id])).rows[0], {
+    api_access_enabled: true,
+    delivery_module_enabled: false,
+  });
 });
 
-test('key create prints erp_test_<lookup id>_<random> once (the fixed beginning of the product spec, then the prefix\'s lookup id): its sha256 is stored and the secret itself is nowhere in the row', async (t) => {
+test("key create prints erp_test_<lookup id>_<random> once (the fixed beginning of the product spec, then the prefix's lookup id): its sha256 is stored and the secret itself is nowhere in the row", async (t) => {
   const org = await newOrganization();
-  const issued = await cliJson(['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:write,customers:read',
-    '--name', 'DMS bridge', '--ip', '203.0.113.0/24, 2001:db8::/32', '--expires', '2099-01-31T21:00:00+03:00', '--rate', 'read=300/50,ingest=10/5']);
+  const issued = await cliJson([
+    'key',
+    'create',
+    '--org',
+    org,
+    '--env',
+    'sandbox',
+    '--scopes',
+    'customers:write,customers:read',
+    '--name',
+    'DMS bridge',
+    '--ip',
+    '203.0.113.0/24, 2001:db8::/32',
+    '--expires',
+    '2099-01-31T21:00:00+03:00',
+    '--rate',
+    'read=300/50,ingest=10/5',
+  ]);
   t.deepEqual(Object.keys(issued), ['id', 'prefix', 'secret']);
   t.regex(issued.prefix, /^erp_test_[0-9a-z]{10}$/);
   t.regex(issued.secret, new RegExp(`^${issued.prefix}_[0-9A-Za-z]{43}$`));
@@ -117,11 +162,21 @@ test('key create prints erp_test_<lookup id>_<random> once (the fixed beginning 
   const stored = JSON.stringify(row);
   t.false(stored.includes(issued.secret));
   t.false(stored.includes(random));
-  t.like(row, { organization_id: org, name: 'DMS bridge', prefix: issued.prefix, environment: 'sandbox', revoked_at: null });
+  t.like(row, {
+    organization_id: org,
+    name: 'DMS bridge',
+    prefix: issued.prefix,
+    environment: 'sandbox',
+    revoked_at: null,
+  });
   t.deepEqual(row.scopes, ['customers:read', 'customers:write']);
   t.deepEqual(row.ip_allowlist, ['203.0.113.0/24', '2001:db8::/32']);
   t.is(row.expires_at.toISOString(), '2099-01-31T18:00:00.000Z');
-  t.deepEqual(row.rate_limits, { read: { perMinute: 300, burst: 50 }, write: DEFAULT_RATE_LIMITS.write, ingest: { perMinute: 10, burst: 5 } }, 'classes not given keep the defaults');
+  t.deepEqual(
+    row.rate_limits,
+    { read: { perMinute: 300, burst: 50 }, write: DEFAULT_RATE_LIMITS.write, ingest: { perMinute: 10, burst: 5 } },
+    'classes not given keep the defaults',
+  );
 });
 
 test('key create with --env production gives an erp_live_ secret, and without --json says the secret is shown once', async (t) => {
@@ -141,7 +196,11 @@ test('key create refuses a bad scope, CIDR, --rate, --expires or organisation, n
   const org = await newOrganization();
   const base = ['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read'];
   const cases: [string[], RegExp, number][] = [
-    [['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read,customers:delete'], /--scopes.*Unknown scope customers:delete; the scopes are customers:read, /, 2],
+    [
+      ['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read,customers:delete'],
+      /--scopes.*Unknown scope customers:delete; the scopes are customers:read, /,
+      2,
+    ],
     [['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', ''], /--scopes.*at least one scope/, 2],
     [[...base, '--ip', '10.0.0.0/8,10.0.0.300/24'], /--ip.*10\.0\.0\.300\/24 is not a CIDR/, 2],
     [[...base, '--ip', '192.0.2.7'], /192\.0\.2\.7 is not a CIDR \(for the one address write 192\.0\.2\.7\/32\)/, 2],
@@ -152,9 +211,17 @@ test('key create refuses a bad scope, CIDR, --rate, --expires or organisation, n
     [[...base, '--expires', '2099-02-30'], /--expires.*2099-02-30 is not a real date/, 2],
     [[...base, '--expires', '2099-01-31T12:00:00'], /--expires.*with an offset/, 2],
     [[...base, '--expires', '2001-01-01T00:00:00Z'], /--expires.*in the past/, 2],
-    [['key', 'create', '--org', org, '--env', 'staging', '--scopes', 'customers:read'], /--env.*sandbox, production/, 2],
+    [
+      ['key', 'create', '--org', org, '--env', 'staging', '--scopes', 'customers:read'],
+      /--env.*sandbox, production/,
+      2,
+    ],
     [['key', 'create', '--org', org, '--env', 'sandbox'], /required option '--scopes <list>' not specified/, 2],
-    [['key', 'create', '--org', 'org_MISSING', '--env', 'sandbox', '--scopes', 'customers:read'], /no organisation org_MISSING/, 1],
+    [
+      ['key', 'create', '--org', 'org_MISSING', '--env', 'sandbox', '--scopes', 'customers:read'],
+      /no organisation org_MISSING/,
+      1,
+    ],
   ];
   const runs = await Promise.all(cases.map(([args]) => runCli([...args, '--json'])));
   runs.forEach((run, i) => {
@@ -178,8 +245,17 @@ test('key list shows every key of the organisation and never a secret or its has
   t.is(listed.code, 0, listed.stderr);
   t.is(human.code, 0, human.stderr);
   const summaries = JSON.parse(listed.stdout) as Record<string, unknown>[];
-  t.deepEqual(summaries.map((s) => s.id), keys.map((k) => k.id));
-  t.like(summaries[1], { name: 'dms', prefix: keys[1]!.prefix, environment: 'production', scopes: ['dms:flags:read', 'dms:ingest'], revokedAt: null });
+  t.deepEqual(
+    summaries.map((s) => s.id),
+    keys.map((k) => k.id),
+  );
+  t.like(summaries[1], {
+    name: 'dms',
+    prefix: keys[1]!.prefix,
+    environment: 'production',
+    scopes: ['dms:flags:read', 'dms:ingest'],
+    revokedAt: null,
+  });
   for (const output of [listed.stdout, human.stdout]) {
     t.false(KEY_LIKE.test(output), 'nothing shaped like a secret');
     for (const key of keys) t.false(output.includes(key.secret.split('_').pop()!));
@@ -195,20 +271,38 @@ test('key list shows every key of the organisation and never a secret or its has
 
 test('key rotate issues a new key with the same settings, and the old one stops after --overlap-hours (default 24, 0 means now)', async (t) => {
   const org = await newOrganization();
-  const old = await newKey(org, { scopes: ['customers:read', 'invoices:read'], ipAllowlist: ['198.51.100.0/24'], rateLimits: { write: { perMinute: 10, burst: 2 } }, name: 'partner' });
+  const old = await newKey(org, {
+    scopes: ['customers:read', 'invoices:read'],
+    ipAllowlist: ['198.51.100.0/24'],
+    rateLimits: { write: { perMinute: 10, burst: 2 } },
+    name: 'partner',
+  });
 
   const before = Date.now();
   const rotated = await cliJson(['key', 'rotate', old.id]);
   t.deepEqual(Object.keys(rotated), ['id', 'prefix', 'secret', 'oldKeyExpiresAt']);
   t.not(rotated.id, old.id);
-  t.regex(rotated.secret, new RegExp(`^erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}$`));
+  t.regex(rotated.secret, /^erp_test_[0-9a-z]{10}_[0-9A-Za-z]{43}$/);
   t.true(rotated.secret.startsWith(`${rotated.prefix}_`));
   const [oldRow, newRow] = [await keyRow(old.id), await keyRow(rotated.id)];
   t.is(newRow.secret_hash, sha256(rotated.secret));
-  t.like(newRow, { organization_id: org, environment: 'sandbox', name: 'partner', rotated_from_id: old.id, revoked_at: null, expires_at: null });
-  t.deepEqual([newRow.scopes, newRow.ip_allowlist, newRow.rate_limits], [oldRow.scopes, oldRow.ip_allowlist, oldRow.rate_limits]);
+  t.like(newRow, {
+    organization_id: org,
+    environment: 'sandbox',
+    name: 'partner',
+    rotated_from_id: old.id,
+    revoked_at: null,
+    expires_at: null,
+  });
+  t.deepEqual(
+    [newRow.scopes, newRow.ip_allowlist, newRow.rate_limits],
+    [oldRow.scopes, oldRow.ip_allowlist, oldRow.rate_limits],
+  );
   const day = 24 * 3600 * 1000;
-  t.true(oldRow.expires_at.getTime() >= before + day - 1000 && oldRow.expires_at.getTime() <= Date.now() + day + 1000, `old key expires ${oldRow.expires_at.toISOString()}`);
+  t.true(
+    oldRow.expires_at.getTime() >= before + day - 1000 && oldRow.expires_at.getTime() <= Date.now() + day + 1000,
+    `old key expires ${oldRow.expires_at.toISOString()}`,
+  );
   t.is(rotated.oldKeyExpiresAt, oldRow.expires_at.toISOString());
   t.is(oldRow.revoked_at, null, 'the old key keeps working during the overlap');
 
@@ -247,8 +341,16 @@ test('key revoke sets revoked_at now; a second revoke exits 1', async (t) => {
 
 test('code-system add registers a code system once (doing it again changes nothing) and refuses bad names and unknown organisations', async (t) => {
   const org = await newOrganization();
-  t.deepEqual(await cliJson(['code-system', 'add', '--org', org, '--name', 'sap']), { organizationId: org, name: 'sap', created: true });
-  t.deepEqual(await cliJson(['code-system', 'add', '--org', org, '--name', 'sap']), { organizationId: org, name: 'sap', created: false });
+  t.deepEqual(await cliJson(['code-system', 'add', '--org', org, '--name', 'sap']), {
+    organizationId: org,
+    name: 'sap',
+    created: true,
+  });
+  t.deepEqual(await cliJson(['code-system', 'add', '--org', org, '--name', 'sap']), {
+    organizationId: org,
+    name: 'sap',
+    created: false,
+  });
   const { rows } = await pool.query('SELECT name FROM code_systems WHERE organization_id = $1', [org]);
   t.deepEqual(rows, [{ name: 'sap' }]);
   t.deepEqual(await cliJson(['code-system', 'list', '--org', org]), ['dms', 'sap']);
@@ -261,11 +363,20 @@ test('code-system add registers a code system once (doing it again changes nothi
   t.regex(bad.stderr, /code system name is 1 to 32 lowercase letters/);
   t.is(unknownOrg.code, 1);
   t.regex(unknownOrg.stderr, /no organisation org_MISSING/);
-  t.is((await pool.query('SELECT count(*)::int AS n FROM code_systems WHERE organization_id = $1', [org])).rows[0].n, 1);
-  t.is((await pool.query("SELECT count(*)::int AS n FROM code_systems WHERE organization_id = 'org_MISSING'")).rows[0].n, 0);
+  t.is(
+    (await pool.query('SELECT count(*)::int AS n FROM code_systems WHERE organization_id = $1', [org])).rows[0].n,
+    1,
+  );
+  t.is(
+    (await pool.query("SELECT count(*)::int AS n FROM code_systems WHERE organization_id = 'org_MISSING'")).rows[0].n,
+    0,
+  );
 });
 
-async function insertLog(organizationId: string, entry: { status: number; requestId: string; secondsAgo: number; path?: string }): Promise<string> {
+async function insertLog(
+  organizationId: string,
+  entry: { status: number; requestId: string; secondsAgo: number; path?: string },
+): Promise<string> {
   const id = newId('log');
   await pool.query(
     `INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key, request_body, response_body)
@@ -275,26 +386,54 @@ async function insertLog(organizationId: string, entry: { status: number; reques
   return id;
 }
 
-test('log lists an organisation\'s calls newest first, filtered by --status and --request-id, at most --limit', async (t) => {
+test("log lists an organisation's calls newest first, filtered by --status and --request-id, at most --limit", async (t) => {
   const [org, other] = [await newOrganization(), await newOrganization()];
   const oldest = await insertLog(org, { status: 200, requestId: 'req-a', secondsAgo: 30 });
-  const middle = await insertLog(org, { status: 404, requestId: 'req-b', secondsAgo: 20, path: '/api/v1/customers/cus_X' });
+  const middle = await insertLog(org, {
+    status: 404,
+    requestId: 'req-b',
+    secondsAgo: 20,
+    path: '/api/v1/customers/cus_X',
+  });
   const newest = await insertLog(org, { status: 200, requestId: 'req-c', secondsAgo: 10 });
   await insertLog(other, { status: 404, requestId: 'req-b', secondsAgo: 5 });
 
   const all = await cliJson<any[]>(['log', '--org', org]);
-  t.deepEqual(all.map((e) => e.id), [newest, middle, oldest]);
-  t.like(all[1], { keyPrefix: 'erp_abcdefghjk', method: 'GET', path: '/api/v1/customers/cus_X', status: 404, durationMs: 12.5, requestId: 'req-b', idempotencyKey: null });
+  t.deepEqual(
+    all.map((e) => e.id),
+    [newest, middle, oldest],
+  );
+  t.like(all[1], {
+    keyPrefix: 'erp_abcdefghjk',
+    method: 'GET',
+    path: '/api/v1/customers/cus_X',
+    status: 404,
+    durationMs: 12.5,
+    requestId: 'req-b',
+    idempotencyKey: null,
+  });
   t.false('responseBody' in all[0], 'bodies only with --bodies');
-  t.deepEqual((await cliJson<any[]>(['log', '--org', org, '--status', '200'])).map((e) => e.id), [newest, oldest]);
-  t.deepEqual((await cliJson<any[]>(['log', '--org', org, '--request-id', 'req-b'])).map((e) => e.id), [middle]);
-  t.deepEqual((await cliJson<any[]>(['log', '--org', org, '--status', '200', '--request-id', 'req-b'])), []);
-  t.deepEqual((await cliJson<any[]>(['log', '--org', org, '--limit', '1'])).map((e) => e.id), [newest]);
+  t.deepEqual(
+    (await cliJson<any[]>(['log', '--org', org, '--status', '200'])).map((e) => e.id),
+    [newest, oldest],
+  );
+  t.deepEqual(
+    (await cliJson<any[]>(['log', '--org', org, '--request-id', 'req-b'])).map((e) => e.id),
+    [middle],
+  );
+  t.deepEqual(await cliJson<any[]>(['log', '--org', org, '--status', '200', '--request-id', 'req-b']), []);
+  t.deepEqual(
+    (await cliJson<any[]>(['log', '--org', org, '--limit', '1'])).map((e) => e.id),
+    [newest],
+  );
   t.is((await cliJson<any[]>(['log', '--org', org, '--bodies', '--limit', '1']))[0].responseBody, '{"ok":true}');
 
   const human = await runCli(['log', '--org', org, '--status', '404']);
   t.is(human.code, 0, human.stderr);
-  t.regex(human.stdout, /^TIME\s+STATUS\s+METHOD.*\n\S+\s+404\s+GET\s+12\.5\s+erp_abcdefghjk\s+req-b\s+\/api\/v1\/customers\/cus_X\n$/);
+  t.regex(
+    human.stdout,
+    /^TIME\s+STATUS\s+METHOD.*\n\S+\s+404\s+GET\s+12\.5\s+erp_abcdefghjk\s+req-b\s+\/api\/v1\/customers\/cus_X\n$/,
+  );
 
   const [badStatus, badLimit] = await Promise.all([
     runCli(['log', '--org', org, '--status', 'teapot']),
@@ -320,7 +459,10 @@ test('readApiLog defaults to 50 entries, refuses a limit over 1000, and masks an
   t.is(entries.length, 50);
   t.is(entries[0]!.requestId, 'r1');
   t.is(entries[0]!.path, '/api/v1/customers?x=[redacted],[redacted]');
-  t.is((await readApiLog(kyselyOver(pool), org, { limit: 1000, includeBodies: true }))[59]!.requestBody, '{"k":"[redacted],[redacted]"}');
+  t.is(
+    (await readApiLog(kyselyOver(pool), org, { limit: 1000, includeBodies: true }))[59]!.requestBody,
+    '{"k":"[redacted],[redacted]"}',
+  );
   await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 1001 }), { instanceOf: RangeError });
   await t.throwsAsync(readApiLog(kyselyOver(pool), org, { limit: 0 }), { instanceOf: RangeError });
 });
@@ -351,7 +493,10 @@ test('a database the CLI cannot reach, or a bad configuration, exits 1 with the 
     runCli(['org', 'list', '--json'], { DATABASE_URL: 'mysql://localhost/erp' }),
   ]);
   t.is(unreachable.code, 1);
-  t.regex(unreachable.stderr, /^error: Cannot connect to DATABASE_URL \(postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none\): nothing accepts connections at 127\.0\.0\.1:1\./);
+  t.regex(
+    unreachable.stderr,
+    /^error: Cannot connect to DATABASE_URL \(postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none\): nothing accepts connections at 127\.0\.0\.1:1\./,
+  );
   t.is(unreachable.stdout, '');
   t.is(badConfig.code, 1);
   t.regex(badConfig.stderr, /DATABASE_URL=.* is invalid/);
@@ -360,51 +505,69 @@ test('a database the CLI cannot reach, or a bad configuration, exits 1 with the 
 // Serial (ava runs serial tests before the concurrent ones): the service it starts compiles its validators on this
 // process's event loop, and the CLI now runs in this process too; a start beside other tests' CLI runs can hold the
 // loop past their 5 s database check.
-test.serial('keys the CLI issues authenticate over HTTP; revoke and a rotation with --overlap-hours 0 stop the old key at once', async (t) => {
-  const service = await startTestService('admin_cli_http');
-  try {
-    const env = { DATABASE_URL: service.database.url };
-    const expectStatus = async (secret: string, status: number, why: string) => {
-      const response = await service.request('GET', '/me', { headers: { authorization: `Bearer ${secret}` } });
-      t.is(response.status, status, `${why}: ${response.text}`);
-    };
-    const org = (await cliJson<{ id: string }>(['org', 'create', '--name', 'HTTP check'], env)).id;
-    const key = await cliJson(['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read'], env);
-    await expectStatus(key.secret, 200, 'a new key works');
+test.serial(
+  'keys the CLI issues authenticate over HTTP; revoke and a rotation with --overlap-hours 0 stop the old key at once',
+  async (t) => {
+    const service = await startTestService('admin_cli_http');
+    try {
+      const env = { DATABASE_URL: service.database.url };
+      const expectStatus = async (secret: string, status: number, why: string) => {
+        const response = await service.request('GET', '/me', { headers: { authorization: `Bearer ${secret}` } });
+        t.is(response.status, status, `${why}: ${response.text}`);
+      };
+      const org = (await cliJson<{ id: string }>(['org', 'create', '--name', 'HTTP check'], env)).id;
+      const key = await cliJson(['key', 'create', '--org', org, '--env', 'sandbox', '--scopes', 'customers:read'], env);
+      await expectStatus(key.secret, 200, 'a new key works');
 
-    const rotated = await cliJson(['key', 'rotate', key.id, '--overlap-hours', '0'], env);
-    await expectStatus(key.secret, 401, 'the old key stopped');
-    await expectStatus(rotated.secret, 200, 'its replacement works');
+      const rotated = await cliJson(['key', 'rotate', key.id, '--overlap-hours', '0'], env);
+      await expectStatus(key.secret, 401, 'the old key stopped');
+      await expectStatus(rotated.secret, 200, 'its replacement works');
 
-    await cliJson(['org', 'update', org, '--api-access', 'off'], env);
-    await expectStatus(rotated.secret, 403, 'API access is off');
-    await cliJson(['org', 'update', org, '--api-access', 'on'], env);
+      await cliJson(['org', 'update', org, '--api-access', 'off'], env);
+      await expectStatus(rotated.secret, 403, 'API access is off');
+      await cliJson(['org', 'update', org, '--api-access', 'on'], env);
 
-    await cliJson(['key', 'revoke', rotated.id], env);
-    await expectStatus(rotated.secret, 401, 'the revoked key stopped');
-  } finally {
-    await service.stop();
-  }
-});
-
+      await cliJson(['key', 'revoke', rotated.id], env);
+      await expectStatus(rotated.secret, 401, 'the revoked key stopped');
+    } finally {
+      await service.stop();
+    }
+  },
+);
 
 // Serial: the CLI, in this process, creates the cluster with initdb through execFileSync, which holds the event loop
 // for seconds; beside other tests' CLI runs that would outlast their 5 s database check.
-test.serial('without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it', async (t) => {
-  t.timeout(150_000); // initdb and the migrations, twice: slow on a loaded 2-core machine
-  const dataDir = mkdtempSync(join(tmpdir(), 'erp-admin-'));
-  chmodSync(dataDir, 0o755); // the postgres user (when the tests run as root) must reach the cluster below it
-  try {
-    const env = { DATABASE_URL: '', DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
-    const org = (await cliJson<{ id: string }>(['org', 'create', '--name', 'Embedded'], env)).id;
-    t.false(existsSync(join(dataDir, 'postgres', 'postmaster.pid')) && isAlive(Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])), 'the server the CLI started is stopped');
-    const listed = await cliJson<{ id: string; name: string }[]>(['org', 'list'], env);
-    t.deepEqual(listed.map((o) => [o.id, o.name]), [[org, 'Embedded']], 'the data persisted in DATA_DIR');
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+test.serial(
+  'without DATABASE_URL the CLI uses the embedded PostgreSQL under DATA_DIR, and stops it again when it started it',
+  async (t) => {
+    t.timeout(150_000); // initdb and the migrations, twice: slow on a loaded 2-core machine
+    const dataDir = mkdtempSync(join(tmpdir(), 'erp-admin-'));
+    chmodSync(dataDir, 0o755); // the postgres user (when the tests run as root) must reach the cluster below it
+    try {
+      const env = { DATABASE_URL: '', DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+      const org = (await cliJson<{ id: string }>(['org', 'create', '--name', 'Embedded'], env)).id;
+      t.false(
+        existsSync(join(dataDir, 'postgres', 'postmaster.pid')) &&
+          isAlive(Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])),
+        'the server the CLI started is stopped',
+      );
+      const listed = await cliJson<{ id: string; name: string }[]>(['org', 'list'], env);
+      t.deepEqual(
+        listed.map((o) => [o.id, o.name]),
+        [[org, 'Embedded']],
+        'the data persisted in DATA_DIR',
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
 
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -27,12 +27,20 @@ test.after.always(async () => {
 const db = () => kyselyOver(pool);
 const env = () => ({ DATABASE_URL: database.url });
 
-test('console owner --password-stdin: the password given on stdin signs in, the line\'s end dropped; none is printed', async (t) => {
+test("console owner --password-stdin: the password given on stdin signs in, the line's end dropped; none is printed", async (t) => {
   const org = (await createOrganization(db(), { name: 'Stdin Distributor' })).id;
-  const owner = await runCliJson(['console', 'owner', '--org', org, '--email', 'owner@example.com', '--name', 'Grace', '--password-stdin'], env(), { stdin: 'correct horse battery staple\n' });
+  const owner = await runCliJson(
+    ['console', 'owner', '--org', org, '--email', 'owner@example.com', '--name', 'Grace', '--password-stdin'],
+    env(),
+    { stdin: 'correct horse battery staple\n' },
+  );
   t.is(owner.password, null, 'a password given is not printed back');
-  t.like(await signIn(db(), { email: 'owner@example.com', password: 'correct horse battery staple' }), { kind: 'signed-in' });
-  t.like(await signIn(db(), { email: 'owner@example.com', password: 'correct horse battery staple\n' }), { kind: 'refused' });
+  t.like(await signIn(db(), { email: 'owner@example.com', password: 'correct horse battery staple' }), {
+    kind: 'signed-in',
+  });
+  t.like(await signIn(db(), { email: 'owner@example.com', password: 'correct horse battery staple\n' }), {
+    kind: 'refused',
+  });
 });
 
 test('console password MEMBER --password-stdin from a stream; an empty stdin is a usage error (2) and a short password a failure (1), the old password kept', async (t) => {
@@ -42,16 +50,27 @@ test('console password MEMBER --password-stdin from a stream; an empty stdin is 
     yield Buffer.from('a password in ');
     yield 'two chunks\r\n';
   }
-  const run = await runInProcess(['console', 'password', member.id, '--org', org, '--password-stdin'], { env: { ...process.env, ...TEST_SECRETS, ...env() }, stdin: chunks() });
+  const run = await runInProcess(['console', 'password', member.id, '--org', org, '--password-stdin'], {
+    env: { ...process.env, ...TEST_SECRETS, ...env() },
+    stdin: chunks(),
+  });
   t.is(run.code, 0, run.stderr);
   t.false(run.stdout.includes('a password in two chunks'));
-  t.like(await signIn(db(), { email: 'peter@example.com', password: 'a password in two chunks' }), { kind: 'signed-in' });
+  t.like(await signIn(db(), { email: 'peter@example.com', password: 'a password in two chunks' }), {
+    kind: 'signed-in',
+  });
 
-  const empty = await runCli(['console', 'password', member.id, '--org', org, '--password-stdin'], env(), { stdin: '' });
+  const empty = await runCli(['console', 'password', member.id, '--org', org, '--password-stdin'], env(), {
+    stdin: '',
+  });
   t.is(empty.code, 2);
   t.regex(empty.stderr, /--password-stdin: no password on standard input/);
-  const short = await runCli(['console', 'password', member.id, '--org', org, '--password-stdin'], env(), { stdin: 'short\n' });
+  const short = await runCli(['console', 'password', member.id, '--org', org, '--password-stdin'], env(), {
+    stdin: 'short\n',
+  });
   t.is(short.code, 1);
   t.regex(short.stderr, /at least 12 characters/);
-  t.like(await signIn(db(), { email: 'peter@example.com', password: 'a password in two chunks' }), { kind: 'signed-in' });
+  t.like(await signIn(db(), { email: 'peter@example.com', password: 'a password in two chunks' }), {
+    kind: 'signed-in',
+  });
 });

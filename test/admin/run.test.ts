@@ -17,7 +17,7 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-test('runCli returns the exit code and the output of the run; process.exitCode and the process\'s streams are left alone', async (t) => {
+test("runCli returns the exit code and the output of the run; process.exitCode and the process's streams are left alone", async (t) => {
   const before = process.exitCode;
   const scopes = await runCli(['scopes', '--json']);
   t.is(scopes.code, 0, scopes.stderr);
@@ -38,7 +38,10 @@ test('runCli returns the exit code and the output of the run; process.exitCode a
 test('the writers given receive the output as it is written, as the binary passes its stdout and stderr', async (t) => {
   const out: string[] = [];
   const err: string[] = [];
-  const run = await runCli(['key', 'create', '--org', 'org_x', '--env', 'nowhere', '--scopes', 'customers:read'], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+  const run = await runCli(['key', 'create', '--org', 'org_x', '--env', 'nowhere', '--scopes', 'customers:read'], {
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+  });
   t.is(run.code, 2);
   t.is(err.join(''), run.stderr);
   t.regex(run.stderr, /--env/);
@@ -59,16 +62,21 @@ test('each run reads its own environment, not process.env: two runs at once with
 });
 
 test('many runs at once keep their output apart', async (t) => {
-  const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? runCli(['scopes', '--json']) : runCli([`unknown-${i}`]))));
+  const runs = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? runCli(['scopes', '--json']) : runCli([`unknown-${i}`]))),
+  );
   runs.forEach((run, i) => {
     if (i % 2 === 0) t.deepEqual([run.code, run.stderr, typeof JSON.parse(run.stdout)], [0, '', 'object']);
-    else t.deepEqual([run.code, run.stdout, run.stderr.match(/unknown command '([^']+)'/)?.[1]], [2, '', `unknown-${i}`]);
+    else
+      t.deepEqual([run.code, run.stdout, run.stderr.match(/unknown command '([^']+)'/)?.[1]], [2, '', `unknown-${i}`]);
   });
 });
 
 // The binary: the same commands, from the compiled bundle, as separate processes.
 test('the compiled admin binary: --json prints only the document, a usage error exits 2, a command that reports by its exit code exits 1', async (t) => {
-  const created = await runCliProcess(['org', 'create', '--name', 'From the binary', '--json'], { DATABASE_URL: database.url });
+  const created = await runCliProcess(['org', 'create', '--name', 'From the binary', '--json'], {
+    DATABASE_URL: database.url,
+  });
   t.is(created.code, 0, created.stderr);
   t.regex(JSON.parse(created.stdout).id, /^org_[0-9A-Z]{26}$/);
 

@@ -35,17 +35,30 @@ test.after.always(async () => {
   await running?.stop();
 });
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
 
 /** axe-core on the page as it is: the violations rated serious or critical. */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE_PATH });
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
     return result.violations;
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -135,14 +148,30 @@ test('the owner signs in and uses every page in Chromium; axe finds no serious o
 
   // A download of the list as CSV, from the link.
   await page.goto(`${base}/console/dms`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download these documents as CSV' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download these documents as CSV' }).click(),
+  ]);
   t.is(download.suggestedFilename(), 'dms-documents.csv');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   t.is(new URL(page.url()).pathname, '/console/sign-in');
   t.true(await page.getByText('You are signed out.').isVisible());
   await context.close();
-  t.deepEqual(checked, ['sign-in', 'DMS documents', 'DMS document', 'notifications', 'API keys', 'API key made', 'reconciliation day', 'trips', 'settlement sheet', 'postings', 'webhooks', 'API log']);
+  t.deepEqual(checked, [
+    'sign-in',
+    'DMS documents',
+    'DMS document',
+    'notifications',
+    'API keys',
+    'API key made',
+    'reconciliation day',
+    'trips',
+    'settlement sheet',
+    'postings',
+    'webhooks',
+    'API log',
+  ]);
 });
 
 test('a member of role none sees no re-process button, no keys link, and no personal field of a document', async (t) => {
@@ -182,7 +211,7 @@ test('the owner adds a member, a webhook endpoint (and rotates its secret), and 
   await page.getByLabel('E-mail (the sign-in name)', { exact: true }).fill('joan@example.com');
   await page.getByLabel('Role', { exact: true }).selectOption('manage-settings');
   await page.getByRole('button', { name: 'Add the member' }).click();
-  t.true((await page.locator('.secret').textContent() ?? '').length >= 12, 'the first password, shown once');
+  t.true(((await page.locator('.secret').textContent()) ?? '').length >= 12, 'the first password, shown once');
   await check('member added');
   // Joan's role, not the clerk's: the other tests of this file, running beside this one, sign in as the clerk.
   await page.getByLabel('Role of Joan Akello').selectOption('none');
@@ -194,10 +223,10 @@ test('the owner adds a member, a webhook endpoint (and rotates its secret), and 
   await page.getByLabel(/^Address/).fill('http://127.0.0.1:9/erp-hooks');
   await page.getByLabel('dms.document.flagged', { exact: true }).check();
   await page.getByRole('button', { name: 'Add the endpoint' }).click();
-  t.regex(await page.locator('.secret').textContent() ?? '', /^whsec_/);
+  t.regex((await page.locator('.secret').textContent()) ?? '', /^whsec_/);
   await check('webhook endpoint added');
   await page.getByRole('button', { name: 'Make a new signing secret' }).click();
-  t.regex(await page.locator('.secret').textContent() ?? '', /^whsec_/);
+  t.regex((await page.locator('.secret').textContent()) ?? '', /^whsec_/);
   await page.getByRole('button', { name: 'Turn this endpoint off' }).click();
   t.true(await page.getByRole('button', { name: /Turn this endpoint on again/ }).isVisible());
   await check('webhook endpoint');

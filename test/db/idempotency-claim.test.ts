@@ -21,18 +21,25 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-const storeResult = (key: string, createdAt = 'now()') => pool.query(
-  `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body, created_at)
+const storeResult = (key: string, createdAt = 'now()') =>
+  pool.query(
+    `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body, created_at)
    VALUES ($1, $2, $3, 'POST', '/api/v1/customers', repeat('a', 64), 201, '{"id":"cus_1"}', ${createdAt})`,
-  [caller.organizationId, caller.keyId, key],
-);
+    [caller.organizationId, caller.keyId, key],
+  );
 
-const claim = (client: pg.Pool | pg.PoolClient, key: string) => client.query<{ locked: boolean; method: string | null; response_status: number | null; response_body: string | null }>(
-  'SELECT * FROM claim_idempotency_key($1, $2, $3, 24)', [caller.organizationId, caller.keyId, key],
-).then((result) => result.rows);
+const claim = (client: pg.Pool | pg.PoolClient, key: string) =>
+  client
+    .query<{ locked: boolean; method: string | null; response_status: number | null; response_body: string | null }>(
+      'SELECT * FROM claim_idempotency_key($1, $2, $3, 24)',
+      [caller.organizationId, caller.keyId, key],
+    )
+    .then((result) => result.rows);
 
 test('no stored result: locked, nothing read; a stored one is read; an expired one is not', async (t) => {
-  t.deepEqual(await claim(pool, 'claim-none'), [{ locked: true, method: null, path: null, request_hash: null, response_status: null, response_body: null }] as never);
+  t.deepEqual(await claim(pool, 'claim-none'), [
+    { locked: true, method: null, path: null, request_hash: null, response_status: null, response_body: null },
+  ] as never);
   await storeResult('claim-stored');
   const [stored] = await claim(pool, 'claim-stored');
   t.like(stored, { locked: true, method: 'POST', response_status: 201, response_body: '{"id":"cus_1"}' });
@@ -66,7 +73,9 @@ test('the read sees a result committed after the calling statement took its snap
   );
   // Commit the result only once the statement is running (asleep), so its snapshot is surely the older one.
   for (let attempt = 0; ; attempt++) {
-    const { rows } = await pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%claim_idempotency_key%'");
+    const { rows } = await pool.query(
+      "SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%claim_idempotency_key%'",
+    );
     if (rows.length > 0) break;
     if (attempt > 200) throw new Error('the statement never started');
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -20,7 +20,9 @@ async function withEmptyDatabase<T>(label: string, use: (url: string) => Promise
 }
 
 test('prisma/migrations and prisma/schema.prisma agree: the schema engine finds nothing left to migrate', async (t) => {
-  const sql = await withEmptyDatabase('shadow_agree', (url) => diffMigrationsToSchema({ migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA, shadowDatabaseUrl: url }));
+  const sql = await withEmptyDatabase('shadow_agree', (url) =>
+    diffMigrationsToSchema({ migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA, shadowDatabaseUrl: url }),
+  );
   t.is(sql, '', `schema.prisma has changes no migration carries; run npm run db:migration -- <name>:\n${sql}`);
 });
 
@@ -29,23 +31,37 @@ test('a schema change without its migration is caught by the same check', async 
   try {
     const changed = readFileSync(SCHEMA, 'utf8') + '\nmodel Probe {\n  id String @id\n  @@map("probes")\n}\n';
     writeFileSync(join(dir, 'schema.prisma'), changed);
-    const sql = await withEmptyDatabase('shadow_drift', (url) => diffMigrationsToSchema({ migrationsDir: MIGRATIONS_DIR, schemaPath: join(dir, 'schema.prisma'), shadowDatabaseUrl: url }));
+    const sql = await withEmptyDatabase('shadow_drift', (url) =>
+      diffMigrationsToSchema({
+        migrationsDir: MIGRATIONS_DIR,
+        schemaPath: join(dir, 'schema.prisma'),
+        shadowDatabaseUrl: url,
+      }),
+    );
     t.regex(sql, /CREATE TABLE "probes"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('migrations are applied once, recorded in _prisma_migrations with Prisma\'s sha256 checksums', async (t) => {
+test("migrations are applied once, recorded in _prisma_migrations with Prisma's sha256 checksums", async (t) => {
   await withEmptyDatabase('apply', async (url) => {
     const pool = new pg.Pool({ connectionString: url });
     try {
       const expected = readMigrations();
       t.true(expected.length > 0);
-      t.deepEqual(await applyMigrations(pool), expected.map((m) => m.name));
+      t.deepEqual(
+        await applyMigrations(pool),
+        expected.map((m) => m.name),
+      );
       t.deepEqual(await applyMigrations(pool), [], 'a second start applies nothing');
-      const { rows } = await pool.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
-      t.deepEqual(rows.map((r) => r.migration_name), expected.map((m) => m.name));
+      const { rows } = await pool.query(
+        'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
+      );
+      t.deepEqual(
+        rows.map((r) => r.migration_name),
+        expected.map((m) => m.name),
+      );
       for (const row of rows) {
         const sql = readFileSync(join(MIGRATIONS_DIR, row.migration_name, 'migration.sql'));
         t.is(row.checksum, createHash('sha256').update(sql).digest('hex'));
@@ -64,7 +80,12 @@ test('two processes starting at once apply each migration exactly once', async (
     const pools = [new pg.Pool({ connectionString: url }), new pg.Pool({ connectionString: url })];
     try {
       const [a, b] = await Promise.all(pools.map((pool) => applyMigrations(pool)));
-      t.deepEqual([...a!, ...b!].sort(), readMigrations().map((m) => m.name).sort());
+      t.deepEqual(
+        [...a!, ...b!].sort(),
+        readMigrations()
+          .map((m) => m.name)
+          .sort(),
+      );
       const { rows } = await pools[0]!.query('SELECT count(*)::int AS n FROM "_prisma_migrations"');
       t.is(rows[0].n, readMigrations().length);
     } finally {
@@ -88,7 +109,10 @@ test('a migration edited after it was applied is refused, and a failing migratio
         writeFileSync(join(dir, first.name, 'migration.sql'), first.sql);
         const broken = join(dir, '29991231235959_broken');
         cpSync(join(dir, first.name), broken, { recursive: true });
-        writeFileSync(join(broken, 'migration.sql'), 'CREATE TABLE half_written (id int);\nSELECT no_such_function();\n');
+        writeFileSync(
+          join(broken, 'migration.sql'),
+          'CREATE TABLE half_written (id int);\nSELECT no_such_function();\n',
+        );
         await t.throwsAsync(applyMigrations(pool, dir), { message: /29991231235959_broken failed/ });
         const { rows } = await pool.query("SELECT to_regclass('public.half_written') AS t");
         t.is(rows[0].t, null, 'the failed migration rolled back whole');

@@ -27,7 +27,9 @@ test.after.always(async () => {
   await world?.close();
 });
 
-interface Shop extends DmsShop { realm: string }
+interface Shop extends DmsShop {
+  realm: string;
+}
 
 let realms = 770_000;
 
@@ -35,15 +37,39 @@ let realms = 770_000;
 async function accountingShop(t: Pick<ExecutionContext, 'deepEqual' | 'like'>): Promise<Shop> {
   const shop = await dmsShop(world, { settings: { secretKey: Buffer.alloc(32, 7), simulatorUrl: simulators.url } });
   const realm = String(realms++);
-  await world.post((tx) => setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: realm }, null));
-  const flags = await shop.push(masterData.soda, masterData.prices, masterData.salesman(), masterData.customer('UG0000001'), ...stockDay(10));
-  // Their flags do not wait for QuickBooks: posted at once, as before (the company invoice's Bill is posted there in the
-  // background; a stock document's flag does not follow it, see docs/decisions/0039-postings-registry-and-stock-postings.md).
-  t.deepEqual(flags.map((flag) => [flag.documentNumber, flag.state, flag.quickbooksRef]), flags.map((flag) => [flag.documentNumber, 'posted', null]), 'documents without an accounting posting are posted at once');
+  await world.post((tx) =>
+    setConnection(tx, shop.organizationId, 'accounting', { baseUrl: SIMULATOR_BASE_URL, account: realm }, null),
+  );
+  const flags = await shop.push(
+    masterData.soda,
+    masterData.prices,
+    masterData.salesman(),
+    masterData.customer('UG0000001'),
+    ...stockDay(10),
+  );
+  // Master data and the van's load (a transfer between booked locations: no accounting posting) are posted at once;
+  // the company invoice is held for its Bill, as an invoice is for its Invoice (decision 0046).
+  const bill = flags.find((flag) => flag.documentType === 'company_invoice')!;
+  t.deepEqual(
+    flags.map((flag) => [flag.documentNumber, flag.state, flag.quickbooksRef ?? null]),
+    flags.map((flag) => [flag.documentNumber, flag === bill ? 'received' : 'posted', null]),
+    'documents without an accounting posting are posted at once',
+  );
+  t.like(bill, { note: ACCOUNTING_NOTE });
   // The company invoice's Bill goes first, so the failures a test injects next meet its own documents.
   await runPostings(shop);
-  t.like(await world.db.selectFrom('stock_documents').select(['posting_status', 'accounting_type']).where('organization_id', '=', shop.organizationId).where('reason_code', '=', 'SUPPLIER_RECEIPT').executeTakeFirstOrThrow(),
-    { posting_status: 'posted', accounting_type: 'Bill' });
+  const received = await world.db
+    .selectFrom('stock_documents')
+    .select(['id', 'posting_status', 'accounting_type', 'accounting_ref'])
+    .where('organization_id', '=', shop.organizationId)
+    .where('reason_code', '=', 'SUPPLIER_RECEIPT')
+    .executeTakeFirstOrThrow();
+  t.like(received, { posting_status: 'posted', accounting_type: 'Bill' });
+  t.like((await shop.flags([bill.documentId]))[0], {
+    state: 'posted',
+    quickbooksRef: (await postingOf(shop, received.id)).external_ref,
+    mikonoRef: { table: 'stock_documents', id: received.id },
+  });
   return { ...shop, realm };
 }
 
@@ -51,10 +77,23 @@ const noJobs: SendMany = async () => {};
 
 /** The worker's posting attempts, round after round, until none posts or fails any more; then the DMS worker's. */
 async function runPostings(shop: DmsShop): Promise<void> {
-  const runner = { db: world.db, settings: shop.runner.settings, processId: 'test', sendMany: noJobs, logger: pino({ level: 'silent' }) };
+  const runner = {
+    db: world.db,
+    settings: shop.runner.settings,
+    processId: 'test',
+    sendMany: noJobs,
+    logger: pino({ level: 'silent' }),
+  };
   for (let round = 0; round < 10; round += 1) {
-    const due = await world.db.selectFrom('external_postings').select('id').where('organization_id', '=', shop.organizationId)
-      .where('system', '=', 'accounting').where('status', '=', 'pending').orderBy('created_at').orderBy('id').execute();
+    const due = await world.db
+      .selectFrom('external_postings')
+      .select('id')
+      .where('organization_id', '=', shop.organizationId)
+      .where('system', '=', 'accounting')
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     let moved = false;
     for (const row of due) {
       const outcome = await runPosting(runner, { organizationId: shop.organizationId, postingId: row.id });
@@ -66,21 +105,52 @@ async function runPostings(shop: DmsShop): Promise<void> {
 }
 
 const count = async (table: 'invoices' | 'payments' | 'credit_notes', organizationId: string) =>
-  Number((await world.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await world.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
-const postingOf = (shop: DmsShop, documentId: string) => world.db.selectFrom('external_postings').select(['status', 'external_ref', 'attempts'])
-  .where('organization_id', '=', shop.organizationId).where('document_id', '=', documentId).where('system', '=', 'accounting').where('operation', '=', 'post')
-  .executeTakeFirstOrThrow();
+const postingOf = (shop: DmsShop, documentId: string) =>
+  world.db
+    .selectFrom('external_postings')
+    .select(['status', 'external_ref', 'attempts'])
+    .where('organization_id', '=', shop.organizationId)
+    .where('document_id', '=', documentId)
+    .where('system', '=', 'accounting')
+    .where('operation', '=', 'post')
+    .executeTakeFirstOrThrow();
 
 const collection = (number: string, invoiceNumber: string, amount: string) =>
-  doc('customer_collection', number, { routeCode: 'R01', customerCode: 'UG0000001', method: 'cash', amount, currency: 'UGX', allocations: [{ invoiceNumber, amount }] });
+  doc('customer_collection', number, {
+    routeCode: 'R01',
+    customerCode: 'UG0000001',
+    method: 'cash',
+    amount,
+    currency: 'UGX',
+    allocations: [{ invoiceNumber, amount }],
+  });
 
 const creditNote = (number: string, invoiceNumber: string) =>
-  doc('credit_note', number, { customerCode: 'UG0000001', invoiceNumber, reason: 'Price agreed', lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '1000' }] });
+  doc('credit_note', number, {
+    customerCode: 'UG0000001',
+    invoiceNumber,
+    reason: 'Price agreed',
+    lines: [{ productCode: '100201', unit: 'case', quantity: 1, unitPrice: '1000' }],
+  });
 
 /** The document's applied record, read from the row (a held or rejected flag does not show mikonoRef). */
-const appliedOf = async (shop: DmsShop, documentId: string) => (await world.db.selectFrom('dms_documents').select(['mikono_table', 'mikono_id'])
-  .where('organization_id', '=', shop.organizationId).where('id', '=', documentId).executeTakeFirstOrThrow());
+const appliedOf = async (shop: DmsShop, documentId: string) =>
+  await world.db
+    .selectFrom('dms_documents')
+    .select(['mikono_table', 'mikono_id'])
+    .where('organization_id', '=', shop.organizationId)
+    .where('id', '=', documentId)
+    .executeTakeFirstOrThrow();
 
 test('received -> posted includes the accounting posting: an invoice applied while QuickBooks is pending stays received with the note, then is posted with its quickbooksRef', async (t) => {
   const shop = await accountingShop(t);
@@ -93,12 +163,16 @@ test('received -> posted includes the accounting posting: an invoice applied whi
   await runPostings(shop);
   const [posted] = await shop.flags([held!.documentId]);
   const posting = await postingOf(shop, applied.mikono_id!);
-  t.like(posted, { state: 'posted', quickbooksRef: posting.external_ref, mikonoRef: { table: 'invoices', id: applied.mikono_id! } });
+  t.like(posted, {
+    state: 'posted',
+    quickbooksRef: posting.external_ref,
+    mikonoRef: { table: 'invoices', id: applied.mikono_id! },
+  });
   t.truthy(posted!.quickbooksRef);
   t.truthy(posted!.postedAt);
 });
 
-test('received -> rejected (R06) when QuickBooks\' books are closed; then `admin postings retry` posts it there and issues a new posted flag, and re-processing finds nothing to do', async (t) => {
+test("received -> rejected (R06) when QuickBooks' books are closed; then `admin postings retry` posts it there and issues a new posted flag, and re-processing finds nothing to do", async (t) => {
   const shop = await accountingShop(t);
   await injectFailure(world.db, 'accounting', shop.realm, 'period_closed', 1);
   const [sent] = await shop.push(saleInvoice('CSR01000002', 'UG0000001', 1));
@@ -111,10 +185,17 @@ test('received -> rejected (R06) when QuickBooks\' books are closed; then `admin
   t.is((await retryPostings(world.db, shop.organizationId, invoiceId!)).length, 1);
   await runPostings(shop);
   const [fixed] = await shop.flags([sent!.documentId]);
-  t.like(fixed, { state: 'posted', quickbooksRef: (await postingOf(shop, invoiceId!)).external_ref, mikonoRef: { table: 'invoices', id: invoiceId! } });
+  t.like(fixed, {
+    state: 'posted',
+    quickbooksRef: (await postingOf(shop, invoiceId!)).external_ref,
+    mikonoRef: { table: 'invoices', id: invoiceId! },
+  });
   t.true(fixed!.updatedAt > rejected!.updatedAt, 'a new flag');
   t.deepEqual(await reprocessDocuments(world.db, shop.organizationId, { documentId: sent!.documentId }), []);
-  t.regex((await whyNotReprocessable(world.db, shop.organizationId, sent!.documentId))!, /is posted: there is nothing to re-process/);
+  t.regex(
+    (await whyNotReprocessable(world.db, shop.organizationId, sent!.documentId))!,
+    /is posted: there is nothing to re-process/,
+  );
   t.is(await count('invoices', shop.organizationId), 1);
 });
 
@@ -130,7 +211,9 @@ test('re-processing an invoice whose accounting posting failed never applies it 
   await runPostings(shop);
   t.is((await shop.flags([sent!.documentId]))[0]!.reasonCode, 'R06');
 
-  t.deepEqual(await reprocessDocuments(world.db, shop.organizationId, { documentId: sent!.documentId }), [sent!.documentId]);
+  t.deepEqual(await reprocessDocuments(world.db, shop.organizationId, { documentId: sent!.documentId }), [
+    sent!.documentId,
+  ]);
   await shop.drain();
   const [held] = await shop.flags([sent!.documentId]);
   t.like(held, { state: 'received', note: ACCOUNTING_NOTE }, 'not R09 on its own earlier application');
@@ -188,8 +271,55 @@ test('a cancel of an invoice held for its accounting posting waits for it, then 
   t.like(cancel, { state: 'received', note: PREVIOUS_POSTING_NOTE });
   await runPostings(shop);
   const { mikono_id: invoiceId } = await appliedOf(shop, first!.documentId);
-  const invoice = await world.db.selectFrom('invoices').select('status').where('organization_id', '=', shop.organizationId).where('id', '=', invoiceId!).executeTakeFirstOrThrow();
+  const invoice = await world.db
+    .selectFrom('invoices')
+    .select('status')
+    .where('organization_id', '=', shop.organizationId)
+    .where('id', '=', invoiceId!)
+    .executeTakeFirstOrThrow();
   t.is(invoice.status, 'void');
   t.is((await shop.flags([first!.documentId]))[0]!.state, 'superseded');
   t.is((await shop.flags([cancel!.documentId]))[0]!.state, 'posted');
+});
+
+test('a stock adjustment (IJ) is held for its JournalEntry as an invoice is for its Invoice: received with the note, then posted with its quickbooksRef; one whose books are closed there is rejected (R06)', async (t) => {
+  const shop = await accountingShop(t);
+  await shop.push(doc('reason_code', 'OG01', { kind: 'stock', description: 'Breakage' }, { status: 'active' }));
+  const [held] = await shop.push(
+    doc('stock_adjustment', 'IJ000001', {
+      locationCode: 'M01',
+      reasonCode: 'OG01',
+      lines: [{ productCode: '100201', unit: 'case', quantity: -2 }],
+    }),
+  );
+  t.like(held, { state: 'received', note: ACCOUNTING_NOTE });
+  const applied = await appliedOf(shop, held!.documentId);
+  t.is(applied.mikono_table, 'stock_documents', 'applied in the service at once');
+  t.is((await postingOf(shop, applied.mikono_id!)).status, 'pending');
+  await runPostings(shop);
+  const posting = await postingOf(shop, applied.mikono_id!);
+  t.is(posting.status, 'posted');
+  t.like((await shop.flags([held!.documentId]))[0], {
+    state: 'posted',
+    quickbooksRef: posting.external_ref!,
+    mikonoRef: { table: 'stock_documents', id: applied.mikono_id! },
+  });
+
+  // QuickBooks' books are closed for the next entry: the flag is rejected, the stock stays moved in the service.
+  await injectFailure(world.db, 'accounting', shop.realm, 'period_closed', 1);
+  const [refused] = await shop.push(
+    doc('stock_adjustment', 'IJ000002', {
+      locationCode: 'M01',
+      reasonCode: 'OG01',
+      lines: [{ productCode: '100201', unit: 'case', quantity: -1 }],
+    }),
+  );
+  t.like(refused, { state: 'received', note: ACCOUNTING_NOTE });
+  await runPostings(shop);
+  const [rejected] = await shop.flags([refused!.documentId]);
+  t.like(rejected, { state: 'rejected', reasonCode: 'R06' });
+  t.regex(
+    rejected!.reasonText!,
+    /^In the accounting system: .*books are closed.*The posting in the service stays applied\.$/,
+  );
 });

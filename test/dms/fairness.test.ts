@@ -18,45 +18,69 @@ let jobs: Jobs;
 test.before(async () => {
   world = await domainWorld('dms-fairness');
   // Sends only: no worker takes the jobs, the test fetches them as a worker would.
-  jobs = await startJobs({ databaseUrl: world.database.url, runWorkers: false, definitions: [{ queue: DMS_QUEUE, async handle() {} }], logger: pino({ level: 'silent' }) });
+  jobs = await startJobs({
+    databaseUrl: world.database.url,
+    runWorkers: false,
+    definitions: [{ queue: DMS_QUEUE, async handle() {} }],
+    logger: pino({ level: 'silent' }),
+  });
 });
 test.after.always(async () => {
   await jobs?.stop(1_000);
   await world?.close();
 });
 
-const invoices = (count: number) => Array.from({ length: count }, (_, i) => saleInvoice(`CSR01${String(i + 1).padStart(6, '0')}`, 'UG0000001', 1));
+const invoices = (count: number) =>
+  Array.from({ length: count }, (_, i) => saleInvoice(`CSR01${String(i + 1).padStart(6, '0')}`, 'UG0000001', 1));
 
 /** The organisation's received documents due now (not leased), by the database's clock as the dispatcher reads it. */
-const dueNow = async (shop: DmsShop) => Number((await world.db.selectFrom('dms_documents').select((eb) => eb.fn.countAll<string>().as('n'))
-  .where('organization_id', '=', shop.organizationId).where('state', '=', 'received').where('next_attempt_at', '<=', sql<Date>`now()`)
-  .executeTakeFirstOrThrow()).n);
+const dueNow = async (shop: DmsShop) =>
+  Number(
+    (
+      await world.db
+        .selectFrom('dms_documents')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', shop.organizationId)
+        .where('state', '=', 'received')
+        .where('next_attempt_at', '<=', sql<Date>`now()`)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Takes the next job of the queue as a worker would (highest priority, then oldest). */
 const nextJob = async () => (await jobs.boss.fetch<DmsJob>(DMS_QUEUE))[0]?.data ?? null;
 
 /** Puts earlier tests' documents and jobs out of the way (not due for a day; taken), so that each test reads only its own. */
 const emptyQueue = async () => {
-  await world.db.updateTable('dms_documents').set({ next_attempt_at: sql<Date>`now() + interval '1 day'` }).where('state', '=', 'received').execute();
-  while (await nextJob()) { /* taken */ }
+  await world.db
+    .updateTable('dms_documents')
+    .set({ next_attempt_at: sql<Date>`now() + interval '1 day'` })
+    .where('state', '=', 'received')
+    .execute();
+  while (await nextJob()) {
+    /* taken */
+  }
 };
 
-test.serial('one pass leases a later organisation\'s document beside an earlier one\'s backlog, not after it', async (t) => {
-  await emptyQueue();
-  const a = await dmsShop(world);
-  const b = await dmsShop(world);
-  t.true((await a.send(...invoices(150))).every((flag) => flag.state === 'received'));
-  const [pushed] = await b.send(saleInvoice('CSR01900001', 'UG0000001', 1));
-  // A pass of 50 documents an organisation: in one global order (received first) it would have taken 50 of A's.
-  await dispatchDmsDocuments(world.db, jobs.sendMany, 50);
-  t.is(await dueNow(b), 0, 'B\'s document is leased in the first pass');
-  t.is(await dueNow(a), 100, 'while A\'s backlog is still to be leased');
-  const leased = [await nextJob(), await nextJob()];
-  t.deepEqual(leased.map((job) => job?.organizationId).sort(), [a.organizationId, b.organizationId].sort());
-  t.deepEqual(leased.find((job) => job?.organizationId === b.organizationId)?.documentIds, [pushed!.documentId]);
-});
+test.serial(
+  "one pass leases a later organisation's document beside an earlier one's backlog, not after it",
+  async (t) => {
+    await emptyQueue();
+    const a = await dmsShop(world);
+    const b = await dmsShop(world);
+    t.true((await a.send(...invoices(150))).every((flag) => flag.state === 'received'));
+    const [pushed] = await b.send(saleInvoice('CSR01900001', 'UG0000001', 1));
+    // A pass of 50 documents an organisation: in one global order (received first) it would have taken 50 of A's.
+    await dispatchDmsDocuments(world.db, jobs.sendMany, 50);
+    t.is(await dueNow(b), 0, "B's document is leased in the first pass");
+    t.is(await dueNow(a), 100, "while A's backlog is still to be leased");
+    const leased = [await nextJob(), await nextJob()];
+    t.deepEqual(leased.map((job) => job?.organizationId).sort(), [a.organizationId, b.organizationId].sort());
+    t.deepEqual(leased.find((job) => job?.organizationId === b.organizationId)?.documentIds, [pushed!.documentId]);
+  },
+);
 
-test.serial('a job waits behind its own organisation\'s waiting jobs only', async (t) => {
+test.serial("a job waits behind its own organisation's waiting jobs only", async (t) => {
   await emptyQueue();
   const a = await dmsShop(world);
   const b = await dmsShop(world);
@@ -71,22 +95,36 @@ test.serial('a job waits behind its own organisation\'s waiting jobs only', asyn
   t.is(next?.organizationId, b.organizationId);
   t.deepEqual(next?.documentIds, [pushed!.documentId]);
   const rest = [await nextJob(), await nextJob(), await nextJob()];
-  t.deepEqual(rest.map((job) => job?.organizationId ?? null), [a.organizationId, a.organizationId, null], 'A\'s backlog follows, in its own order');
+  t.deepEqual(
+    rest.map((job) => job?.organizationId ?? null),
+    [a.organizationId, a.organizationId, null],
+    "A's backlog follows, in its own order",
+  );
 });
 
-test.serial('files are parsed with organisations in turns: one organisation\'s second file after another\'s first', async (t) => {
-  const a = await dmsShop(world);
-  const b = await dmsShop(world);
-  const file = (code: string) => ({ bytes: Buffer.from(writeDmsFile([masterData.customer(code)])), name: `${code}.xml` });
-  const a1 = await world.post((tx) => receiveFile(tx, a.connection, file('UG0000101')));
-  const a2 = await world.post((tx) => receiveFile(tx, a.connection, file('UG0000102')));
-  const b1 = await world.post((tx) => receiveFile(tx, b.connection, file('UG0000201')));
-  const parsedOrder: string[] = [];
-  while (await parseNextFile(world.db)) {
-    const parsed = await world.db.selectFrom('dms_batches').select('id').where('id', 'in', [a1.batchId, a2.batchId, b1.batchId])
-      .where('file_status', '=', 'parsed').execute();
-    const newly = parsed.map((row) => row.id).filter((id) => !parsedOrder.includes(id));
-    parsedOrder.push(...newly);
-  }
-  t.deepEqual(parsedOrder, [a1.batchId, b1.batchId, a2.batchId]);
-});
+test.serial(
+  "files are parsed with organisations in turns: one organisation's second file after another's first",
+  async (t) => {
+    const a = await dmsShop(world);
+    const b = await dmsShop(world);
+    const file = (code: string) => ({
+      bytes: Buffer.from(writeDmsFile([masterData.customer(code)])),
+      name: `${code}.xml`,
+    });
+    const a1 = await world.post((tx) => receiveFile(tx, a.connection, file('UG0000101')));
+    const a2 = await world.post((tx) => receiveFile(tx, a.connection, file('UG0000102')));
+    const b1 = await world.post((tx) => receiveFile(tx, b.connection, file('UG0000201')));
+    const parsedOrder: string[] = [];
+    while (await parseNextFile(world.db)) {
+      const parsed = await world.db
+        .selectFrom('dms_batches')
+        .select('id')
+        .where('id', 'in', [a1.batchId, a2.batchId, b1.batchId])
+        .where('file_status', '=', 'parsed')
+        .execute();
+      const newly = parsed.map((row) => row.id).filter((id) => !parsedOrder.includes(id));
+      parsedOrder.push(...newly);
+    }
+    t.deepEqual(parsedOrder, [a1.batchId, b1.batchId, a2.batchId]);
+  },
+);

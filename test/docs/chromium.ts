@@ -19,8 +19,9 @@ export function findChromium(): string | null {
   return null;
 }
 
-export const CHROMIUM_MISSING = 'Chromium is not installed (no `chromium` on PATH). The API reference test opens GET /api/v1/docs in headless Chromium: '
-  + 'install Debian\'s package (`apt-get install --no-install-recommends chromium`, as .ci/run does).';
+export const CHROMIUM_MISSING =
+  'Chromium is not installed (no `chromium` on PATH). The API reference test opens GET /api/v1/docs in headless Chromium: ' +
+  "install Debian's package (`apt-get install --no-install-recommends chromium`, as .ci/run does).";
 
 /**
  * No sandbox (tests may run as root in a container), no GPU, and none of the browser's own background traffic
@@ -31,6 +32,15 @@ export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

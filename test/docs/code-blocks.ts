@@ -4,7 +4,7 @@
 // - `<!-- doc-test: skip (reason) -->` on the line before a fence: that block is not run; the reason is required.
 // - `<!-- doc-test: output -->` before a block: the block shows what the nearest run block above it prints on
 //   stdout. `...` inside a line stands for any text on that line; a line that is only `...` for any lines.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export type Kind = 'shell' | 'ts' | 'other';
@@ -29,11 +29,19 @@ const ambiguous = ['shell', 'console', 'zsh', 'typescript', 'tsx', 'mts'];
 
 /** The documentation files whose blocks are run: the two READMEs, ARCHITECTURE.md and every Markdown file under docs/. */
 export function documentationFiles(root: string): string[] {
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : name.endsWith('.md') ? [path] : [];
-  });
-  return ['README.md', 'client-sdk/README.md', 'ARCHITECTURE.md', ...walk(join(root, 'docs')).map((p) => relative(root, p)).sort()];
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : name.endsWith('.md') ? [path] : [];
+    });
+  return [
+    'README.md',
+    'client-sdk/README.md',
+    'ARCHITECTURE.md',
+    ...walk(join(root, 'docs'))
+      .map((p) => relative(root, p))
+      .sort(),
+  ];
 }
 
 /** Every fenced block of a Markdown text, with its doc-test directive; throws on a misused directive or fence. */
@@ -45,56 +53,84 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!;
     const comment = /^<!--\s*doc-test:(.*?)-->\s*$/.exec(text.trim());
-    if (text.trim().startsWith('<!--') && text.includes('doc-test') && !comment) throw new Error(`${file}:${i + 1}: a doc-test directive is one line: <!-- doc-test: skip (reason) --> or <!-- doc-test: output -->`);
+    if (text.trim().startsWith('<!--') && text.includes('doc-test') && !comment)
+      throw new Error(
+        `${file}:${i + 1}: a doc-test directive is one line: <!-- doc-test: skip (reason) --> or <!-- doc-test: output -->`,
+      );
     if (comment) {
       directive = { text: comment[1]!.trim(), line: i + 1 };
       continue;
     }
     const open = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)/.exec(text);
     if (!open) {
-      if (directive && text.trim() !== '') throw new Error(`${file}:${directive.line}: the doc-test directive must come right before a fenced block`);
+      if (directive && text.trim() !== '')
+        throw new Error(`${file}:${directive.line}: the doc-test directive must come right before a fenced block`);
       continue;
     }
     const fence = open[1]!;
     const lang = open[2]!.toLowerCase();
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !new RegExp(`^ {0,3}${fence[0]}{${fence.length},}\\s*$`).test(lines[j]!); j++) body.push(lines[j]!);
+    for (; j < lines.length && !new RegExp(`^ {0,3}${fence[0]}{${fence.length},}\\s*$`).test(lines[j]!); j++)
+      body.push(lines[j]!);
     if (j === lines.length) throw new Error(`${file}:${i + 1}: the block is never closed`);
-    if (ambiguous.includes(lang)) throw new Error(`${file}:${i + 1}: write \`\`\`sh, \`\`\`bash or \`\`\`ts for a sample that runs (or \`\`\`text), not \`\`\`${lang}`);
+    if (ambiguous.includes(lang))
+      throw new Error(
+        `${file}:${i + 1}: write \`\`\`sh, \`\`\`bash or \`\`\`ts for a sample that runs (or \`\`\`text), not \`\`\`${lang}`,
+      );
     const block: CodeBlock = { file, line: i + 1, lang, kind: runnable[lang] ?? 'other', code: body.join('\n') + '\n' };
     if (directive) {
       const skip = /^skip\s*\((.+)\)$/.exec(directive.text);
       if (skip) {
-        if (block.kind === 'other') throw new Error(`${file}:${directive.line}: only a sh, bash or ts block can be skipped (this one is \`\`\`${lang}, which never runs)`);
+        if (block.kind === 'other')
+          throw new Error(
+            `${file}:${directive.line}: only a sh, bash or ts block can be skipped (this one is \`\`\`${lang}, which never runs)`,
+          );
         block.skip = skip[1]!.trim();
       } else if (directive.text === 'output') {
         const previous = blocks.at(-1);
         const owner = previous && outputOf.get(previous);
         if (owner) throw new Error(`${file}:${directive.line}: ${file}:${owner.line} already has its output block`);
-        if (!previous || previous.kind === 'other' || previous.skip) throw new Error(`${file}:${directive.line}: an output block must follow a sh, bash or ts block that runs`);
-        if (block.kind !== 'other') throw new Error(`${file}:${directive.line}: an output block is \`\`\`text (or unlabelled), not \`\`\`${lang}`);
+        if (!previous || previous.kind === 'other' || previous.skip)
+          throw new Error(`${file}:${directive.line}: an output block must follow a sh, bash or ts block that runs`);
+        if (block.kind !== 'other')
+          throw new Error(
+            `${file}:${directive.line}: an output block is \`\`\`text (or unlabelled), not \`\`\`${lang}`,
+          );
         previous.expected = { text: block.code, line: block.line };
         outputOf.set(block, previous);
       } else {
-        throw new Error(`${file}:${directive.line}: unknown doc-test directive "${directive.text}" (skip (reason) or output)`);
+        throw new Error(
+          `${file}:${directive.line}: unknown doc-test directive "${directive.text}" (skip (reason) or output)`,
+        );
       }
       directive = undefined;
     }
     blocks.push(block);
     i = j;
   }
-  if (directive) throw new Error(`${file}:${directive.line}: the doc-test directive must come right before a fenced block`);
+  if (directive)
+    throw new Error(`${file}:${directive.line}: the doc-test directive must come right before a fenced block`);
   return blocks;
 }
 
 const outputLines = (text: string) => {
-  const lines = text.replace(/\r/g, '').split('\n').map((l) => l.trimEnd());
+  const lines = text
+    .replace(/\r/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd());
   while (lines.length > 0 && lines.at(-1) === '') lines.pop();
   return lines;
 };
 
-const linePattern = (expected: string) => new RegExp(`^${expected.split('...').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+const linePattern = (expected: string) =>
+  new RegExp(
+    `^${expected
+      .split('...')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
 
 /** Null when `actual` is what `expected` shows; otherwise a message naming the first line that differs. */
 export function compareOutput(expected: string, actual: string): string | null {
@@ -118,7 +154,11 @@ export function compareOutput(expected: string, actual: string): string | null {
       continue;
     }
     const pattern = linePattern(want[w]!);
-    const found = free ? got.findIndex((line, k) => k >= g && pattern.test(line)) : g < got.length && pattern.test(got[g]!) ? g : -1;
+    const found = free
+      ? got.findIndex((line, k) => k >= g && pattern.test(line))
+      : g < got.length && pattern.test(got[g]!)
+        ? g
+        : -1;
     if (found === -1) {
       return `expected output line ${w + 1} \`${want[w]}\` is not printed${free ? ` (after printed line ${g})` : g < got.length ? ` (printed line ${g + 1} is \`${got[g]}\`)` : ' (nothing more was printed)'}`;
     }
@@ -134,7 +174,10 @@ export function compareOutput(expected: string, actual: string): string | null {
  */
 export function uncheckedCurls(block: CodeBlock): string[] {
   if (block.expected) return [];
-  const commands = block.code.replace(/\\\n/g, ' ').split('\n').flatMap((line) => line.split(/[|;&]+/));
+  const commands = block.code
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .flatMap((line) => line.split(/[|;&]+/));
   return commands
     .map((command) => command.replace(/#.*$/, '').trim())
     .filter((command) => /(^|\s|\$\()curl\s/.test(command))

@@ -13,7 +13,9 @@ let db: Kysely<DB>;
 test.before(async () => {
   database = await createTestDatabase('document_numbers');
   // Room for 20 transactions open at once, so that the concurrency tests are concurrent in PostgreSQL too.
-  db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 25 }) }) });
+  db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 25 }) }),
+  });
 });
 test.after.always(async () => {
   await db?.destroy();
@@ -22,12 +24,17 @@ test.after.always(async () => {
 
 async function organization(): Promise<string> {
   const id = `org_${randomUUID()}`;
-  await db.insertInto('organizations').values({ id, name: `Distributor ${id}`, base_currency: 'UGX', api_access_enabled: true }).execute();
+  await db
+    .insertInto('organizations')
+    .values({ id, name: `Distributor ${id}`, base_currency: 'UGX', api_access_enabled: true })
+    .execute();
   return id;
 }
 
-const take = (organizationId: string, type = 'invoice', prefix = 'INV') => db.transaction().execute((tx) => nextDocumentNumber(tx, organizationId, type, prefix));
-const numbered = (count: number, from = 1, prefix = 'INV') => Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(6, '0')}`);
+const take = (organizationId: string, type = 'invoice', prefix = 'INV') =>
+  db.transaction().execute((tx) => nextDocumentNumber(tx, organizationId, type, prefix));
+const numbered = (count: number, from = 1, prefix = 'INV') =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(6, '0')}`);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a number is the prefix, a hyphen and six digits at least', (t) => {
@@ -41,7 +48,12 @@ test('numbers start at 1 and follow each other: 1, 2, 3', async (t) => {
   t.is(await take(org), 'INV-000001');
   t.is(await take(org), 'INV-000002');
   t.is(await take(org), 'INV-000003');
-  const row = await db.selectFrom('document_sequences').select('last_number').where('organization_id', '=', org).where('document_type', '=', 'invoice').executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('document_sequences')
+    .select('last_number')
+    .where('organization_id', '=', org)
+    .where('document_type', '=', 'invoice')
+    .executeTakeFirstOrThrow();
   t.is(row.last_number, 3);
 });
 
@@ -60,30 +72,43 @@ test('each document type and each organisation has its own sequence', async (t) 
 test('a rolled-back document gives its number back: the next document gets it, no gap', async (t) => {
   const org = await organization();
   t.is(await take(org), 'INV-000001');
-  await t.throwsAsync(db.transaction().execute(async (tx) => {
-    t.is(await nextDocumentNumber(tx, org, 'invoice', 'INV'), 'INV-000002');
-    t.is(await nextDocumentNumber(tx, org, 'invoice', 'INV'), 'INV-000003', 'a second document in the same transaction');
-    throw new Error('the documents were refused after taking their numbers');
-  }), { message: /refused after taking/ });
+  await t.throwsAsync(
+    db.transaction().execute(async (tx) => {
+      t.is(await nextDocumentNumber(tx, org, 'invoice', 'INV'), 'INV-000002');
+      t.is(
+        await nextDocumentNumber(tx, org, 'invoice', 'INV'),
+        'INV-000003',
+        'a second document in the same transaction',
+      );
+      throw new Error('the documents were refused after taking their numbers');
+    }),
+    { message: /refused after taking/ },
+  );
   t.is(await take(org), 'INV-000002');
 });
 
 test('the first number of a type rolled back leaves no sequence behind: the next document is 1 again', async (t) => {
   const org = await organization();
-  await t.throwsAsync(db.transaction().execute(async (tx) => {
-    t.is(await nextDocumentNumber(tx, org, 'invoice', 'INV'), 'INV-000001');
-    throw new Error('refused');
-  }));
+  await t.throwsAsync(
+    db.transaction().execute(async (tx) => {
+      t.is(await nextDocumentNumber(tx, org, 'invoice', 'INV'), 'INV-000001');
+      throw new Error('refused');
+    }),
+  );
   t.is(await take(org), 'INV-000001');
 });
 
 test('20 concurrent transactions get 20 distinct consecutive numbers (the first of them creating the sequence)', async (t) => {
   const org = await organization();
-  const numbers = await Promise.all(Array.from({ length: 20 }, () => db.transaction().execute(async (tx) => {
-    const number = await nextDocumentNumber(tx, org, 'invoice', 'INV');
-    await pause(5); // hold the transaction open, as a document writing its lines does
-    return number;
-  })));
+  const numbers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      db.transaction().execute(async (tx) => {
+        const number = await nextDocumentNumber(tx, org, 'invoice', 'INV');
+        await pause(5); // hold the transaction open, as a document writing its lines does
+        return number;
+      }),
+    ),
+  );
   t.deepEqual([...numbers].sort(), numbered(20));
   t.is(await take(org), 'INV-000021');
 });
@@ -91,12 +116,16 @@ test('20 concurrent transactions get 20 distinct consecutive numbers (the first 
 test('20 concurrent transactions of which half roll back: the 10 committed still have 1 to 10, no gap', async (t) => {
   const org = await organization();
   t.is(await take(org), 'INV-000001');
-  const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => db.transaction().execute(async (tx: Transaction<DB>) => {
-    const number = await nextDocumentNumber(tx, org, 'invoice', 'INV');
-    await pause(2);
-    if (i % 2 === 1) throw new Error(`refused ${number}`);
-    return number;
-  })));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 20 }, (_, i) =>
+      db.transaction().execute(async (tx: Transaction<DB>) => {
+        const number = await nextDocumentNumber(tx, org, 'invoice', 'INV');
+        await pause(2);
+        if (i % 2 === 1) throw new Error(`refused ${number}`);
+        return number;
+      }),
+    ),
+  );
   const committed = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   t.is(outcomes.filter((outcome) => outcome.status === 'rejected').length, 10);
   t.deepEqual([...committed].sort(), numbered(10, 2));

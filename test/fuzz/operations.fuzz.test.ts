@@ -55,7 +55,15 @@ test.before(async () => {
   // Sixty days ahead of the real clock, so the examples' dates (2026-11-25) are long past their cut-off, and without
   // the scheduled jobs: the reconciliation would otherwise rewrite the examples' days whenever a minute turns, and a
   // refused write would seem to have changed data. The pass must not depend on the date it runs.
-  service = await startTestService('fuzz', { env: { TEST_CLOCK_OFFSET_DAYS: '60' }, scheduledJobs: false });
+  // Without the service's own response validation (VALIDATE_RESPONSES=false, as in production): every answer is
+  // judged here by the description's checker (exchangeAndJudge: status documented, headers and body valid), which
+  // fails on what the service's validator would have turned into a 500, and more (headers). The validator compiled,
+  // for each operation met, a schema per status and media type holding the whole description, and checked each of
+  // the ~600 answers a second time: CPU of this file that proved nothing the checker does not.
+  service = await startTestService('fuzz', {
+    env: { TEST_CLOCK_OFFSET_DAYS: '60', VALIDATE_RESPONSES: 'false' },
+    scheduledJobs: false,
+  });
   world = await buildWorld(document, api().service.database.pool, new URL(api().baseUrl + API_BASE_PATH));
   ctx = { document, world, idFields: idFields(document) };
   rules = judge(document, world, ctx.idFields);
@@ -78,8 +86,13 @@ test.serial('the data fingerprint that judges refused writes sees a change', asy
   const before = await dataFingerprint(pool, world.own.caller.organizationId);
   await registerCodeSystem(kyselyOver(pool), world.own.caller.organizationId, 'fuzzcheck');
   const after = await dataFingerprint(pool, world.own.caller.organizationId);
-  t.deepEqual(Object.keys(after).filter((table) => after[table] !== before[table]), ['code_systems']);
-  await pool.query(`DELETE FROM code_systems WHERE organization_id = $1 AND name = 'fuzzcheck'`, [world.own.caller.organizationId]);
+  t.deepEqual(
+    Object.keys(after).filter((table) => after[table] !== before[table]),
+    ['code_systems'],
+  );
+  await pool.query(`DELETE FROM code_systems WHERE organization_id = $1 AND name = 'fuzzcheck'`, [
+    world.own.caller.organizationId,
+  ]);
   t.deepEqual(await dataFingerprint(pool, world.own.caller.organizationId), before);
 });
 
@@ -89,7 +102,12 @@ function seedOf(op: FuzzOperation): number {
   return createHash('sha256').update(`${baseSeed}:${op.key}`).digest().readInt32LE(0);
 }
 
-interface Exchange { wire: WireRequest; response?: WireResponse; problems: string[]; reasons: string[] }
+interface Exchange {
+  wire: WireRequest;
+  response?: WireResponse;
+  problems: string[];
+  reasons: string[];
+}
 
 async function exchangeAndJudge(op: FuzzOperation, draft: Draft, sequence: string): Promise<Exchange> {
   const wire = toWire(op, draft, sequence);
@@ -107,21 +125,40 @@ async function exchangeAndJudge(op: FuzzOperation, draft: Draft, sequence: strin
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
   const path = wire.target.split('?')[0]!;
-  problems.push(...contract.check({ method: wire.method, path, status: response.status, headers: response.headers, bodyText: response.bodyText }));
+  problems.push(
+    ...contract.check({
+      method: wire.method,
+      path,
+      status: response.status,
+      headers: response.headers,
+      bodyText: response.bodyText,
+    }),
+  );
   if (response.status >= 400 && /json/.test(response.headers.get('content-type') ?? '')) {
     let code: unknown;
-    try { code = (JSON.parse(response.bodyText) as Json).code; } catch { /* reported by the contract */ }
+    try {
+      code = (JSON.parse(response.bodyText) as Json).code;
+    } catch {
+      /* reported by the contract */
+    }
     if (typeof code !== 'string') problems.push('a problem document without `code`');
   }
-  if (reasons.length > 0 && response.status < 400) problems.push(`answered ${response.status} where the description requires a refusal: ${reasons.join('; ')}`);
+  if (reasons.length > 0 && response.status < 400)
+    problems.push(`answered ${response.status} where the description requires a refusal: ${reasons.join('; ')}`);
   // The key before the body: without a valid key the answer is 401 (or the address's 429), whatever the body. Only
   // a key in the query string (400 key_in_query) and a body on an operation that takes none (refused unread) come first.
   if (reasons.includes('no valid API key (401)') && ![401, 429].includes(response.status)) {
     const code = /"code":"([a-z_]+)"/.exec(response.bodyText)?.[1];
     const bodyWithoutBodyOperation = wire.body !== undefined && !op.body && code === 'unknown_field';
-    if (code !== 'key_in_query' && !bodyWithoutBodyOperation) problems.push(`answered ${response.status} ${code ?? ''} to a request without a valid key: 401 comes before anything about the body`);
+    if (code !== 'key_in_query' && !bodyWithoutBodyOperation)
+      problems.push(
+        `answered ${response.status} ${code ?? ''} to a request without a valid key: 401 comes before anything about the body`,
+      );
   }
-  if (response.bodyText.includes(FORGED_HOST) || [...response.headers.values()].some((value) => value.includes(FORGED_HOST))) {
+  if (
+    response.bodyText.includes(FORGED_HOST) ||
+    [...response.headers.values()].some((value) => value.includes(FORGED_HOST))
+  ) {
     problems.push(`the answer names the request's Host ${FORGED_HOST}: URLs come from PUBLIC_BASE_URL`);
   }
   if (response.status >= 200 && response.status < 300) {
@@ -137,7 +174,13 @@ async function exchangeAndJudge(op: FuzzOperation, draft: Draft, sequence: strin
   return { wire, response, problems, reasons };
 }
 
-function report(op: FuzzOperation, seed: number, details: fc.RunDetails<[Draft]>, failure: Exchange | undefined, draft: Draft | undefined): string {
+function report(
+  op: FuzzOperation,
+  seed: number,
+  details: fc.RunDetails<[Draft]>,
+  failure: Exchange | undefined,
+  draft: Draft | undefined,
+): string {
   const secrets = { KEY: world.own.caller.secret, NO_SCOPE_KEY: world.noScopeKey, READ_ONLY_KEY: world.readOnlyKey };
   const lines = [
     `${op.key}: ${failure?.problems.join('\n  ') ?? (details.errorInstance as Error | undefined)?.message ?? 'failed'}`,
@@ -150,18 +193,29 @@ function report(op: FuzzOperation, seed: number, details: fc.RunDetails<[Draft]>
     let bodyFile: string | undefined;
     if (failure.wire.body && failure.wire.body.length > 4_096) {
       mkdirSync(FAILURE_DIR, { recursive: true });
-      bodyFile = join(FAILURE_DIR, `${op.key.replace(/[^a-z0-9]+/gi, '_')}-${seed}-${(details.counterexamplePath ?? '').replace(/:/g, '_')}.body`);
+      bodyFile = join(
+        FAILURE_DIR,
+        `${op.key.replace(/[^a-z0-9]+/gi, '_')}-${seed}-${(details.counterexamplePath ?? '').replace(/:/g, '_')}.body`,
+      );
       writeFileSync(bodyFile, failure.wire.body);
     }
-    lines.push(`request: ${describe(failure.wire, secrets)}${bodyFile ? `\nbody (${failure.wire.body!.length} bytes): ${bodyFile}` : ''}`, `curl: ${asCurl(world.apiRoot, failure.wire, secrets, bodyFile)}`);
-    if (failure.response) lines.push(`answer: ${failure.response.status} ${failure.response.headers.get('content-type') ?? ''} ${failure.response.bodyText.slice(0, 1_000)}`);
+    lines.push(
+      `request: ${describe(failure.wire, secrets)}${bodyFile ? `\nbody (${failure.wire.body!.length} bytes): ${bodyFile}` : ''}`,
+      `curl: ${asCurl(world.apiRoot, failure.wire, secrets, bodyFile)}`,
+    );
+    if (failure.response)
+      lines.push(
+        `answer: ${failure.response.status} ${failure.response.headers.get('content-type') ?? ''} ${failure.response.bodyText.slice(0, 1_000)}`,
+      );
   }
   return lines.join('\n');
 }
 
 for (const op of operations) {
   if (only && only !== op.key) continue;
-  const numRuns = only ? Number(process.env.FUZZ_RUNS ?? 200) : Math.max(8, Math.round((budget * weight(op)) / totalWeight));
+  const numRuns = only
+    ? Number(process.env.FUZZ_RUNS ?? 200)
+    : Math.max(8, Math.round((budget * weight(op)) / totalWeight));
   test.serial(`${op.key}: every generated request gets a documented answer, never a 5xx`, async (t) => {
     const seed = seedOf(op);
     const failures = new Map<Draft, Exchange>();
@@ -179,7 +233,12 @@ for (const op of operations) {
       return false;
     });
     const started = Date.now();
-    const details = await fc.check(property, { seed, numRuns, path: replayPath, endOnFailure: !process.env.FUZZ_SHRINK });
+    const details = await fc.check(property, {
+      seed,
+      numRuns,
+      path: replayPath,
+      endOnFailure: !process.env.FUZZ_SHRINK,
+    });
     t.log(`${details.numRuns} requests in ${Date.now() - started} ms (seed ${seed})`);
     if (!details.failed) {
       t.pass();
@@ -191,5 +250,11 @@ for (const op of operations) {
 }
 
 test.after.always('statuses', () => {
-  if (statuses.size > 0) console.log(`fuzz answers by status: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+  if (statuses.size > 0)
+    console.log(
+      `fuzz answers by status: ${[...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ')}`,
+    );
 });

@@ -34,28 +34,36 @@ const METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 
 export function fuzzOperations(document: Json): FuzzOperation[] {
   const all = operationsOf(document);
-  return all.map(({ method, template, operation, parameters }) => {
-    const security = (operation.security ?? document.security ?? []) as Record<string, string[]>[];
-    const scopes = security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)
-      ? undefined
-      : [...new Set(security.flatMap((requirement) => Object.values(requirement).flat()))];
-    const idParameters = new Map<string, string>();
-    for (const parameter of parameters) {
-      const prefix = prefixOf(parameter.example) ?? prefixOf(Object.values((parameter.examples ?? {}) as Json).map((e) => exampleValue(document, e))[0]);
-      if (prefix) idParameters.set(`${String(parameter.in)}:${String(parameter.name)}`, prefix);
-    }
-    return {
-      key: `${method} ${template}`,
-      method,
-      template,
-      // Parameter schemas with their $refs resolved and allOf merged, so that a type is read in one place.
-      parameters: parameters.map((p) => ({ ...p, schema: p.schema === undefined ? undefined : flatten(document, p.schema) })),
-      scopes,
-      body: bodyOf(document, template, method, operation),
-      pathMethods: all.filter((o) => o.template === template).map((o) => o.method),
-      idParameters,
-    };
-  }).filter((op) => METHODS.includes(op.method));
+  return all
+    .map(({ method, template, operation, parameters }) => {
+      const security = (operation.security ?? document.security ?? []) as Record<string, string[]>[];
+      const scopes =
+        security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)
+          ? undefined
+          : [...new Set(security.flatMap((requirement) => Object.values(requirement).flat()))];
+      const idParameters = new Map<string, string>();
+      for (const parameter of parameters) {
+        const prefix =
+          prefixOf(parameter.example) ??
+          prefixOf(Object.values((parameter.examples ?? {}) as Json).map((e) => exampleValue(document, e))[0]);
+        if (prefix) idParameters.set(`${String(parameter.in)}:${String(parameter.name)}`, prefix);
+      }
+      return {
+        key: `${method} ${template}`,
+        method,
+        template,
+        // Parameter schemas with their $refs resolved and allOf merged, so that a type is read in one place.
+        parameters: parameters.map((p) => ({
+          ...p,
+          schema: p.schema === undefined ? undefined : flatten(document, p.schema),
+        })),
+        scopes,
+        body: bodyOf(document, template, method, operation),
+        pathMethods: all.filter((o) => o.template === template).map((o) => o.method),
+        idParameters,
+      };
+    })
+    .filter((op) => METHODS.includes(op.method));
 }
 
 function bodyOf(document: Json, template: string, method: string, operation: Json): FuzzOperation['body'] {
@@ -67,7 +75,8 @@ function bodyOf(document: Json, template: string, method: string, operation: Jso
     node = resolve(document, { $ref: node.$ref });
   }
   const content = (node.content ?? {}) as Record<string, Json>;
-  const mediaType = Object.keys(content).find((t) => t === 'application/json') ?? Object.keys(content).find((t) => /[/+]json$/.test(t));
+  const mediaType =
+    Object.keys(content).find((t) => t === 'application/json') ?? Object.keys(content).find((t) => /[/+]json$/.test(t));
   if (!mediaType) return undefined;
   const media = content[mediaType]!;
   const schema = media.schema ?? {};
@@ -109,7 +118,12 @@ export function idFields(document: Json): Map<string, string> {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node !== null && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
-        if (k === 'example' || k === 'examples') visit(k === 'examples' && v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.values(v).map((e) => (e as Json)?.value ?? e) : v);
+        if (k === 'example' || k === 'examples')
+          visit(
+            k === 'examples' && v !== null && typeof v === 'object' && !Array.isArray(v)
+              ? Object.values(v).map((e) => (e as Json)?.value ?? e)
+              : v,
+          );
         else walk(v);
       }
     }

@@ -28,13 +28,13 @@ export function judge(document: Json, world: World, idFields: Map<string, string
   const compiled = new Map<string, ValidateFunction>();
   const byPointer = (pointer: string) => {
     let validate = compiled.get(pointer);
-    if (!validate) compiled.set(pointer, validate = ajv.compile({ $ref: `api#${pointer}` }));
+    if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `api#${pointer}` })));
     return validate;
   };
   const bySchema = (schema: unknown) => {
     const key = JSON.stringify(schema);
     let validate = compiled.get(key);
-    if (!validate) compiled.set(key, validate = ajv.compile(inline(document, schema) as Json));
+    if (!validate) compiled.set(key, (validate = ajv.compile(inline(document, schema) as Json)));
     return validate;
   };
   /** Which scopes each of the caller's keys holds. */
@@ -53,22 +53,38 @@ export function judge(document: Json, world: World, idFields: Map<string, string
       for (const parameter of op.parameters.filter((p) => p.in === 'path')) {
         const name = String(parameter.name);
         const value = decode(draft.path[name] ?? '', false);
-        if (value === undefined) { reasons.push(`path ${name} is not valid percent-encoded UTF-8`); continue; }
+        if (value === undefined) {
+          reasons.push(`path ${name} is not valid percent-encoded UTF-8`);
+          continue;
+        }
         if (!bySchema(parameter.schema ?? {})(value)) reasons.push(`path ${name} does not match its schema`);
         const prefix = op.idParameters.get(`path:${name}`);
-        if (prefix && !ownIds(prefix).has(value)) reasons.push(`path ${name} is no ${prefix} of the caller's organisation${world.foreignIds.has(value) ? ' (another organisation\'s)' : ''} (404)`);
+        if (prefix && !ownIds(prefix).has(value))
+          reasons.push(
+            `path ${name} is no ${prefix} of the caller's organisation${world.foreignIds.has(value) ? " (another organisation's)" : ''} (404)`,
+          );
         // The parameter's description: `dms` or a system registered for the organisation, 404 otherwise.
-        if (name === 'system' && !world.own.systems.includes(value)) reasons.push(`code system ${value} is not the organisation's (404)`);
+        if (name === 'system' && !world.own.systems.includes(value))
+          reasons.push(`code system ${value} is not the organisation's (404)`);
       }
 
       for (const [rawName, rawValue] of draft.query) {
         const name = decode(rawName, true);
         const value = decode(rawValue, true);
         const parameter = op.parameters.find((p) => p.in === 'query' && p.name === name);
-        if (!parameter) { reasons.push(`query parameter ${JSON.stringify(name ?? rawName)} is not declared (400 unknown_field)`); continue; }
-        if (value === undefined) { reasons.push(`query ${name} is not valid percent-encoded UTF-8`); continue; }
+        if (!parameter) {
+          reasons.push(`query parameter ${JSON.stringify(name ?? rawName)} is not declared (400 unknown_field)`);
+          continue;
+        }
+        if (value === undefined) {
+          reasons.push(`query ${name} is not valid percent-encoded UTF-8`);
+          continue;
+        }
         const typed = typedQueryValue((parameter.schema ?? {}) as Json, value);
-        if (typed === INVALID || !bySchema(parameter.schema ?? {})(typed)) reasons.push(`query ${name}=${JSON.stringify(value.slice(0, 40))} does not match its schema (400 invalid_field)`);
+        if (typed === INVALID || !bySchema(parameter.schema ?? {})(typed))
+          reasons.push(
+            `query ${name}=${JSON.stringify(value.slice(0, 40))} does not match its schema (400 invalid_field)`,
+          );
       }
 
       if (op.scopes) {
@@ -82,9 +98,13 @@ export function judge(document: Json, world: World, idFields: Map<string, string
         const name = String(parameter.name).toLowerCase();
         if (['authorization', 'content-type', 'accept', 'x-request-id'].includes(name)) continue;
         const value = Object.entries(wire.headers).find(([k]) => k.toLowerCase() === name)?.[1];
-        if (value === undefined) { if (parameter.required) reasons.push(`header ${String(parameter.name)} is required`); continue; }
+        if (value === undefined) {
+          if (parameter.required) reasons.push(`header ${String(parameter.name)} is required`);
+          continue;
+        }
         // An empty field value is left alone: HTTP software may treat it as absent.
-        if (value !== '' && !bySchema(parameter.schema ?? {})(value)) reasons.push(`header ${String(parameter.name)} does not match its schema`);
+        if (value !== '' && !bySchema(parameter.schema ?? {})(value))
+          reasons.push(`header ${String(parameter.name)} does not match its schema`);
       }
 
       if (op.body) reasons.push(...bodyReasons(op, wire, byPointer(op.body.schemaPointer), world, idFields));
@@ -93,10 +113,17 @@ export function judge(document: Json, world: World, idFields: Map<string, string
   };
 }
 
-function bodyReasons(op: FuzzOperation, wire: WireRequest, validate: ValidateFunction, world: World, idFields: Map<string, string>): string[] {
+function bodyReasons(
+  op: FuzzOperation,
+  wire: WireRequest,
+  validate: ValidateFunction,
+  world: World,
+  idFields: Map<string, string>,
+): string[] {
   const body = op.body!;
   const header = (name: string) => Object.entries(wire.headers).find(([k]) => k.toLowerCase() === name)?.[1];
-  if (!wire.body || wire.body.length === 0) return body.required ? ['the request body is required and there is none'] : [];
+  if (!wire.body || wire.body.length === 0)
+    return body.required ? ['the request body is required and there is none'] : [];
   const contentType = header('content-type');
   if (contentType === undefined) return ['a body without Content-Type (415)'];
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
@@ -105,7 +132,10 @@ function bodyReasons(op: FuzzOperation, wire: WireRequest, validate: ValidateFun
   let bytes = wire.body;
   const encoding = header('content-encoding');
   if (encoding !== undefined && encoding.trim() !== '') {
-    for (const coding of encoding.split(',').map((c) => c.trim().toLowerCase()).reverse()) {
+    for (const coding of encoding
+      .split(',')
+      .map((c) => c.trim().toLowerCase())
+      .reverse()) {
       try {
         const options = { maxOutputLength: BODY_LIMIT + 1 };
         if (coding === 'gzip' || coding === 'x-gzip') bytes = gunzipSync(bytes, options);
@@ -113,7 +143,8 @@ function bodyReasons(op: FuzzOperation, wire: WireRequest, validate: ValidateFun
         else if (coding === 'br') bytes = brotliDecompressSync(bytes, options);
         else if (coding !== 'identity') return [`Content-Encoding ${coding} is not one the service can read (415)`];
       } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return ['the decoded body is over 1 MB (413)'];
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+          return ['the decoded body is over 1 MB (413)'];
         return [`the body is not in its Content-Encoding ${coding}`];
       }
     }
@@ -132,13 +163,21 @@ function bodyReasons(op: FuzzOperation, wire: WireRequest, validate: ValidateFun
     return ['the body is not JSON (400 invalid_json)'];
   }
   const reasons: string[] = [];
-  visitStrings(value, (s) => { if (LONE_SURROGATE.test(s) && reasons.length === 0) reasons.push('a string holds a lone surrogate (400)'); });
-  if (!validate(value)) reasons.push(`the body does not match its schema: ${validate.errors?.[0]?.instancePath || '/'} ${validate.errors?.[0]?.message ?? ''}`);
+  visitStrings(value, (s) => {
+    if (LONE_SURROGATE.test(s) && reasons.length === 0) reasons.push('a string holds a lone surrogate (400)');
+  });
+  if (!validate(value))
+    reasons.push(
+      `the body does not match its schema: ${validate.errors?.[0]?.instancePath || '/'} ${validate.errors?.[0]?.message ?? ''}`,
+    );
   // An id field must name a record of the caller's organisation (422 otherwise), never another's.
   visitFields(value, (key, v) => {
     const prefix = idFields.get(key);
     if (!prefix || typeof v !== 'string') return;
-    if (!(world.own.ids.get(prefix) ?? []).includes(v)) reasons.push(`${key}=${v} is no ${prefix} of the caller's organisation${world.foreignIds.has(v) ? ' (another organisation\'s)' : ''} (422)`);
+    if (!(world.own.ids.get(prefix) ?? []).includes(v))
+      reasons.push(
+        `${key}=${v} is no ${prefix} of the caller's organisation${world.foreignIds.has(v) ? " (another organisation's)" : ''} (422)`,
+      );
   });
   return reasons;
 }
@@ -148,10 +187,14 @@ const INVALID = Symbol('invalid');
 /** A query value as the type its schema names, read strictly: `" 5"`, `0x10`, `1e2`, `5.0` are not integers. */
 function typedQueryValue(schema: Json, value: string): unknown {
   switch (schema.type) {
-    case 'integer': return /^[+-]?[0-9]+$/.test(value) ? Number(value) : INVALID;
-    case 'number': return /^[+-]?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : INVALID;
-    case 'boolean': return value === 'true' ? true : value === 'false' ? false : INVALID;
-    default: return value;
+    case 'integer':
+      return /^[+-]?[0-9]+$/.test(value) ? Number(value) : INVALID;
+    case 'number':
+      return /^[+-]?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : INVALID;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : INVALID;
+    default:
+      return value;
   }
 }
 
@@ -173,7 +216,11 @@ function visitStrings(root: unknown, visit: (s: string) => void): void {
     const value = stack.pop();
     if (typeof value === 'string') visit(value);
     else if (Array.isArray(value)) stack.push(...value);
-    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) { visit(k); stack.push(v); }
+    else if (value !== null && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) {
+        visit(k);
+        stack.push(v);
+      }
   }
 }
 
@@ -184,7 +231,11 @@ function visitFields(root: unknown, visit: (key: string, value: unknown) => void
     if (Array.isArray(value)) stack.push(...value);
     else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
-        if (Array.isArray(v)) v.forEach((item) => (typeof item === 'string' ? visit(k, item) : stack.push(item)));
+        if (Array.isArray(v))
+          for (const item of v) {
+            if (typeof item === 'string') visit(k, item);
+            else stack.push(item);
+          }
         else if (typeof v === 'string') visit(k, v);
         else stack.push(v);
       }
@@ -198,5 +249,10 @@ function inline(document: Json, schema: unknown, depth = 0): unknown {
   if (Array.isArray(schema)) return schema.map((s) => inline(document, s, depth + 1));
   if (schema === null || typeof schema !== 'object') return schema;
   const resolved = resolveRef(document, schema);
-  return Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, k === 'examples' || k === 'example' ? v : inline(document, v, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(resolved).map(([k, v]) => [
+      k,
+      k === 'examples' || k === 'example' ? v : inline(document, v, depth + 1),
+    ]),
+  );
 }

@@ -32,14 +32,20 @@ export function flatten(document: Json, schema: unknown): Json {
     const flat = flatten(document, part);
     for (const [key, value] of Object.entries(flat)) {
       if (key === 'properties') merged.properties = { ...(merged.properties as Json | undefined), ...(value as Json) };
-      else if (key === 'required') merged.required = [...new Set([...((merged.required as string[] | undefined) ?? []), ...(value as string[])])];
+      else if (key === 'required')
+        merged.required = [...new Set([...((merged.required as string[] | undefined) ?? []), ...(value as string[])])];
       else if (!(key in merged)) merged[key] = value;
     }
   }
   return merged;
 }
 
-export function arbitraryFor(schema: unknown, options: SchemaArbitraryOptions, name?: string, depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: unknown,
+  options: SchemaArbitraryOptions,
+  name?: string,
+  depth = 0,
+): fc.Arbitrary<unknown> {
   const flat = flatten(options.document, schema);
   const own = options.override?.(name, flat);
   if (own) return own;
@@ -47,11 +53,19 @@ export function arbitraryFor(schema: unknown, options: SchemaArbitraryOptions, n
   const alternatives = (flat.oneOf ?? flat.anyOf) as unknown[] | undefined;
   if (Array.isArray(alternatives) && alternatives.length > 0) {
     const { oneOf: _o, anyOf: _a, ...base } = flat;
-    return fc.oneof(...alternatives.map((alternative) => arbitraryFor({ ...base, ...flatten(options.document, alternative) }, options, name, depth + 1)));
+    return fc.oneof(
+      ...alternatives.map((alternative) =>
+        arbitraryFor({ ...base, ...flatten(options.document, alternative) }, options, name, depth + 1),
+      ),
+    );
   }
   if ('const' in flat) return fc.constant(flat.const);
   if (Array.isArray(flat.enum)) return fc.constantFrom(...(flat.enum as unknown[]));
-  const types = Array.isArray(flat.type) ? (flat.type as string[]) : typeof flat.type === 'string' ? [flat.type] : [guessType(flat)];
+  const types = Array.isArray(flat.type)
+    ? (flat.type as string[])
+    : typeof flat.type === 'string'
+      ? [flat.type]
+      : [guessType(flat)];
   return fc.oneof(...types.map((type) => ofType(type, flat, options, name, depth)));
 }
 
@@ -62,17 +76,36 @@ function guessType(schema: Json): string {
   return 'string';
 }
 
-function ofType(type: string, schema: Json, options: SchemaArbitraryOptions, name: string | undefined, depth: number): fc.Arbitrary<unknown> {
+function ofType(
+  type: string,
+  schema: Json,
+  options: SchemaArbitraryOptions,
+  name: string | undefined,
+  depth: number,
+): fc.Arbitrary<unknown> {
   switch (type) {
-    case 'null': return fc.constant(null);
-    case 'boolean': return fc.boolean();
-    case 'integer': return fc.integer({ min: bound(schema.minimum, -1_000_000), max: bound(schema.maximum, 1_000_000) });
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
+    case 'integer':
+      return fc.integer({ min: bound(schema.minimum, -1_000_000), max: bound(schema.maximum, 1_000_000) });
     // Two decimals at most: the schemas' numbers are rates and coordinates, and a rate allows two.
-    case 'number': return fc.integer({ min: Math.ceil(bound(schema.minimum, -1_000_000) * 100), max: Math.floor(bound(schema.maximum, 1_000_000) * 100) }).map((n) => n / 100);
-    case 'string': return stringFor(schema);
-    case 'array': return arrayFor(schema, options, name, depth);
-    case 'object': return objectFor(schema, options, depth);
-    default: return fc.constant(null);
+    case 'number':
+      return fc
+        .integer({
+          min: Math.ceil(bound(schema.minimum, -1_000_000) * 100),
+          max: Math.floor(bound(schema.maximum, 1_000_000) * 100),
+        })
+        .map((n) => n / 100);
+    case 'string':
+      return stringFor(schema);
+    case 'array':
+      return arrayFor(schema, options, name, depth);
+    case 'object':
+      return objectFor(schema, options, depth);
+    default:
+      return fc.constant(null);
   }
 }
 
@@ -85,21 +118,37 @@ export function stringFor(schema: Json): fc.Arbitrary<string> {
   const maxLength = bound(schema.maxLength, 10_000);
   const fits = (s: string) => [...s].length >= minLength && [...s].length <= maxLength;
   switch (schema.format) {
-    case 'date': return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-    case 'date-time': return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
-    case 'email': return fc.emailAddress().filter(fits);
-    case 'uri-reference': return fc.webUrl().filter(fits);
-    default: break;
+    case 'date':
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
+    case 'date-time':
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
+    case 'email':
+      return fc.emailAddress().filter(fits);
+    case 'uri-reference':
+      return fc.webUrl().filter(fits);
+    default:
+      break;
   }
   if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern as string)).filter(fits);
   const upTo = Math.max(minLength, Math.min(maxLength, MAX_FREE_STRING));
-  return fc.oneof(
-    fc.string({ minLength, maxLength: upTo, unit: 'grapheme-ascii' }),
-    fc.string({ minLength, maxLength: upTo, unit: 'grapheme' }),
-  ).filter(fits);
+  return fc
+    .oneof(
+      fc.string({ minLength, maxLength: upTo, unit: 'grapheme-ascii' }),
+      fc.string({ minLength, maxLength: upTo, unit: 'grapheme' }),
+    )
+    .filter(fits);
 }
 
-function arrayFor(schema: Json, options: SchemaArbitraryOptions, name: string | undefined, depth: number): fc.Arbitrary<unknown[]> {
+function arrayFor(
+  schema: Json,
+  options: SchemaArbitraryOptions,
+  name: string | undefined,
+  depth: number,
+): fc.Arbitrary<unknown[]> {
   const minLength = bound(schema.minItems, 0);
   const maxLength = Math.max(minLength, Math.min(bound(schema.maxItems, MAX_ITEMS), MAX_ITEMS));
   const items = arbitraryFor(schema.items ?? {}, options, name, depth + 1);
@@ -112,13 +161,18 @@ function objectFor(schema: Json, options: SchemaArbitraryOptions, depth: number)
   const properties = (schema.properties ?? {}) as Json;
   const required = ((schema.required ?? []) as string[]).filter((key) => key in properties);
   const record = fc.record(
-    Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, arbitraryFor(sub, options, key, depth + 1)])),
+    Object.fromEntries(
+      Object.entries(properties).map(([key, sub]) => [key, arbitraryFor(sub, options, key, depth + 1)]),
+    ),
     { requiredKeys: required },
   ) as fc.Arbitrary<Json>;
   const extra = schema.additionalProperties;
   if (extra === undefined || extra === false || extra === true || Object.keys(properties).length > 0) return record;
   const names = flatten(options.document, schema.propertyNames ?? {});
-  const keys = typeof names.pattern === 'string' ? fc.stringMatching(new RegExp(names.pattern as string)) : fc.string({ minLength: 1, maxLength: 12 });
+  const keys =
+    typeof names.pattern === 'string'
+      ? fc.stringMatching(new RegExp(names.pattern as string))
+      : fc.string({ minLength: 1, maxLength: 12 });
   const values = arbitraryFor(extra, options, undefined, depth + 1);
   return fc.tuple(record, fc.dictionary(keys, values, { maxKeys: 2 })).map(([own, map]) => ({ ...map, ...own }));
 }

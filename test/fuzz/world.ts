@@ -46,7 +46,11 @@ export async function buildWorld(document: Json, pool: pg.Pool, apiRoot: URL): P
   const own = await seedTenant(document, pool, apiRoot, 'sap');
   const other = await seedTenant(document, pool, apiRoot, 'navision');
   const noScope = await createCaller(pool, { organizationId: own.caller.organizationId, scopes: [], rateLimits });
-  const readOnly = await createCaller(pool, { organizationId: own.caller.organizationId, scopes: ALL_SCOPES.filter((s) => s.endsWith(':read')), rateLimits });
+  const readOnly = await createCaller(pool, {
+    organizationId: own.caller.organizationId,
+    scopes: ALL_SCOPES.filter((s) => s.endsWith(':read')),
+    rateLimits,
+  });
   return {
     apiRoot,
     own,
@@ -67,21 +71,27 @@ async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSy
   // to be read and marked read, as in the sandbox.
   await notify(kyselyOver(pool), caller.organizationId, 'test', 'A notification to read.');
   // An operator connects the DMS (the examples' distributor), as the sandbox is connected.
-  await inTransaction(kyselyOver(pool), (tx) => addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }));
+  await inTransaction(kyselyOver(pool), (tx) =>
+    addConnection(tx, caller.organizationId, 'canonical', { distributorCode: 'DIST001' }),
+  );
   const seedingProblems: string[] = [];
   const root = apiRoot.toString().replace(/\/$/, '');
   for await (const outcome of checkDeployment({ document, apiRoot: root, key: caller.secret, timeoutMs: 15_000 })) {
-    if (!outcome.passed) seedingProblems.push(`${outcome.request.method} ${outcome.request.template}: ${outcome.reason}`);
+    if (!outcome.passed)
+      seedingProblems.push(`${outcome.request.method} ${outcome.request.template}: ${outcome.reason}`);
   }
   const ids = new Map<string, string[]>();
   const codes = new Map<string, string[]>();
   const cursors = new Map<string, string>();
   const get = async (target: string) => {
     const response = await fetch(`${root}${target}`, { headers: caller.auth });
-    return response.status === 200 ? (await response.json()) as { data?: Json[]; nextCursor?: string | null } : undefined;
+    return response.status === 200
+      ? ((await response.json()) as { data?: Json[]; nextCursor?: string | null })
+      : undefined;
   };
   for (const { method, template, parameters } of operationsOf(document)) {
-    if (method !== 'GET' || template.includes('{') || !parameters.some((p) => p.in === 'query' && p.name === 'limit')) continue;
+    if (method !== 'GET' || template.includes('{') || !parameters.some((p) => p.in === 'query' && p.name === 'limit'))
+      continue;
     const page = await get(`${template}?limit=100`);
     for (const record of page?.data ?? []) {
       const id = record.id;
@@ -89,7 +99,9 @@ async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSy
         const prefix = id.slice(0, id.indexOf('_'));
         ids.set(prefix, [...(ids.get(prefix) ?? []), id]);
       }
-      const external = Object.values((record.externalCodes ?? {}) as Record<string, unknown>).filter((c): c is string => typeof c === 'string');
+      const external = Object.values((record.externalCodes ?? {}) as Record<string, unknown>).filter(
+        (c): c is string => typeof c === 'string',
+      );
       codes.set(template, [...(codes.get(template) ?? []), ...external]);
     }
     const first = await get(`${template}?limit=1`);
@@ -100,23 +112,36 @@ async function seedTenant(document: Json, pool: pg.Pool, apiRoot: URL, partnerSy
 
 // Tables that record the traffic itself rather than the organisation's data: a refused request may well
 // leave a line in them (the API log, the rate-limit bucket, an idempotency record of a refusal).
-const BOOKKEEPING = new Set(['api_keys', 'rate_limit_buckets', 'idempotency_keys', 'api_log', 'webhook_deliveries', 'notifications']);
+const BOOKKEEPING = new Set([
+  'api_keys',
+  'rate_limit_buckets',
+  'idempotency_keys',
+  'api_log',
+  'webhook_deliveries',
+  'notifications',
+]);
 
 /**
  * A digest of every row of the organisation's data, table by table: equal before and after a request means the
  * request changed nothing. Events are compared by their ids only (the worker marks them as it publishes them).
  */
 export async function dataFingerprint(pool: pg.Pool, organizationId: string): Promise<Record<string, string>> {
-  const tables = (await pool.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'organization_id' ORDER BY table_name`,
-  )).rows.map((r) => r.table_name).filter((t) => !BOOKKEEPING.has(t));
-  const parts = tables.map((table) => table === 'events'
-    ? `SELECT 'events' AS t, md5(coalesce(string_agg(x.id::text, ',' ORDER BY x.id), '')) AS d FROM events x WHERE x.organization_id = $1`
-    // DMS documents by their flags: the worker tries waiting documents again in the background (when they are next
-    // tried and how often is its bookkeeping; a flag that changes is data).
-    : table === 'dms_documents'
-      ? `SELECT 'dms_documents' AS t, md5(coalesce(string_agg(concat_ws('|', x.id, x.state, x.note, x.reason_code, x.reason_text, x.mikono_table, x.mikono_id, x.quickbooks_ref, x.updated_at), ',' ORDER BY x.id), '')) AS d FROM dms_documents x WHERE x.organization_id = $1`
-      : `SELECT '${table}' AS t, md5(coalesce(string_agg(row_to_json(x)::text, ',' ORDER BY row_to_json(x)::text), '')) AS d FROM "${table}" x WHERE x.organization_id = $1`);
+  const tables = (
+    await pool.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'organization_id' ORDER BY table_name`,
+    )
+  ).rows
+    .map((r) => r.table_name)
+    .filter((t) => !BOOKKEEPING.has(t));
+  const parts = tables.map((table) =>
+    table === 'events'
+      ? `SELECT 'events' AS t, md5(coalesce(string_agg(x.id::text, ',' ORDER BY x.id), '')) AS d FROM events x WHERE x.organization_id = $1`
+      : // DMS documents by their flags: the worker tries waiting documents again in the background (when they are next
+        // tried and how often is its bookkeeping; a flag that changes is data).
+        table === 'dms_documents'
+        ? `SELECT 'dms_documents' AS t, md5(coalesce(string_agg(concat_ws('|', x.id, x.state, x.note, x.reason_code, x.reason_text, x.mikono_table, x.mikono_id, x.quickbooks_ref, x.updated_at), ',' ORDER BY x.id), '')) AS d FROM dms_documents x WHERE x.organization_id = $1`
+        : `SELECT '${table}' AS t, md5(coalesce(string_agg(row_to_json(x)::text, ',' ORDER BY row_to_json(x)::text), '')) AS d FROM "${table}" x WHERE x.organization_id = $1`,
+  );
   const { rows } = await pool.query<{ t: string; d: string }>(parts.join(' UNION ALL '), [organizationId]);
   return Object.fromEntries(rows.map((r) => [r.t, r.d]));
 }

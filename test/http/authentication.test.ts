@@ -14,8 +14,18 @@ test('GET /me answers any valid key, even one without scopes, with the key, its 
   const caller = await createCaller(pool(), { scopes: [] });
   const res = await api().request('GET', '/me', { headers: caller.auth });
   t.is(res.status, 200);
-  t.like(res.body, { name: 'test key', prefix: caller.prefix, environment: 'test', organization: { id: caller.organizationId, name: 'Test Distributor' }, scopes: [] });
-  t.deepEqual(res.body.rateLimits, { read: { perMinute: 600, burst: 100 }, write: { perMinute: 120, burst: 30 }, ingest: { perMinute: 60, burst: 60 } });
+  t.like(res.body, {
+    name: 'test key',
+    prefix: caller.prefix,
+    environment: 'test',
+    organization: { id: caller.organizationId, name: 'Test Distributor' },
+    scopes: [],
+  });
+  t.deepEqual(res.body.rateLimits, {
+    read: { perMinute: 600, burst: 100 },
+    write: { perMinute: 120, burst: 30 },
+    ingest: { perMinute: 60, burst: 60 },
+  });
 });
 
 test('a missing, malformed, mistyped, revoked or expired key gets the very same 401 unauthorized, without rate-limit headers', async (t) => {
@@ -56,7 +66,11 @@ test('a production key on the sandbox is 401 wrong_environment', async (t) => {
 
 test('a key in any query parameter is 400 key_in_query, checked before anything else, and the call is not logged', async (t) => {
   const caller = await createCaller(pool());
-  for (const query of [`?api_key=${caller.secret}`, `?status=active&token=${encodeURIComponent(caller.secret)}`, `?x=Bearer%20${caller.secret}`]) {
+  for (const query of [
+    `?api_key=${caller.secret}`,
+    `?status=active&token=${encodeURIComponent(caller.secret)}`,
+    `?x=Bearer%20${caller.secret}`,
+  ]) {
     const res = await api().request('GET', `/customers${query}`, { headers: caller.auth });
     t.is(res.status, 400, query);
     t.is(res.body.code, 'key_in_query', query);
@@ -64,7 +78,10 @@ test('a key in any query parameter is 400 key_in_query, checked before anything 
   await api().service.apiLog.flush();
   const { rows } = await pool().query('SELECT path FROM api_log WHERE organization_id = $1', [caller.organizationId]);
   t.deepEqual(rows, []);
-  t.false(api().logs.some((line) => JSON.stringify(line).includes(caller.secret)), 'the secret is in no process log line');
+  t.false(
+    api().logs.some((line) => JSON.stringify(line).includes(caller.secret)),
+    'the secret is in no process log line',
+  );
 });
 
 test('an organisation without API access enabled gets 403 api_disabled', async (t) => {
@@ -76,9 +93,12 @@ test('an organisation without API access enabled gets 403 api_disabled', async (
   t.truthy(res.headers.get('ratelimit-remaining'), '403 carries rate-limit headers');
 });
 
-test('a key without the operation\'s scope gets 403 insufficient_scope naming the scope the spec declares', async (t) => {
+test("a key without the operation's scope gets 403 insufficient_scope naming the scope the spec declares", async (t) => {
   const reader = await createCaller(pool(), { scopes: ['customers:read'] });
-  const res = await api().request('POST', '/customers', { headers: { ...reader.auth, 'Idempotency-Key': 'scope-1' }, json: { outletCode: 'UG0000001', name: 'A', channel: 'retail' } });
+  const res = await api().request('POST', '/customers', {
+    headers: { ...reader.auth, 'Idempotency-Key': 'scope-1' },
+    json: { outletCode: 'UG0000001', name: 'A', channel: 'retail' },
+  });
   t.is(res.status, 403);
   t.is(res.body.code, 'insufficient_scope');
   t.regex(res.body.detail, /customers:write/);
@@ -88,7 +108,7 @@ test('a key without the operation\'s scope gets 403 insufficient_scope naming th
   t.regex(read.body.detail, /customers:read/);
 });
 
-test('a caller address outside the key\'s IP allowlist gets 403 ip_not_allowed; X-Forwarded-For is ignored without a trusted proxy', async (t) => {
+test("a caller address outside the key's IP allowlist gets 403 ip_not_allowed; X-Forwarded-For is ignored without a trusted proxy", async (t) => {
   const outside = await createCaller(pool(), { ipAllowlist: ['203.0.113.0/24', '2001:db8::/32'] });
   const res = await api().request('GET', '/me', { headers: { ...outside.auth, 'X-Forwarded-For': '203.0.113.7' } });
   t.is(res.status, 403);
@@ -96,7 +116,11 @@ test('a caller address outside the key\'s IP allowlist gets 403 ip_not_allowed; 
   const inside = await createCaller(pool(), { ipAllowlist: ['127.0.0.0/8'] });
   t.is((await api().request('GET', '/me', { headers: inside.auth })).status, 200);
   const ipv6Loopback = await createCaller(pool(), { ipAllowlist: ['::1/128'] });
-  t.is((await api().request('GET', '/me', { headers: ipv6Loopback.auth })).status, 403, 'an IPv4 caller does not match an IPv6 range');
+  t.is(
+    (await api().request('GET', '/me', { headers: ipv6Loopback.auth })).status,
+    403,
+    'an IPv4 caller does not match an IPv6 range',
+  );
 });
 
 test('behind a trusted proxy the allowlist applies to the forwarded address', async (t) => {
@@ -104,8 +128,14 @@ test('behind a trusted proxy the allowlist applies to the forwarded address', as
   const proxied = await startTestService('auth_proxy', { env: { TRUST_PROXY: 'loopback' } });
   try {
     const caller = await createCaller(proxied.service.database.pool, { ipAllowlist: ['203.0.113.0/24'] });
-    t.is((await proxied.request('GET', '/me', { headers: { ...caller.auth, 'X-Forwarded-For': '203.0.113.7' } })).status, 200);
-    t.is((await proxied.request('GET', '/me', { headers: { ...caller.auth, 'X-Forwarded-For': '198.51.100.1' } })).status, 403);
+    t.is(
+      (await proxied.request('GET', '/me', { headers: { ...caller.auth, 'X-Forwarded-For': '203.0.113.7' } })).status,
+      200,
+    );
+    t.is(
+      (await proxied.request('GET', '/me', { headers: { ...caller.auth, 'X-Forwarded-For': '198.51.100.1' } })).status,
+      403,
+    );
   } finally {
     await proxied.stop();
   }
@@ -113,7 +143,9 @@ test('behind a trusted proxy the allowlist applies to the forwarded address', as
 
 test('only a hash of the secret is stored', async (t) => {
   const caller = await createCaller(pool());
-  const { rows } = await pool().query('SELECT row_to_json(k)::text AS row FROM api_keys k WHERE id = $1', [caller.keyId]);
+  const { rows } = await pool().query('SELECT row_to_json(k)::text AS row FROM api_keys k WHERE id = $1', [
+    caller.keyId,
+  ]);
   t.false(rows[0].row.includes(caller.secret.split('_').pop()!));
   t.true(rows[0].row.includes(hashSecret(caller.secret)));
 });
@@ -125,7 +157,11 @@ test('a rotated key keeps working for the overlap; with no overlap it stops at o
   t.is((await api().request('GET', '/me', { headers: bearer(overlapping.secret) })).status, 200, 'new key');
 
   const second = await rotateApiKey(kyselyOver(pool()), overlapping.id, 0);
-  t.is((await api().request('GET', '/me', { headers: bearer(overlapping.secret) })).status, 401, 'replaced key with no overlap');
+  t.is(
+    (await api().request('GET', '/me', { headers: bearer(overlapping.secret) })).status,
+    401,
+    'replaced key with no overlap',
+  );
   const me = await api().request('GET', '/me', { headers: bearer(second.secret) });
   t.is(me.status, 200);
   t.is(me.body.prefix, second.prefix);
@@ -144,12 +180,20 @@ test('a key issued before the erp_test_/erp_live_ form (erp_<lookup id>_test_<ra
   const lookupId = caller.prefix.slice('erp_test_'.length);
   // The row as the earlier issuing code wrote it: prefix erp_<lookup id>, the hash of the earlier secret.
   const earlier = `erp_${lookupId}_test_${caller.secret.slice(caller.prefix.length + 1)}`;
-  await pool().query('UPDATE api_keys SET prefix = $1, secret_hash = $2 WHERE id = $3', [`erp_${lookupId}`, hashSecret(earlier), caller.keyId]);
+  await pool().query('UPDATE api_keys SET prefix = $1, secret_hash = $2 WHERE id = $3', [
+    `erp_${lookupId}`,
+    hashSecret(earlier),
+    caller.keyId,
+  ]);
   const me = await api().request('GET', '/me', { headers: bearer(earlier) });
   t.is(me.status, 200, me.text);
   t.like(me.body, { prefix: `erp_${lookupId}`, environment: 'test' });
   t.is((await api().request('GET', '/customers', { headers: bearer(earlier) })).status, 200);
-  t.is((await api().request('GET', '/me', { headers: bearer(caller.secret) })).status, 401, 'the new-form secret was not this row\'s any more');
+  t.is(
+    (await api().request('GET', '/me', { headers: bearer(caller.secret) })).status,
+    401,
+    "the new-form secret was not this row's any more",
+  );
   const live = await api().request('GET', '/me', { headers: bearer(earlier.replace('_test_', '_live_')) });
   t.deepEqual([live.status, live.body.code], [401, 'wrong_environment']);
   const inQuery = await api().request('GET', `/customers?token=${earlier}`, { headers: bearer(earlier) });

@@ -17,7 +17,10 @@ const parameters = spec.components.parameters as Json;
 let sequence = 0;
 const outletCode = () => `UG${String(3_000_000 + ++sequence).padStart(7, '0')}`;
 const createCustomer = (caller: TestCaller, fields: Record<string, unknown>) =>
-  api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `bounds-${++sequence}` }, json: { outletCode: outletCode(), name: 'Bounded shop', channel: 'retail', ...fields } });
+  api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': `bounds-${++sequence}` },
+    json: { outletCode: outletCode(), name: 'Bounded shop', channel: 'retail', ...fields },
+  });
 
 /** The one field problem of a 400, as `code field message`. */
 function refusal(res: ApiResponse): string[] {
@@ -47,7 +50,9 @@ test('a query parameter past its maxLength is 400 naming /query/<name>; at the l
   const accepted = await api().request('GET', `/customers?updatedSince=${atLimit}`, { headers: caller.auth });
   t.is(accepted.status, 200, accepted.text);
 
-  const past = await api().request('GET', `/customers?updatedSince=${prefix}${'0'.repeat(max - prefix.length)}Z`, { headers: caller.auth });
+  const past = await api().request('GET', `/customers?updatedSince=${prefix}${'0'.repeat(max - prefix.length)}Z`, {
+    headers: caller.auth,
+  });
   t.is(past.status, 400);
   t.is(past.body.code, 'invalid_field');
   t.deepEqual(refusal(past), [`invalid_field /query/updatedSince must NOT have more than ${max} characters`]);
@@ -91,7 +96,10 @@ test('an integer at its minimum and maximum is accepted; one past either is 400 
 
   const { minimum: least, maximum: most } = parameters.Limit.schema;
   t.is((await api().request('GET', `/customers?limit=${most}`, { headers: caller.auth })).status, 200);
-  for (const [value, message] of [[most + 1, `must be <= ${most}`], [least - 1, `must be >= ${least}`]] as const) {
+  for (const [value, message] of [
+    [most + 1, `must be <= ${most}`],
+    [least - 1, `must be >= ${least}`],
+  ] as const) {
     const res = await api().request('GET', `/customers?limit=${value}`, { headers: caller.auth });
     t.is(res.status, 400);
     t.deepEqual(refusal(res), [`invalid_field /query/limit ${message}`]);
@@ -104,11 +112,19 @@ test('an array of maxItems items is accepted; one more is 400 invalid_field nami
   t.is(max, 500);
   const caller = await createCaller(pool());
   const code = String(400_000 + ++sequence);
-  const product = await api().request('PUT', `/products/by-code/dms/${code}`, { headers: caller.auth, json: { productCode: code, name: 'Bounded beer', packSize: 24, sellingUnits: ['case'] } });
+  const product = await api().request('PUT', `/products/by-code/dms/${code}`, {
+    headers: caller.auth,
+    json: { productCode: code, name: 'Bounded beer', packSize: 24, sellingUnits: ['case'] },
+  });
   t.is(product.status, 201, product.text);
-  const items = (count: number) => Array.from({ length: count }, (_, i) => ({
-    productCode: code, priceGroup: `GROUP-${i}`, unit: 'case', unitPrice: { amount: '1000', currency: 'UGX' }, validFrom: '2026-12-01',
-  }));
+  const items = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      productCode: code,
+      priceGroup: `GROUP-${i}`,
+      unit: 'case',
+      unitPrice: { amount: '1000', currency: 'UGX' },
+      validFrom: '2026-12-01',
+    }));
   const atLimit = await api().request('PUT', '/prices', { headers: caller.auth, json: { items: items(max) } });
   t.is(atLimit.status, 200, atLimit.text.slice(0, 500));
   t.is(atLimit.body.data.length, max);
@@ -126,7 +142,12 @@ test('every string, array and integer a request can carry has a bound in the spe
   const seen = new Set<unknown>();
   const resolve = (node: Json): Json => {
     let current = node;
-    while (typeof current?.$ref === 'string') current = current.$ref.slice(2).split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((at: Json, key: string) => at[key], spec);
+    while (typeof current?.$ref === 'string')
+      current = current.$ref
+        .slice(2)
+        .split('/')
+        .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .reduce((at: Json, key: string) => at[key], spec);
     return current;
   };
   const walk = (raw: Json | undefined, where: string): void => {
@@ -135,13 +156,17 @@ test('every string, array and integer a request can carry has a bound in the spe
     seen.add(node);
     const types = new Set([node.type].flat());
     const fixed = 'enum' in node || 'const' in node;
-    if (types.has('string') && !fixed && node.maxLength === undefined) unbounded.push(`${where}: string without maxLength`);
+    if (types.has('string') && !fixed && node.maxLength === undefined)
+      unbounded.push(`${where}: string without maxLength`);
     if (types.has('array') && node.maxItems === undefined) unbounded.push(`${where}: array without maxItems`);
-    if (types.has('integer') && !fixed && (node.minimum === undefined || node.maximum === undefined)) unbounded.push(`${where}: integer without minimum and maximum`);
+    if (types.has('integer') && !fixed && (node.minimum === undefined || node.maximum === undefined))
+      unbounded.push(`${where}: integer without minimum and maximum`);
     for (const [name, property] of Object.entries((node.properties ?? {}) as Json)) walk(property, `${where}.${name}`);
     if (node.items) walk(node.items, `${where}[]`);
-    if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${where}.*`);
-    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) for (const member of (node[key] ?? []) as Json[]) walk(member, where);
+    if (node.additionalProperties && typeof node.additionalProperties === 'object')
+      walk(node.additionalProperties, `${where}.*`);
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const)
+      for (const member of (node[key] ?? []) as Json[]) walk(member, where);
   };
   for (const [path, item] of Object.entries(spec.paths as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {

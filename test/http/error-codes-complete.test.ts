@@ -12,25 +12,37 @@ const api = useSharedService(test);
 function codesInSpec(): Set<string> {
   const codes = new Set<string>();
   const walk = (node: unknown, parentKey: string): void => {
-    if (Array.isArray(node)) { for (const item of node) walk(item, parentKey); return; }
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, parentKey);
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     const object = node as Record<string, unknown>;
     // A problem document or a field error in an example: an object with a string `code` beside `status`/`type` or `field`.
-    if (typeof object.code === 'string' && ('field' in object || 'status' in object || 'type' in object) && /^[a-z_]+$/.test(object.code)) codes.add(object.code);
+    if (
+      typeof object.code === 'string' &&
+      ('field' in object || 'status' in object || 'type' in object) &&
+      /^[a-z_]+$/.test(object.code)
+    )
+      codes.add(object.code);
     for (const [key, value] of Object.entries(object)) walk(value, key);
   };
   walk(apiDocument, '');
   return codes;
 }
 
-/** Every field-error code the service's source writes (`{ field: ..., code: 'x', ... }`). */
+/** Every field-error code the service's source writes (`{ field: ..., code: 'x', ... }`, over one line or several: up to the end of its statement). */
 function codesInServer(directory = 'server'): Set<string> {
   const codes = new Set<string>();
   for (const name of readdirSync(directory)) {
     const path = join(directory, name);
-    if (statSync(path).isDirectory()) { for (const code of codesInServer(path)) codes.add(code); continue; }
+    if (statSync(path).isDirectory()) {
+      for (const code of codesInServer(path)) codes.add(code);
+      continue;
+    }
     if (!path.endsWith('.ts')) continue;
-    for (const match of readFileSync(path, 'utf8').matchAll(/\bfield\b[^\n]*?\bcode:\s*'([a-z_]+)'/g)) codes.add(match[1]!);
+    for (const match of readFileSync(path, 'utf8').matchAll(/\bfield\b[^;]*?\bcode:\s*'([a-z_]+)'/g))
+      codes.add(match[1]!);
   }
   return codes;
 }

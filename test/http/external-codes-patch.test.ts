@@ -8,13 +8,22 @@ const pool = () => api().pool;
 let sequence = 0;
 const outletCode = () => `UG${String(4_000_000 + ++sequence).padStart(7, '0')}`;
 const create = async (caller: TestCaller, extra: Record<string, unknown> = {}) => {
-  const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `c-${++sequence}` }, json: { outletCode: outletCode(), name: 'Shop', channel: 'retail', ...extra } });
+  const res = await api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': `c-${++sequence}` },
+    json: { outletCode: outletCode(), name: 'Shop', channel: 'retail', ...extra },
+  });
   if (res.status !== 201) throw new Error(res.text);
   return res.body;
 };
 const patch = (caller: TestCaller, id: string, json: unknown, contentType = 'application/json') =>
-  api().request('PATCH', `/customers/${id}`, { headers: { ...caller.auth, 'Content-Type': contentType }, body: JSON.stringify(json) });
-const events = async (id: string) => (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [id])).rows.map((r) => r.type);
+  api().request('PATCH', `/customers/${id}`, {
+    headers: { ...caller.auth, 'Content-Type': contentType },
+    body: JSON.stringify(json),
+  });
+const events = async (id: string) =>
+  (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [id])).rows.map(
+    (r) => r.type,
+  );
 
 test('PATCH adds a code to an existing record, which GET by code then finds, and writes customer.updated', async (t) => {
   const caller = await createCaller(pool());

@@ -18,7 +18,11 @@ const pool = () => api().service.database.pool;
 
 let outlet = 0;
 /** A valid create body with an outlet code no other test of this file uses. */
-const customerBody = () => ({ outletCode: `UG${String(1_000_000 + ++outlet).padStart(7, '0')}`, name: 'Mama Grace Shop', channel: 'retail' });
+const customerBody = () => ({
+  outletCode: `UG${String(1_000_000 + ++outlet).padStart(7, '0')}`,
+  name: 'Mama Grace Shop',
+  channel: 'retail',
+});
 
 function create(caller: TestCaller, key: string | undefined, body: unknown) {
   const headers: Record<string, string> = { ...caller.auth };
@@ -27,17 +31,26 @@ function create(caller: TestCaller, key: string | undefined, body: unknown) {
 }
 
 async function customerCount(organizationId: string): Promise<number> {
-  const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [organizationId]);
+  const { rows } = await pool().query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM customers WHERE organization_id = $1',
+    [organizationId],
+  );
   return rows[0]!.n;
 }
 
 async function customerIds(organizationId: string): Promise<string[]> {
-  const { rows } = await pool().query<{ id: string }>('SELECT id FROM customers WHERE organization_id = $1 ORDER BY id', [organizationId]);
+  const { rows } = await pool().query<{ id: string }>(
+    'SELECT id FROM customers WHERE organization_id = $1 ORDER BY id',
+    [organizationId],
+  );
   return rows.map((row) => row.id);
 }
 
 async function eventCount(organizationId: string, type: string): Promise<number> {
-  const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE organization_id = $1 AND type = $2', [organizationId, type]);
+  const { rows } = await pool().query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM events WHERE organization_id = $1 AND type = $2',
+    [organizationId, type],
+  );
   return rows[0]!.n;
 }
 
@@ -45,15 +58,35 @@ const fieldsOf = (body: { errors?: { field: string }[] }) => (body.errors ?? [])
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends one request to a service at `baseUrl` and checks the answer against the contract, like api().request. */
-async function requestAt(baseUrl: string, method: string, path: string, init: { headers?: Record<string, string>; json?: unknown } = {}): Promise<ApiResponse> {
+async function requestAt(
+  baseUrl: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; json?: unknown } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const response = await fetch(baseUrl + API_BASE_PATH + path, {
+    method,
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
   const text = await response.text();
-  const violations = contract.check({ method, path: path.split('?')[0]!, status: response.status, headers: response.headers, bodyText: text });
-  if (violations.length > 0) throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);
+  const violations = contract.check({
+    method,
+    path: path.split('?')[0]!,
+    status: response.status,
+    headers: response.headers,
+    bodyText: text,
+  });
+  if (violations.length > 0)
+    throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);
   let body: any;
-  try { body = JSON.parse(text); } catch { body = undefined; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
   return { status: response.status, headers: response.headers, text, body };
 }
 
@@ -62,7 +95,14 @@ async function requestAt(baseUrl: string, method: string, path: string, init: { 
  * event (its customer row already inserted) ends that backend with `kill`; then releases the lock. Answers the
  * response to the create.
  */
-async function createInterruptedAtItsEvent(t: ExecutionContext, baseUrl: string, caller: TestCaller, key: string, body: unknown, kill: 'pg_terminate_backend' | 'pg_cancel_backend'): Promise<ApiResponse> {
+async function createInterruptedAtItsEvent(
+  t: ExecutionContext,
+  baseUrl: string,
+  caller: TestCaller,
+  key: string,
+  body: unknown,
+  kill: 'pg_terminate_backend' | 'pg_cancel_backend',
+): Promise<ApiResponse> {
   const locker = new pg.Client({ connectionString: api().database.url });
   await locker.connect();
   let pending: Promise<ApiResponse> | undefined;
@@ -70,7 +110,10 @@ async function createInterruptedAtItsEvent(t: ExecutionContext, baseUrl: string,
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
     const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    pending = requestAt(baseUrl, 'POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': key }, json: body });
+    pending = requestAt(baseUrl, 'POST', '/customers', {
+      headers: { ...caller.auth, 'Idempotency-Key': key },
+      json: body,
+    });
     pending.catch(() => {}); // awaited below; only keeps an early failure from being unhandled meanwhile
 
     // Looked up through the pool: inside the locker's transaction pg_stat_activity would keep its first snapshot.
@@ -89,7 +132,10 @@ async function createInterruptedAtItsEvent(t: ExecutionContext, baseUrl: string,
       "SELECT relation::regclass::text AS relation FROM pg_locks WHERE pid = $1 AND locktype = 'relation' AND mode = 'RowExclusiveLock' AND granted",
       [pid],
     );
-    t.true(locks.some((lock) => lock.relation === 'customers'), 'the customer row was inserted before the event');
+    t.true(
+      locks.some((lock) => lock.relation === 'customers'),
+      'the customer row was inserted before the event',
+    );
     const { rows: killed } = await pool().query<{ ok: boolean }>(`SELECT ${kill}($1) AS ok`, [pid]);
     t.true(killed[0]!.ok);
     return await pending;
@@ -101,72 +147,125 @@ async function createInterruptedAtItsEvent(t: ExecutionContext, baseUrl: string,
 }
 
 // Serial tests run before the concurrent ones, so their table lock never holds up another test.
-test.serial('a failure inside the transaction after the customer insert (statement cancelled) is 500 server_error, commits nothing, and a retry with the same key runs again', async (t) => {
-  const caller = await createCaller(pool());
-  const body = customerBody();
-  const failed = await createInterruptedAtItsEvent(t, api().baseUrl, caller, 'cancelled-1', body, 'pg_cancel_backend');
-  t.is(failed.status, 500);
-  t.is(failed.body.code, 'server_error');
-  t.is(await customerCount(caller.organizationId), 0, 'the customer insert was rolled back');
-  t.is((await pool().query('SELECT 1 FROM idempotency_keys WHERE api_key_id = $1', [caller.keyId])).rowCount, 0, 'no result was stored');
+test.serial(
+  'a failure inside the transaction after the customer insert (statement cancelled) is 500 server_error, commits nothing, and a retry with the same key runs again',
+  async (t) => {
+    const caller = await createCaller(pool());
+    const body = customerBody();
+    const failed = await createInterruptedAtItsEvent(
+      t,
+      api().baseUrl,
+      caller,
+      'cancelled-1',
+      body,
+      'pg_cancel_backend',
+    );
+    t.is(failed.status, 500);
+    t.is(failed.body.code, 'server_error');
+    t.is(await customerCount(caller.organizationId), 0, 'the customer insert was rolled back');
+    t.is(
+      (await pool().query('SELECT 1 FROM idempotency_keys WHERE api_key_id = $1', [caller.keyId])).rowCount,
+      0,
+      'no result was stored',
+    );
 
-  const retry = await create(caller, 'cancelled-1', body);
-  t.is(retry.status, 201);
-  t.is(retry.headers.get('idempotent-replayed'), null, 'the retry ran, it was not replayed');
-  t.deepEqual(await customerIds(caller.organizationId), [retry.body.id]);
-  t.is(await eventCount(caller.organizationId, 'customer.created'), 1);
-});
-
-// Known server bug (see the report): a pooled pg client whose backend dies while it is checked out emits 'error'
-// with no listener, and the uncaught exception ends the whole process. Run in a child process so that the crash
-// does not take this test file down with it.
-test.serial('a crash inside the transaction (backend terminated) is 500 server_error, the process lives on, and a retry with the same key creates one customer', async (t) => {
-  const caller = await createCaller(pool());
-  const body = customerBody();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role', 'api'], {
-    env: { ...process.env, ...TEST_SECRETS, DATABASE_URL: api().database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SANDBOX_BOOTSTRAP: 'false', SHUTDOWN_TIMEOUT_MS: '2000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let exited: number | null | undefined;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
-  try {
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the child service did not start:\n${output}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /API listening on (http:\/\/\S+)\/api\/v1/.exec(output);
-        if (match) { clearTimeout(timer); resolve(match[1]!); }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      void exit.then(() => { clearTimeout(timer); reject(new Error(`the child service exited (${exited}):\n${output}`)); });
-    });
-
-    const crashed = await createInterruptedAtItsEvent(t, baseUrl, caller, 'crash-1', body, 'pg_terminate_backend').catch(async (error: Error) => {
-      await Promise.race([exit, sleep(2_000)]);
-      throw new Error(`the create got no answer (${error.message}); the service process ${exited === undefined ? 'is running' : `exited with ${exited}`}:\n${output}`);
-    });
-    t.is(crashed.status, 500);
-    t.is(crashed.body.code, 'server_error');
-    t.is(await customerCount(caller.organizationId), 0, 'the customer insert was rolled back with the crash');
-    t.is((await pool().query('SELECT 1 FROM idempotency_keys WHERE api_key_id = $1', [caller.keyId])).rowCount, 0, 'no result was stored');
-
-    await sleep(200);
-    t.is(exited, undefined, `the service process is still running:\n${output}`);
-    const retry = await requestAt(baseUrl, 'POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': 'crash-1' }, json: body });
+    const retry = await create(caller, 'cancelled-1', body);
     t.is(retry.status, 201);
     t.is(retry.headers.get('idempotent-replayed'), null, 'the retry ran, it was not replayed');
     t.deepEqual(await customerIds(caller.organizationId), [retry.body.id]);
     t.is(await eventCount(caller.organizationId, 'customer.created'), 1);
-  } finally {
-    if (exited === undefined) {
-      child.kill('SIGTERM');
-      await Promise.race([exit, sleep(5_000)]);
-      if (exited === undefined) child.kill('SIGKILL');
+  },
+);
+
+// Known server bug (see the report): a pooled pg client whose backend dies while it is checked out emits 'error'
+// with no listener, and the uncaught exception ends the whole process. Run in a child process so that the crash
+// does not take this test file down with it.
+test.serial(
+  'a crash inside the transaction (backend terminated) is 500 server_error, the process lives on, and a retry with the same key creates one customer',
+  async (t) => {
+    const caller = await createCaller(pool());
+    const body = customerBody();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role', 'api'], {
+      env: {
+        ...process.env,
+        ...TEST_SECRETS,
+        DATABASE_URL: api().database.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SANDBOX_BOOTSTRAP: 'false',
+        SHUTDOWN_TIMEOUT_MS: '2000',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let exited: number | null | undefined;
+    const exit = new Promise<void>((resolve) =>
+      child.once('exit', (code) => {
+        exited = code;
+        resolve();
+      }),
+    );
+    try {
+      const baseUrl = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the child service did not start:\n${output}`)), 30_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /API listening on (http:\/\/\S+)\/api\/v1/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        void exit.then(() => {
+          clearTimeout(timer);
+          reject(new Error(`the child service exited (${exited}):\n${output}`));
+        });
+      });
+
+      const crashed = await createInterruptedAtItsEvent(
+        t,
+        baseUrl,
+        caller,
+        'crash-1',
+        body,
+        'pg_terminate_backend',
+      ).catch(async (error: Error) => {
+        await Promise.race([exit, sleep(2_000)]);
+        throw new Error(
+          `the create got no answer (${error.message}); the service process ${exited === undefined ? 'is running' : `exited with ${exited}`}:\n${output}`,
+        );
+      });
+      t.is(crashed.status, 500);
+      t.is(crashed.body.code, 'server_error');
+      t.is(await customerCount(caller.organizationId), 0, 'the customer insert was rolled back with the crash');
+      t.is(
+        (await pool().query('SELECT 1 FROM idempotency_keys WHERE api_key_id = $1', [caller.keyId])).rowCount,
+        0,
+        'no result was stored',
+      );
+
+      await sleep(200);
+      t.is(exited, undefined, `the service process is still running:\n${output}`);
+      const retry = await requestAt(baseUrl, 'POST', '/customers', {
+        headers: { ...caller.auth, 'Idempotency-Key': 'crash-1' },
+        json: body,
+      });
+      t.is(retry.status, 201);
+      t.is(retry.headers.get('idempotent-replayed'), null, 'the retry ran, it was not replayed');
+      t.deepEqual(await customerIds(caller.organizationId), [retry.body.id]);
+      t.is(await eventCount(caller.organizationId, 'customer.created'), 1);
+    } finally {
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        await Promise.race([exit, sleep(5_000)]);
+        if (exited === undefined) child.kill('SIGKILL');
+      }
     }
-  }
-});
+  },
+);
 
 test('a create without Idempotency-Key is 400 idempotency_key_required naming /header/Idempotency-Key and creates nothing', async (t) => {
   const caller = await createCaller(pool());
@@ -191,8 +290,13 @@ test('an Idempotency-Key of 256 characters is 400 invalid_field; one of 255 char
   const accepted = await create(caller, longest, customerBody());
   t.is(accepted.status, 201);
   t.deepEqual(await customerIds(caller.organizationId), [accepted.body.id]);
-  const { rows } = await pool().query<{ key: string }>('SELECT key FROM idempotency_keys WHERE api_key_id = $1', [caller.keyId]);
-  t.deepEqual(rows.map((row) => row.key), [longest]);
+  const { rows } = await pool().query<{ key: string }>('SELECT key FROM idempotency_keys WHERE api_key_id = $1', [
+    caller.keyId,
+  ]);
+  t.deepEqual(
+    rows.map((row) => row.key),
+    [longest],
+  );
 });
 
 test('the same key and body replays the first response byte for byte with Idempotent-Replayed: true, and there is one customer', async (t) => {
@@ -220,7 +324,13 @@ test('the same body with its keys in another order replays (bodies are compared 
   const first = await create(caller, 'canonical-1', body);
   t.is(first.status, 201);
 
-  const reordered = { paymentTermsDays: 14, channel: body.channel, region: 'Central', name: body.name, outletCode: body.outletCode };
+  const reordered = {
+    paymentTermsDays: 14,
+    channel: body.channel,
+    region: 'Central',
+    name: body.name,
+    outletCode: body.outletCode,
+  };
   t.not(JSON.stringify(reordered), JSON.stringify(body));
   const second = await api().request('POST', '/customers', {
     headers: { ...caller.auth, 'Idempotency-Key': 'canonical-1', 'content-type': 'application/json' },
@@ -250,7 +360,10 @@ test('the same key with another body, or on another path and method, is 422 idem
   t.is(patch.status, 422);
   t.is(patch.body.code, 'idempotency_key_reused');
   t.regex(patch.body.detail, /POST \/api\/v1\/customers/);
-  const { rows } = await pool().query<{ name: string }>('SELECT name FROM customers WHERE organization_id = $1 AND id = $2', [caller.organizationId, first.body.id]);
+  const { rows } = await pool().query<{ name: string }>(
+    'SELECT name FROM customers WHERE organization_id = $1 AND id = $2',
+    [caller.organizationId, first.body.id],
+  );
   t.is(rows[0]!.name, 'Mama Grace Shop', 'the PATCH did not run');
   t.is(await eventCount(caller.organizationId, 'customer.updated'), 0);
   t.is(await eventCount(caller.organizationId, 'customer.created'), 1);
@@ -259,7 +372,11 @@ test('the same key with another body, or on another path and method, is 422 idem
 test('PATCH with an Idempotency-Key replays its first response and applies the change once', async (t) => {
   const caller = await createCaller(pool());
   const created = await create(caller, 'patch-create', customerBody());
-  const patch = () => api().request('PATCH', `/customers/${created.body.id}`, { headers: { ...caller.auth, 'Idempotency-Key': 'patch-1' }, json: { status: 'blocked' } });
+  const patch = () =>
+    api().request('PATCH', `/customers/${created.body.id}`, {
+      headers: { ...caller.auth, 'Idempotency-Key': 'patch-1' },
+      json: { status: 'blocked' },
+    });
   const first = await patch();
   t.is(first.status, 200);
   t.is(first.body.status, 'blocked');
@@ -306,7 +423,11 @@ test('50 concurrent creates with one key and body make exactly one customer; eac
   const replays = answers.filter((res) => res.status === 201 && res.headers.get('idempotent-replayed') === 'true');
   const inProgress = answers.filter((res) => res.status === 409);
   t.is(originals.length, 1, 'one request ran');
-  t.is(originals.length + replays.length + inProgress.length, 50, `statuses: ${answers.map((res) => res.status).join(',')}`);
+  t.is(
+    originals.length + replays.length + inProgress.length,
+    50,
+    `statuses: ${answers.map((res) => res.status).join(',')}`,
+  );
   for (const replay of replays) t.is(replay.text, originals[0]!.text);
   for (const busy of inProgress) {
     t.is(busy.body.code, 'idempotency_in_progress');
@@ -335,9 +456,21 @@ test('callers that retry at once on 409 idempotency_in_progress all end with the
       }
     };
     const answers = await Promise.all(Array.from({ length: 16 }, retryUntilAnswered));
-    const statuses = answers.map((res) => `${res.status}${res.headers.get('idempotent-replayed') ? 'r' : ''}${res.status === 201 ? '' : ` ${res.body.code}`}`);
-    t.deepEqual(statuses.filter((status) => status === '201'), ['201'], `round ${round}: ${statuses.join(', ')}`);
-    t.true(answers.every((res) => res.status === 201 && res.text === answers.find((a) => !a.headers.get('idempotent-replayed'))?.text), `round ${round}: ${statuses.join(', ')}`);
+    const statuses = answers.map(
+      (res) =>
+        `${res.status}${res.headers.get('idempotent-replayed') ? 'r' : ''}${res.status === 201 ? '' : ` ${res.body.code}`}`,
+    );
+    t.deepEqual(
+      statuses.filter((status) => status === '201'),
+      ['201'],
+      `round ${round}: ${statuses.join(', ')}`,
+    );
+    t.true(
+      answers.every(
+        (res) => res.status === 201 && res.text === answers.find((a) => !a.headers.get('idempotent-replayed'))?.text,
+      ),
+      `round ${round}: ${statuses.join(', ')}`,
+    );
   }
   t.is(await customerCount(caller.organizationId), 8);
   t.is(await eventCount(caller.organizationId, 'customer.created'), 8);
@@ -351,9 +484,15 @@ test('a stored result older than 24 hours is not replayed (the request runs agai
   const fresh = await create(caller, 'fresh-key', customerBody());
   t.is(fresh.status, 201);
 
-  await pool().query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE api_key_id = $1 AND key = 'old-key'", [caller.keyId]);
+  await pool().query(
+    "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE api_key_id = $1 AND key = 'old-key'",
+    [caller.keyId],
+  );
   // Free the outlet code so that a re-run of the create can succeed.
-  await pool().query("UPDATE customers SET outlet_code = 'UG9999999' WHERE organization_id = $1 AND id = $2", [caller.organizationId, first.body.id]);
+  await pool().query("UPDATE customers SET outlet_code = 'UG9999999' WHERE organization_id = $1 AND id = $2", [
+    caller.organizationId,
+    first.body.id,
+  ]);
 
   const rerun = await create(caller, 'old-key', body);
   t.is(rerun.status, 201);
@@ -364,11 +503,20 @@ test('a stored result older than 24 hours is not replayed (the request runs agai
   t.is(replay.headers.get('idempotent-replayed'), 'true', 'the re-run stored its own result');
   t.is(replay.body.id, rerun.body.id);
 
-  await pool().query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE api_key_id = $1 AND key = 'old-key'", [caller.keyId]);
+  await pool().query(
+    "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE api_key_id = $1 AND key = 'old-key'",
+    [caller.keyId],
+  );
   const purged = await purgeExpiredIdempotencyKeys(kyselyOver(pool()));
   t.true(purged >= 1);
-  const { rows } = await pool().query<{ key: string }>('SELECT key FROM idempotency_keys WHERE api_key_id = $1 ORDER BY key', [caller.keyId]);
-  t.deepEqual(rows.map((row) => row.key), ['fresh-key']);
+  const { rows } = await pool().query<{ key: string }>(
+    'SELECT key FROM idempotency_keys WHERE api_key_id = $1 ORDER BY key',
+    [caller.keyId],
+  );
+  t.deepEqual(
+    rows.map((row) => row.key),
+    ['fresh-key'],
+  );
 });
 
 test('a response lost after the commit is replayed to the retry with the same key', async (t) => {

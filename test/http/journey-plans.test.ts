@@ -10,7 +10,10 @@ let sequence = 0;
 // Routes and customers are made by SQL, so that these tests depend on no other module's HTTP.
 async function route(organizationId: string): Promise<string> {
   const id = newId('rte');
-  await pool().query('INSERT INTO routes (organization_id, id, route_code, name, active) VALUES ($1, $2, $3, $4, true)', [organizationId, id, `R${++sequence}`, `Route ${sequence}`]);
+  await pool().query(
+    'INSERT INTO routes (organization_id, id, route_code, name, active) VALUES ($1, $2, $3, $4, true)',
+    [organizationId, id, `R${++sequence}`, `Route ${sequence}`],
+  );
   return id;
 }
 async function customers(organizationId: string, count: number): Promise<string[]> {
@@ -25,38 +28,63 @@ async function customers(organizationId: string, count: number): Promise<string[
 const put = (caller: TestCaller, body: unknown, headers: Record<string, string> = {}) =>
   api().request('PUT', '/journey-plans', { headers: { ...caller.auth, ...headers }, json: body });
 const events = async (recordId: string) =>
-  (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [recordId])).rows.map((r) => r.type);
+  (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [recordId])).rows.map(
+    (r) => r.type,
+  );
 const storedVisits = async (planId: string) =>
-  (await pool().query('SELECT customer_id, weekday, sequence, frequency, week_parity FROM journey_plan_visits WHERE journey_plan_id = $1 ORDER BY weekday, sequence', [planId])).rows;
+  (
+    await pool().query(
+      'SELECT customer_id, weekday, sequence, frequency, week_parity FROM journey_plan_visits WHERE journey_plan_id = $1 ORDER BY weekday, sequence',
+      [planId],
+    )
+  ).rows;
 const planCount = async (organizationId: string) =>
-  (await pool().query('SELECT count(*)::int AS n FROM journey_plans WHERE organization_id = $1', [organizationId])).rows[0].n as number;
+  (await pool().query('SELECT count(*)::int AS n FROM journey_plans WHERE organization_id = $1', [organizationId]))
+    .rows[0].n as number;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the first PUT of a route creates its plan (201), later ones replace the visits whole (200), move updatedAt and write journey_plan.updated', async (t) => {
   const caller = await createCaller(pool());
   const routeId = await route(caller.organizationId);
   const [a, b, c] = await customers(caller.organizationId, 3);
-  const first = await put(caller, { routeId, visits: [
-    { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' },
-    { customerId: a, weekday: 1, sequence: 2, frequency: 'biweekly', weekParity: 1 },
-    { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: null },
-  ] });
+  const first = await put(caller, {
+    routeId,
+    visits: [
+      { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' },
+      { customerId: a, weekday: 1, sequence: 2, frequency: 'biweekly', weekParity: 1 },
+      { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: null },
+    ],
+  });
   t.is(first.status, 201);
   t.regex(first.body.id, /^jpl_[0-9A-HJKMNP-TV-Z]{26}$/);
-  t.deepEqual(first.body.visits, [
-    { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: null },
-    { customerId: a, weekday: 1, sequence: 2, frequency: 'biweekly', weekParity: 1 },
-    { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly', weekParity: null },
-  ], 'ordered by weekday then sequence; weekly visits have a null parity');
+  t.deepEqual(
+    first.body.visits,
+    [
+      { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: null },
+      { customerId: a, weekday: 1, sequence: 2, frequency: 'biweekly', weekParity: 1 },
+      { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly', weekParity: null },
+    ],
+    'ordered by weekday then sequence; weekly visits have a null parity',
+  );
   t.is(first.body.createdAt, first.body.updatedAt);
-  t.deepEqual((await api().request('GET', `/journey-plans/${first.body.id}`, { headers: caller.auth })).body, first.body);
+  t.deepEqual(
+    (await api().request('GET', `/journey-plans/${first.body.id}`, { headers: caller.auth })).body,
+    first.body,
+  );
 
   await sleep(5);
-  const second = await put(caller, { routeId, visits: [{ customerId: a, weekday: 5, sequence: 1, frequency: 'biweekly', weekParity: 0 }] });
+  const second = await put(caller, {
+    routeId,
+    visits: [{ customerId: a, weekday: 5, sequence: 1, frequency: 'biweekly', weekParity: 0 }],
+  });
   t.is(second.status, 200);
   t.like(second.body, { id: first.body.id, createdAt: first.body.createdAt });
   t.true(second.body.updatedAt > first.body.updatedAt);
-  t.deepEqual(await storedVisits(first.body.id), [{ customer_id: a, weekday: 5, sequence: 1, frequency: 'biweekly', week_parity: 0 }], 'the old visits are gone');
+  t.deepEqual(
+    await storedVisits(first.body.id),
+    [{ customer_id: a, weekday: 5, sequence: 1, frequency: 'biweekly', week_parity: 0 }],
+    'the old visits are gone',
+  );
   t.deepEqual(await events(first.body.id), ['journey_plan.updated', 'journey_plan.updated']);
 
   const cleared = await put(caller, { routeId, visits: [] });
@@ -87,7 +115,11 @@ test('concurrent first PUTs of one route make exactly one plan', async (t) => {
   const caller = await createCaller(pool());
   const routeId = await route(caller.organizationId);
   const [a] = await customers(caller.organizationId, 1);
-  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => put(caller, { routeId, visits: [{ customerId: a, weekday: 1 + (i % 7), sequence: 1, frequency: 'weekly' }] })));
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      put(caller, { routeId, visits: [{ customerId: a, weekday: 1 + (i % 7), sequence: 1, frequency: 'weekly' }] }),
+    ),
+  );
   t.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
   t.is(new Set(answers.map((a) => a.body.id)).size, 1);
   t.is(await planCount(caller.organizationId), 1);
@@ -100,30 +132,51 @@ test('an unknown route and unknown customers are all reported at once (422, /rou
   const routeId = await route(caller.organizationId);
   const [mine] = await customers(caller.organizationId, 1);
   const [theirs] = await customers(other.organizationId, 1);
-  const existing = await put(caller, { routeId, visits: [{ customerId: mine, weekday: 1, sequence: 1, frequency: 'weekly' }] });
+  const existing = await put(caller, {
+    routeId,
+    visits: [{ customerId: mine, weekday: 1, sequence: 1, frequency: 'weekly' }],
+  });
 
-  const badCustomers = await put(caller, { routeId, visits: [
-    { customerId: mine, weekday: 2, sequence: 1, frequency: 'weekly' },
-    { customerId: theirs, weekday: 2, sequence: 2, frequency: 'weekly' },
-    { customerId: 'cus_nothere', weekday: 3, sequence: 1, frequency: 'weekly' },
-  ] });
+  const badCustomers = await put(caller, {
+    routeId,
+    visits: [
+      { customerId: mine, weekday: 2, sequence: 1, frequency: 'weekly' },
+      { customerId: theirs, weekday: 2, sequence: 2, frequency: 'weekly' },
+      { customerId: 'cus_nothere', weekday: 3, sequence: 1, frequency: 'weekly' },
+    ],
+  });
   t.is(badCustomers.status, 422);
   t.is(badCustomers.body.code, 'customer_not_found');
-  t.deepEqual(badCustomers.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [
-    ['/visits/1/customerId', 'customer_not_found'], ['/visits/2/customerId', 'customer_not_found'],
-  ]);
+  t.deepEqual(
+    badCustomers.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+    [
+      ['/visits/1/customerId', 'customer_not_found'],
+      ['/visits/2/customerId', 'customer_not_found'],
+    ],
+  );
 
   const theirRoute = await route(other.organizationId);
-  const badRoute = await put(caller, { routeId: theirRoute, visits: [{ customerId: mine, weekday: 2, sequence: 1, frequency: 'weekly' }] });
+  const badRoute = await put(caller, {
+    routeId: theirRoute,
+    visits: [{ customerId: mine, weekday: 2, sequence: 1, frequency: 'weekly' }],
+  });
   t.is(badRoute.status, 422);
   t.like(badRoute.body, { code: 'business_rule', errors: [{ field: '/routeId', code: 'route_not_found' }] });
   t.is(badRoute.body.errors.length, 1);
 
-  const both = await put(caller, { routeId: 'rte_nothere', visits: [{ customerId: theirs, weekday: 1, sequence: 1, frequency: 'weekly' }] });
-  t.deepEqual(both.body.errors.map((e: { field: string }) => e.field), ['/routeId', '/visits/0/customerId']);
+  const both = await put(caller, {
+    routeId: 'rte_nothere',
+    visits: [{ customerId: theirs, weekday: 1, sequence: 1, frequency: 'weekly' }],
+  });
+  t.deepEqual(
+    both.body.errors.map((e: { field: string }) => e.field),
+    ['/routeId', '/visits/0/customerId'],
+  );
 
   t.is(await planCount(caller.organizationId), 1);
-  t.deepEqual(await storedVisits(existing.body.id), [{ customer_id: mine, weekday: 1, sequence: 1, frequency: 'weekly', week_parity: null }]);
+  t.deepEqual(await storedVisits(existing.body.id), [
+    { customer_id: mine, weekday: 1, sequence: 1, frequency: 'weekly', week_parity: null },
+  ]);
   t.deepEqual(await events(existing.body.id), ['journey_plan.updated']);
 });
 
@@ -131,22 +184,37 @@ test('two visits on one weekday and sequence, or one customer twice on a weekday
   const caller = await createCaller(pool());
   const routeId = await route(caller.organizationId);
   const [a, b, c] = await customers(caller.organizationId, 3);
-  const slot = await put(caller, { routeId, visits: [
-    { customerId: a, weekday: 1, sequence: 1, frequency: 'weekly' },
-    { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' },
-    { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly' },
-  ] });
+  const slot = await put(caller, {
+    routeId,
+    visits: [
+      { customerId: a, weekday: 1, sequence: 1, frequency: 'weekly' },
+      { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' },
+      { customerId: c, weekday: 1, sequence: 1, frequency: 'weekly' },
+    ],
+  });
   t.is(slot.status, 422);
   t.is(slot.body.code, 'business_rule');
-  t.deepEqual(slot.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/visits/0/sequence', 'duplicate_visit'], ['/visits/2/sequence', 'duplicate_visit']]);
+  t.deepEqual(
+    slot.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+    [
+      ['/visits/0/sequence', 'duplicate_visit'],
+      ['/visits/2/sequence', 'duplicate_visit'],
+    ],
+  );
 
-  const twice = await put(caller, { routeId, visits: [
-    { customerId: a, weekday: 4, sequence: 1, frequency: 'weekly' },
-    { customerId: a, weekday: 5, sequence: 1, frequency: 'weekly' },
-    { customerId: a, weekday: 4, sequence: 2, frequency: 'biweekly', weekParity: 0 },
-  ] });
+  const twice = await put(caller, {
+    routeId,
+    visits: [
+      { customerId: a, weekday: 4, sequence: 1, frequency: 'weekly' },
+      { customerId: a, weekday: 5, sequence: 1, frequency: 'weekly' },
+      { customerId: a, weekday: 4, sequence: 2, frequency: 'biweekly', weekParity: 0 },
+    ],
+  });
   t.is(twice.status, 422);
-  t.deepEqual(twice.body.errors.map((e: { field: string }) => e.field), ['/visits/0/customerId', '/visits/2/customerId']);
+  t.deepEqual(
+    twice.body.errors.map((e: { field: string }) => e.field),
+    ['/visits/0/customerId', '/visits/2/customerId'],
+  );
   t.is(await planCount(caller.organizationId), 0, 'nothing was written');
 });
 
@@ -154,19 +222,44 @@ test('biweekly needs weekParity and weekly must not have one (400); unknown and 
   const caller = await createCaller(pool());
   const routeId = await route(caller.organizationId);
   const [a] = await customers(caller.organizationId, 1);
-  const missing = await put(caller, { routeId, visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'biweekly' }] });
+  const missing = await put(caller, {
+    routeId,
+    visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'biweekly' }],
+  });
   t.is(missing.status, 400);
   t.is(missing.body.code, 'required_field');
-  t.true(missing.body.errors.some((e: { field: string; code: string }) => e.field === '/visits/0/weekParity' && e.code === 'required_field'), JSON.stringify(missing.body.errors));
-  const extra = await put(caller, { routeId, visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: 1 }] });
+  t.true(
+    missing.body.errors.some(
+      (e: { field: string; code: string }) => e.field === '/visits/0/weekParity' && e.code === 'required_field',
+    ),
+    JSON.stringify(missing.body.errors),
+  );
+  const extra = await put(caller, {
+    routeId,
+    visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'weekly', weekParity: 1 }],
+  });
   t.is(extra.status, 400);
   t.is(extra.body.code, 'invalid_field');
-  t.true(extra.body.errors.some((e: { field: string; code: string }) => e.field === '/visits/0/weekParity' && e.code === 'invalid_field'), JSON.stringify(extra.body.errors));
-  const nullParity = await put(caller, { routeId, visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'biweekly', weekParity: null }] });
+  t.true(
+    extra.body.errors.some(
+      (e: { field: string; code: string }) => e.field === '/visits/0/weekParity' && e.code === 'invalid_field',
+    ),
+    JSON.stringify(extra.body.errors),
+  );
+  const nullParity = await put(caller, {
+    routeId,
+    visits: [{ customerId: a, weekday: 1, sequence: 1, frequency: 'biweekly', weekParity: null }],
+  });
   t.is(nullParity.status, 400);
-  const badDay = await put(caller, { routeId, visits: [{ customerId: a, weekday: 8, sequence: 0, frequency: 'daily' }] });
+  const badDay = await put(caller, {
+    routeId,
+    visits: [{ customerId: a, weekday: 8, sequence: 0, frequency: 'daily' }],
+  });
   t.is(badDay.status, 400);
-  t.deepEqual(new Set(badDay.body.errors.map((e: { field: string }) => e.field)), new Set(['/visits/0/weekday', '/visits/0/sequence', '/visits/0/frequency']));
+  t.deepEqual(
+    new Set(badDay.body.errors.map((e: { field: string }) => e.field)),
+    new Set(['/visits/0/weekday', '/visits/0/sequence', '/visits/0/frequency']),
+  );
   const unknown = await put(caller, { routeId, visits: [], note: 'x' });
   t.like(unknown.body, { code: 'unknown_field', errors: [{ field: '/note' }] });
   const longRoute = await put(caller, { routeId: 'r'.repeat(65), visits: [] });
@@ -177,31 +270,69 @@ test('biweekly needs weekParity and weekly must not have one (400); unknown and 
 test('GET /journey-plans filters by routeId, lists newest first, and with updatedSince is a feed by updatedAt; visits come with each plan', async (t) => {
   const caller = await createCaller(pool());
   const [a, b] = await customers(caller.organizationId, 2);
-  const routes = [await route(caller.organizationId), await route(caller.organizationId), await route(caller.organizationId)];
+  const routes = [
+    await route(caller.organizationId),
+    await route(caller.organizationId),
+    await route(caller.organizationId),
+  ];
   const since = new Date().toISOString();
   const plans = [];
   for (const routeId of routes) {
-    plans.push((await put(caller, { routeId, visits: [{ customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' }, { customerId: a, weekday: 1, sequence: 1, frequency: 'weekly' }] })).body);
+    plans.push(
+      (
+        await put(caller, {
+          routeId,
+          visits: [
+            { customerId: b, weekday: 2, sequence: 1, frequency: 'weekly' },
+            { customerId: a, weekday: 1, sequence: 1, frequency: 'weekly' },
+          ],
+        })
+      ).body,
+    );
     await sleep(5);
   }
   await put(caller, { routeId: routes[0], visits: [{ customerId: a, weekday: 6, sequence: 1, frequency: 'weekly' }] });
 
   const newest = await api().request('GET', '/journey-plans?limit=2', { headers: caller.auth });
-  t.deepEqual(newest.body.data.map((p: { id: string }) => p.id), [plans[2].id, plans[1].id]);
+  t.deepEqual(
+    newest.body.data.map((p: { id: string }) => p.id),
+    [plans[2].id, plans[1].id],
+  );
   t.true(newest.body.hasMore);
-  t.deepEqual(newest.body.data[0].visits.map((v: { weekday: number }) => v.weekday), [1, 2]);
-  const rest = await api().request('GET', `/journey-plans?limit=2&cursor=${encodeURIComponent(newest.body.nextCursor)}`, { headers: caller.auth });
-  t.deepEqual(rest.body.data.map((p: { id: string }) => p.id), [plans[0].id]);
+  t.deepEqual(
+    newest.body.data[0].visits.map((v: { weekday: number }) => v.weekday),
+    [1, 2],
+  );
+  const rest = await api().request(
+    'GET',
+    `/journey-plans?limit=2&cursor=${encodeURIComponent(newest.body.nextCursor)}`,
+    { headers: caller.auth },
+  );
+  t.deepEqual(
+    rest.body.data.map((p: { id: string }) => p.id),
+    [plans[0].id],
+  );
 
-  const feed = await api().request('GET', `/journey-plans?updatedSince=${encodeURIComponent(since)}`, { headers: caller.auth });
-  t.deepEqual(feed.body.data.map((p: { id: string }) => p.id), [plans[1].id, plans[2].id, plans[0].id], 'the replaced plan comes last');
-  t.deepEqual(feed.body.data[2].visits, [{ customerId: a, weekday: 6, sequence: 1, frequency: 'weekly', weekParity: null }]);
+  const feed = await api().request('GET', `/journey-plans?updatedSince=${encodeURIComponent(since)}`, {
+    headers: caller.auth,
+  });
+  t.deepEqual(
+    feed.body.data.map((p: { id: string }) => p.id),
+    [plans[1].id, plans[2].id, plans[0].id],
+    'the replaced plan comes last',
+  );
+  t.deepEqual(feed.body.data[2].visits, [
+    { customerId: a, weekday: 6, sequence: 1, frequency: 'weekly', weekParity: null },
+  ]);
 
   const byRoute = await api().request('GET', `/journey-plans?routeId=${routes[1]}`, { headers: caller.auth });
-  t.deepEqual(byRoute.body.data.map((p: { id: string }) => p.id), [plans[1].id]);
+  t.deepEqual(
+    byRoute.body.data.map((p: { id: string }) => p.id),
+    [plans[1].id],
+  );
 });
 
-test('another organisation\'s plan is 404 by id and absent from lists', async (t) => {
+test("another organisation's plan is 404 by id and absent from lists", async (t) => {
   const owner = await createCaller(pool());
   const other = await createCaller(pool());
   const routeId = await route(owner.organizationId);
@@ -234,11 +365,19 @@ test('a plan of 5000 visits is replaced in one request', async (t) => {
   const caller = await createCaller(pool());
   const routeId = await route(caller.organizationId);
   const ids = await customers(caller.organizationId, 1000);
-  const visits = Array.from({ length: 5000 }, (_, i) => ({ customerId: ids[i % 1000]!, weekday: 1 + Math.floor(i / 1000), sequence: 1 + (i % 1000), frequency: 'weekly' }));
+  const visits = Array.from({ length: 5000 }, (_, i) => ({
+    customerId: ids[i % 1000]!,
+    weekday: 1 + Math.floor(i / 1000),
+    sequence: 1 + (i % 1000),
+    frequency: 'weekly',
+  }));
   const res = await put(caller, { routeId, visits });
   t.is(res.status, 201);
   t.is(res.body.visits.length, 5000);
   t.is((await storedVisits(res.body.id)).length, 5000);
-  const tooMany = await put(caller, { routeId, visits: [...visits, { customerId: ids[0]!, weekday: 6, sequence: 1, frequency: 'weekly' }] });
+  const tooMany = await put(caller, {
+    routeId,
+    visits: [...visits, { customerId: ids[0]!, weekday: 6, sequence: 1, frequency: 'weekly' }],
+  });
   t.like(tooMany.body, { code: 'invalid_field', errors: [{ field: '/visits' }] });
 });

@@ -17,19 +17,30 @@ import { useTestService, type ApiResponse } from '../support/service.js';
 const api = useTestService(test, 'keyless_budget', { env: { ANONYMOUS_RATE_LIMIT: '6,5', TRUST_PROXY: 'loopback' } });
 const pool = () => api().service.database.pool;
 const contract = responseContract(apiDocument as never);
-const from = (address: string, headers: Record<string, string> = {}) => ({ headers: { 'X-Forwarded-For': address, ...headers } });
+const from = (address: string, headers: Record<string, string> = {}) => ({
+  headers: { 'X-Forwarded-For': address, ...headers },
+});
 const rateHeaders = (res: ApiResponse) => ({
   limit: res.headers.get('ratelimit-limit'),
   remaining: res.headers.get('ratelimit-remaining'),
 });
 
 /** The bytes as sent (fetch would decompress them), checked against the contract on their decoded text. */
-function raw(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+function raw(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(api().baseUrl + API_BASE_PATH + path, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers as Record<string, string>,
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -37,8 +48,18 @@ function raw(path: string, headers: Record<string, string>): Promise<{ status: n
   });
 }
 
-function checkContract(path: string, answer: { status: number; headers: Record<string, string> }, text: string): string[] {
-  return contract.check({ method: 'GET', path, status: answer.status, headers: new Headers(answer.headers), bodyText: text });
+function checkContract(
+  path: string,
+  answer: { status: number; headers: Record<string, string> },
+  text: string,
+): string[] {
+  return contract.check({
+    method: 'GET',
+    path,
+    status: answer.status,
+    headers: new Headers(answer.headers),
+    bodyText: text,
+  });
 }
 
 test('a burst over the address budget on operations without a key gets 429 rate_limited with RateLimit-* headers and Retry-After; another address is unaffected', async (t) => {
@@ -48,8 +69,16 @@ test('a burst over the address budget on operations without a key gets 429 rate_
     t.is(res.status, 200, path);
     seen.push(rateHeaders(res));
   }
-  t.deepEqual(seen.map((h) => h.limit), ['5', '5', '5', '5', '5'], 'RateLimit-Limit: the burst of ANONYMOUS_RATE_LIMIT');
-  t.deepEqual(seen.map((h) => h.remaining), ['4', '3', '2', '1', '0'], 'every keyless operation draws on the one budget of the address');
+  t.deepEqual(
+    seen.map((h) => h.limit),
+    ['5', '5', '5', '5', '5'],
+    'RateLimit-Limit: the burst of ANONYMOUS_RATE_LIMIT',
+  );
+  t.deepEqual(
+    seen.map((h) => h.remaining),
+    ['4', '3', '2', '1', '0'],
+    'every keyless operation draws on the one budget of the address',
+  );
 
   const limited = await api().request('GET', '/health', from('203.0.113.1'));
   t.is(limited.status, 429);
@@ -65,8 +94,14 @@ test('a burst over the address budget on operations without a key gets 429 rate_
   t.deepEqual(rateHeaders(other), { limit: '5', remaining: '4' });
 
   // The bucket is in Postgres: one row per address, shared by every process on the database.
-  const { rows } = await pool().query<{ address: string }>('SELECT address FROM address_rate_buckets WHERE address LIKE $1 ORDER BY address', ['203.0.113.%']);
-  t.deepEqual(rows.map((row) => row.address), ['203.0.113.1', '203.0.113.2']);
+  const { rows } = await pool().query<{ address: string }>(
+    'SELECT address FROM address_rate_buckets WHERE address LIKE $1 ORDER BY address',
+    ['203.0.113.%'],
+  );
+  t.deepEqual(
+    rows.map((row) => row.address),
+    ['203.0.113.1', '203.0.113.2'],
+  );
 });
 
 test('repeated wrong keys from one address end in 429 rate_limited, while another address still gets 401 and a valid key from the first is served and not charged', async (t) => {
@@ -92,17 +127,22 @@ test('repeated wrong keys from one address end in 429 rate_limited, while anothe
   const keyless = await api().request('GET', '/health', from('198.51.100.7'));
   t.is(keyless.status, 429, 'failed authentications and keyless operations share the budget of the address');
 
-  const elsewhere = await api().request('GET', '/customers', from('198.51.100.8', { Authorization: 'Bearer not-a-key' }));
+  const elsewhere = await api().request(
+    'GET',
+    '/customers',
+    from('198.51.100.8', { Authorization: 'Bearer not-a-key' }),
+  );
   t.is(elsewhere.status, 401, 'another address is unaffected');
 
   for (let i = 0; i < 3; i++) {
     const served = await api().request('GET', '/customers?limit=1', from('198.51.100.7', caller.auth));
     t.is(served.status, 200, 'a valid key is served from an address whose budget is spent');
-    t.is(served.headers.get('ratelimit-limit'), '100', 'with the key\'s own budget in its headers');
+    t.is(served.headers.get('ratelimit-limit'), '100', "with the key's own budget in its headers");
   }
-  for (let i = 0; i < 3; i++) t.is((await api().request('GET', '/customers?limit=1', from('198.51.100.9', caller.auth))).status, 200);
+  for (let i = 0; i < 3; i++)
+    t.is((await api().request('GET', '/customers?limit=1', from('198.51.100.9', caller.auth))).status, 200);
   const { rows } = await pool().query('SELECT address FROM address_rate_buckets WHERE address = $1', ['198.51.100.9']);
-  t.deepEqual(rows, [], 'a valid key\'s requests are not charged to the address');
+  t.deepEqual(rows, [], "a valid key's requests are not charged to the address");
 });
 
 test('/openapi.json with Accept-Encoding gzip or br is sent compressed with a strong ETag, and If-None-Match with it gives 304 with no body', async (t) => {
@@ -122,17 +162,27 @@ test('/openapi.json with Accept-Encoding gzip or br is sent compressed with a st
   t.is(gzipped.headers.etag, identity.headers.etag!.replace(/"$/, '-gzip"'), 'each encoding its own strong ETag');
   t.deepEqual(checkContract('/openapi.json', gzipped, apiDocumentText), []);
 
-  const brotli = await raw('/openapi.json', { 'X-Forwarded-For': '192.0.2.10', 'Accept-Encoding': 'gzip, deflate, br' });
+  const brotli = await raw('/openapi.json', {
+    'X-Forwarded-For': '192.0.2.10',
+    'Accept-Encoding': 'gzip, deflate, br',
+  });
   t.is(brotli.headers['content-encoding'], 'br');
   t.is(brotliDecompressSync(brotli.body).toString('utf8'), apiDocumentText);
 
-  const notModified = await raw('/openapi.json', { 'X-Forwarded-For': '192.0.2.10', 'Accept-Encoding': 'gzip', 'If-None-Match': gzipped.headers.etag! });
+  const notModified = await raw('/openapi.json', {
+    'X-Forwarded-For': '192.0.2.10',
+    'Accept-Encoding': 'gzip',
+    'If-None-Match': gzipped.headers.etag!,
+  });
   t.is(notModified.status, 304);
   t.is(notModified.body.length, 0);
   t.is(notModified.headers.etag, gzipped.headers.etag);
   t.deepEqual(checkContract('/openapi.json', notModified, ''), []);
-  const other = await raw('/openapi.json', { 'X-Forwarded-For': '192.0.2.11', 'If-None-Match': '"someone-elses-etag-00000000000000"' });
-  t.is(other.status, 200, 'an ETag that is not the document\'s gets the document');
+  const other = await raw('/openapi.json', {
+    'X-Forwarded-For': '192.0.2.11',
+    'If-None-Match': '"someone-elses-etag-00000000000000"',
+  });
+  t.is(other.status, 200, "an ETag that is not the document's gets the document");
 });
 
 test('the /docs page, its script and the XML schemas are compressed with their ETags and 304 too', async (t) => {
@@ -141,11 +191,18 @@ test('the /docs page, its script and the XML schemas are compressed with their E
   t.is(page.headers['content-encoding'], undefined, 'the page is under 1 KB: sent as it is, compression would not pay');
   t.is((await raw('/docs', { 'X-Forwarded-For': '192.0.2.20', 'If-None-Match': page.headers.etag! })).status, 304);
   const script = page.body.toString('utf8').match(/<script src="([^"]+)"/)![1]!;
-  const js = await raw(script.slice(API_BASE_PATH.length), { 'X-Forwarded-For': '192.0.2.21', 'Accept-Encoding': 'gzip' });
+  const js = await raw(script.slice(API_BASE_PATH.length), {
+    'X-Forwarded-For': '192.0.2.21',
+    'Accept-Encoding': 'gzip',
+  });
   t.is(js.status, 200);
   t.is(js.headers['content-encoding'], 'gzip');
   t.is(js.headers['cache-control'], 'public, max-age=31536000, immutable');
-  const again = await raw(script.slice(API_BASE_PATH.length), { 'X-Forwarded-For': '192.0.2.21', 'Accept-Encoding': 'gzip', 'If-None-Match': js.headers.etag! });
+  const again = await raw(script.slice(API_BASE_PATH.length), {
+    'X-Forwarded-For': '192.0.2.21',
+    'Accept-Encoding': 'gzip',
+    'If-None-Match': js.headers.etag!,
+  });
   t.is(again.status, 304);
   const xsd = await raw('/xml-schemas/dms-file.xsd', { 'X-Forwarded-For': '192.0.2.22', 'Accept-Encoding': 'gzip' });
   t.is(xsd.headers['content-encoding'], 'gzip');

@@ -49,13 +49,19 @@ async function seed(organizationId: string, seeds: Seed[]): Promise<string[]> {
      SELECT $1, id, outlet_code, 'Seeded Shop ' || outlet_code, status, channel, region, route_id, created_at, updated_at
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
          AS s(id, outlet_code, status, channel, region, route_id, created_at, updated_at)`,
-    [organizationId, ...(['id', 'outletCode', 'status', 'channel', 'region', 'routeId', 'createdAt', 'updatedAt'] as const).map((f) => rows.map((r) => r[f]))],
+    [
+      organizationId,
+      ...(['id', 'outletCode', 'status', 'channel', 'region', 'routeId', 'createdAt', 'updatedAt'] as const).map((f) =>
+        rows.map((r) => r[f]),
+      ),
+    ],
   );
   return rows.map((r) => r.id);
 }
 
 const many = (n: number, s: Seed = {}) => Array.from({ length: n }, () => ({ ...s }));
-const list = (caller: TestCaller, query = '') => api().request('GET', `/customers${query ? `?${query}` : ''}`, { headers: caller.auth });
+const list = (caller: TestCaller, query = '') =>
+  api().request('GET', `/customers${query ? `?${query}` : ''}`, { headers: caller.auth });
 const ids = (res: ApiResponse): string[] => res.body.data.map((c: { id: string }) => c.id);
 const fieldsOf = (res: ApiResponse) => (res.body.errors ?? []).map((e: { field: string }) => e.field);
 
@@ -64,11 +70,15 @@ async function walk(caller: TestCaller, query: string, maxPages = 50): Promise<A
   const pages: ApiResponse[] = [];
   let cursor: string | null = null;
   do {
-    const res = await list(caller, [query, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&'));
+    const res = await list(
+      caller,
+      [query, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&'),
+    );
     if (res.status !== 200) throw new Error(`page ${pages.length + 1}: ${res.status} ${res.text}`);
     pages.push(res);
     cursor = res.body.nextCursor;
-    if (res.body.hasMore !== (cursor !== null)) throw new Error(`page ${pages.length}: hasMore ${res.body.hasMore} with nextCursor ${cursor}`);
+    if (res.body.hasMore !== (cursor !== null))
+      throw new Error(`page ${pages.length}: hasMore ${res.body.hasMore} with nextCursor ${cursor}`);
   } while (cursor !== null && pages.length < maxPages);
   return pages;
 }
@@ -104,12 +114,18 @@ test('limit defaults to 25 and must be 1 to 100: 0 and 101 are 400 invalid_field
 test('walking every page with nextCursor returns each customer exactly once, newest first, and the last page has hasMore false and nextCursor null', async (t) => {
   const caller = await createCaller(pool());
   const seeded = await seed(caller.organizationId, many(57, { status: 'active' }));
-  const { rows } = await pool().query<{ id: string }>('SELECT id FROM customers WHERE organization_id = $1 ORDER BY created_at DESC', [caller.organizationId]);
+  const { rows } = await pool().query<{ id: string }>(
+    'SELECT id FROM customers WHERE organization_id = $1 ORDER BY created_at DESC',
+    [caller.organizationId],
+  );
   const newestFirst = rows.map((row) => row.id);
   t.deepEqual(newestFirst, [...seeded].reverse());
 
   const pages = await walk(caller, 'limit=10');
-  t.deepEqual(pages.map((page) => page.body.data.length), [10, 10, 10, 10, 10, 7]);
+  t.deepEqual(
+    pages.map((page) => page.body.data.length),
+    [10, 10, 10, 10, 10, 7],
+  );
   const walked = pages.flatMap(ids);
   t.is(new Set(walked).size, walked.length, 'no customer twice');
   t.deepEqual(walked, newestFirst);
@@ -119,11 +135,17 @@ test('walking every page with nextCursor returns each customer exactly once, new
   for (const page of pages.slice(0, -1)) t.true(page.body.hasMore);
   // Each page's createdAt is not later than the one before it.
   const created = pages.flatMap((page) => page.body.data.map((c: { createdAt: string }) => Date.parse(c.createdAt)));
-  t.deepEqual(created, [...created].sort((a, b) => b - a));
+  t.deepEqual(
+    created,
+    [...created].sort((a, b) => b - a),
+  );
 
   // When the last page is exactly full there is no empty page after it.
   const exact = await walk(caller, 'limit=19');
-  t.deepEqual(exact.map((page) => page.body.data.length), [19, 19, 19]);
+  t.deepEqual(
+    exact.map((page) => page.body.data.length),
+    [19, 19, 19],
+  );
   t.deepEqual(exact.flatMap(ids), newestFirst);
 
   // The limit may change from page to page; the cursor only carries the position.
@@ -158,12 +180,21 @@ test('with updatedSince the list is a change feed ordered by updatedAt then id, 
 
   // The same feed two at a time, by cursor.
   const paged = await walk(caller, `updatedSince=${encodeURIComponent(since.toISOString())}&limit=2`);
-  t.deepEqual(paged.map((page) => page.body.data.length), [2, 2, 2]);
+  t.deepEqual(
+    paged.map((page) => page.body.data.length),
+    [2, 2, 2],
+  );
   t.deepEqual(paged.flatMap(ids), expected);
 
-  const patched = await api().request('PATCH', `/customers/${a}`, { headers: caller.auth, json: { name: 'Renamed Shop' } });
+  const patched = await api().request('PATCH', `/customers/${a}`, {
+    headers: caller.auth,
+    json: { name: 'Renamed Shop' },
+  });
   t.is(patched.status, 200);
-  const { rows } = await pool().query<{ updated_at: Date }>('SELECT updated_at FROM customers WHERE organization_id = $1 AND id = $2', [caller.organizationId, a]);
+  const { rows } = await pool().query<{ updated_at: Date }>(
+    'SELECT updated_at FROM customers WHERE organization_id = $1 AND id = $2',
+    [caller.organizationId, a],
+  );
   t.is(rows[0]!.updated_at.toISOString(), patched.body.updatedAt);
 
   const after = await list(caller, `updatedSince=${encodeURIComponent(since.toISOString())}`);
@@ -183,14 +214,20 @@ test('an edited cursor, a cursor reused with other filters and a cursor of a ret
   const first = await list(caller, 'limit=1');
   const cursor: string = first.body.nextCursor;
   t.is(typeof cursor, 'string');
-  t.deepEqual(ids(await list(caller, `limit=1&cursor=${encodeURIComponent(cursor)}`)), [seeded[2]], 'the cursor as issued works');
+  t.deepEqual(
+    ids(await list(caller, `limit=1&cursor=${encodeURIComponent(cursor)}`)),
+    [seeded[2]],
+    'the cursor as issued works',
+  );
 
   const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1);
   const dot = cursor.indexOf('.');
   const [payload] = cursor.split('.');
   const v1 = Buffer.from(JSON.stringify({ v: 1, l: 'customers', o: 25 })).toString('base64url');
   const v1Signed = `${v1}.${createHmac('sha256', api().config.cursorSecret).update(v1).digest('base64url').slice(0, 22)}`;
-  const feedCursor: string = (await list(caller, `limit=1&updatedSince=${encodeURIComponent('2020-01-01T00:00:00.000Z')}`)).body.nextCursor;
+  const feedCursor: string = (
+    await list(caller, `limit=1&updatedSince=${encodeURIComponent('2020-01-01T00:00:00.000Z')}`)
+  ).body.nextCursor;
   const cases: Record<string, string> = {
     'edited payload': `limit=1&cursor=${encodeURIComponent(flip(cursor, 3))}`,
     'edited signature': `limit=1&cursor=${encodeURIComponent(flip(cursor, dot + 2))}`,
@@ -215,13 +252,14 @@ test('an edited cursor, a cursor reused with other filters and a cursor of a ret
 
 test('the status, channel, region, routeId and externalCode filters apply, alone and together', async (t) => {
   const caller = await createCaller(pool());
-  const [activeRetailCentral, inactiveRetailCentral, activeKioskWest, blockedHorecaCentral, activeRetailRouted] = await seed(caller.organizationId, [
-    { status: 'active', channel: 'retail', region: 'Central' },
-    { status: 'inactive', channel: 'retail', region: 'Central' },
-    { status: 'active', channel: 'kiosk', region: 'Western' },
-    { status: 'blocked', channel: 'horeca', region: 'Central' },
-    { status: 'active', channel: 'retail', region: null, routeId: 'rte_7' },
-  ]);
+  const [activeRetailCentral, inactiveRetailCentral, activeKioskWest, blockedHorecaCentral, activeRetailRouted] =
+    await seed(caller.organizationId, [
+      { status: 'active', channel: 'retail', region: 'Central' },
+      { status: 'inactive', channel: 'retail', region: 'Central' },
+      { status: 'active', channel: 'kiosk', region: 'Western' },
+      { status: 'blocked', channel: 'horeca', region: 'Central' },
+      { status: 'active', channel: 'retail', region: null, routeId: 'rte_7' },
+    ]);
   await pool().query(
     "INSERT INTO external_codes (organization_id, resource, code_system, code, record_id) VALUES ($1, 'customer', 'dms', 'DMS-77', $2), ($1, 'customer', 'dms', 'DMS-78', $3)",
     [caller.organizationId, activeKioskWest, blockedHorecaCentral],
@@ -257,7 +295,7 @@ test('the status, channel, region, routeId and externalCode filters apply, alone
   t.deepEqual(fieldsOf(bad), ['/query/status']);
 });
 
-test('an organisation never sees another organisation\'s customers, with or without filters and cursors', async (t) => {
+test("an organisation never sees another organisation's customers, with or without filters and cursors", async (t) => {
   const mine = await createCaller(pool());
   const theirs = await createCaller(pool());
   const myIds = await seed(mine.organizationId, many(6, { status: 'active' }));
@@ -306,7 +344,9 @@ test('a filtered page stops within the read budget: it may come back empty with 
 
 test('updatedSince may be sent with its colons as they are, not percent-encoded', async (t) => {
   const caller = await createCaller(api().pool);
-  const res = await api().request('GET', '/customers?updatedSince=2000-01-01T00:00:00.000Z&limit=1', { headers: caller.auth });
+  const res = await api().request('GET', '/customers?updatedSince=2000-01-01T00:00:00.000Z&limit=1', {
+    headers: caller.auth,
+  });
   t.is(res.status, 200);
 });
 
@@ -316,9 +356,15 @@ test('a cursor from another list is refused: a /customers cursor sent to /produc
   const cursor: string = (await list(caller, 'limit=1')).body.nextCursor;
   t.is(typeof cursor, 'string');
   for (const path of ['/products', '/routes']) {
-    const res = await api().request('GET', `${path}?limit=1&cursor=${encodeURIComponent(cursor)}`, { headers: caller.auth });
+    const res = await api().request('GET', `${path}?limit=1&cursor=${encodeURIComponent(cursor)}`, {
+      headers: caller.auth,
+    });
     t.is(res.status, 400, path);
     t.like(res.body, { status: 400, code: 'invalid_field' }, path);
-    t.deepEqual(res.body.errors, [{ field: '/query/cursor', code: 'invalid_field', message: 'issued by another list' }], path);
+    t.deepEqual(
+      res.body.errors,
+      [{ field: '/query/cursor', code: 'invalid_field', message: 'issued by another list' }],
+      path,
+    );
   }
 });

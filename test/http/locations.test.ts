@@ -4,28 +4,69 @@ import { useSharedService } from '../support/service.js';
 
 const api = useSharedService(test);
 const pool = () => api().pool;
-const putLocation = (caller: TestCaller, code: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  api().request('PUT', `/locations/by-code/dms/${code}`, { headers: { ...caller.auth, ...headers }, json: body });
+const putLocation = (
+  caller: TestCaller,
+  code: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) => api().request('PUT', `/locations/by-code/dms/${code}`, { headers: { ...caller.auth, ...headers }, json: body });
 const putRoute = async (caller: TestCaller, routeCode: string) =>
-  (await api().request('PUT', `/routes/by-code/dms/${routeCode}`, { headers: caller.auth, json: { routeCode, name: `Route ${routeCode}` } })).body.id as string;
+  (
+    await api().request('PUT', `/routes/by-code/dms/${routeCode}`, {
+      headers: caller.auth,
+      json: { routeCode, name: `Route ${routeCode}` },
+    })
+  ).body.id as string;
 const eventTypes = async (recordId: string) =>
-  (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [recordId])).rows.map((r) => r.type);
+  (await pool().query('SELECT type FROM events WHERE record_id = $1 ORDER BY created_at, id', [recordId])).rows.map(
+    (r) => r.type,
+  );
 const locationRows = async (organizationId: string) =>
-  (await pool().query('SELECT code, kind, stock_condition, route_id FROM locations WHERE organization_id = $1 ORDER BY code', [organizationId])).rows;
+  (
+    await pool().query(
+      'SELECT code, kind, stock_condition, route_id FROM locations WHERE organization_id = $1 ORDER BY code',
+      [organizationId],
+    )
+  ).rows;
 
 test('PUT by code creates the location (201, location.created) with kind and stock condition from its code, then updates it (200)', async (t) => {
   const caller = await createCaller(pool());
-  const created = await putLocation(caller, 'M01', { code: 'M01', name: 'Main warehouse' }, { 'Idempotency-Key': 'loc-a' });
+  const created = await putLocation(
+    caller,
+    'M01',
+    { code: 'M01', name: 'Main warehouse' },
+    { 'Idempotency-Key': 'loc-a' },
+  );
   t.is(created.status, 201);
   t.regex(created.body.id, /^loc_[0-9A-HJKMNP-TV-Z]{26}$/);
-  t.like(created.body, { code: 'M01', kind: 'main', stockCondition: null, name: 'Main warehouse', active: true, routeId: null, externalCodes: { dms: 'M01' } });
+  t.like(created.body, {
+    code: 'M01',
+    kind: 'main',
+    stockCondition: null,
+    name: 'Main warehouse',
+    active: true,
+    routeId: null,
+    externalCodes: { dms: 'M01' },
+  });
   const updated = await putLocation(caller, 'M01', { name: 'Main warehouse, Kampala', active: false });
   t.is(updated.status, 200);
-  t.like(updated.body, { id: created.body.id, code: 'M01', kind: 'main', name: 'Main warehouse, Kampala', active: false });
+  t.like(updated.body, {
+    id: created.body.id,
+    code: 'M01',
+    kind: 'main',
+    name: 'Main warehouse, Kampala',
+    active: false,
+  });
   t.deepEqual(await eventTypes(created.body.id), ['location.created', 'location.updated']);
-  const { rows } = await pool().query('SELECT name, active, kind FROM locations WHERE organization_id = $1 AND id = $2', [caller.organizationId, created.body.id]);
+  const { rows } = await pool().query(
+    'SELECT name, active, kind FROM locations WHERE organization_id = $1 AND id = $2',
+    [caller.organizationId, created.body.id],
+  );
   t.deepEqual(rows, [{ name: 'Main warehouse, Kampala', active: false, kind: 'main' }]);
-  t.deepEqual((await api().request('GET', `/locations/${created.body.id}`, { headers: caller.auth })).body, updated.body);
+  t.deepEqual(
+    (await api().request('GET', `/locations/${created.body.id}`, { headers: caller.auth })).body,
+    updated.body,
+  );
 });
 
 test('a retry with a new Idempotency-Key finds the same location, and the code in the path is trimmed', async (t) => {
@@ -44,7 +85,12 @@ test('a retry with a new Idempotency-Key finds the same location, and the code i
 
 test('kind and stockCondition follow the code (M, D, V_-G, V_-B) and cannot be written', async (t) => {
   const caller = await createCaller(pool());
-  const expected = { M9: ['main', null], DX2: ['damages', null], 'V_R01-G': ['van', 'good'], 'V_R01-B': ['van', 'bad'] } as const;
+  const expected = {
+    M9: ['main', null],
+    DX2: ['damages', null],
+    'V_R01-G': ['van', 'good'],
+    'V_R01-B': ['van', 'bad'],
+  } as const;
   for (const [code, [kind, stockCondition]] of Object.entries(expected)) {
     const res = await putLocation(caller, code, { code, name: code });
     t.like(res.body, { kind, stockCondition }, code);
@@ -77,7 +123,15 @@ test('a duplicate location code is 422 business_rule duplicate_code naming /code
   t.is(res.status, 422);
   t.like(res.body, { code: 'business_rule', errors: [{ field: '/code', code: 'duplicate_code' }] });
   t.is((await locationRows(caller.organizationId)).length, 1);
-  t.is((await pool().query("SELECT count(*)::int AS n FROM external_codes WHERE organization_id = $1 AND code = 'MAIN-2'", [caller.organizationId])).rows[0].n, 0);
+  t.is(
+    (
+      await pool().query(
+        "SELECT count(*)::int AS n FROM external_codes WHERE organization_id = $1 AND code = 'MAIN-2'",
+        [caller.organizationId],
+      )
+    ).rows[0].n,
+    0,
+  );
 });
 
 test('routeId must be a route of the organisation and only vans may have one: 422 business_rule naming the field, nothing changes', async (t) => {
@@ -107,7 +161,7 @@ test('routeId must be a route of the organisation and only vans may have one: 42
   t.deepEqual(await eventTypes(van.body.id), ['location.created', 'location.updated']);
 });
 
-test('another organisation\'s location is 404 not_found by id and by code', async (t) => {
+test("another organisation's location is 404 not_found by id and by code", async (t) => {
   const owner = await createCaller(pool());
   const other = await createCaller(pool());
   const created = await putLocation(owner, 'M06', { code: 'M06', name: 'Mine' });
@@ -128,7 +182,10 @@ test('GET /locations filters by kind, active, routeId and externalCode', async (
   const damages = (await putLocation(caller, 'D10', { code: 'D10', name: 'Damages', active: false })).body.id;
   const good = (await putLocation(caller, 'VAN-G', { code: 'V_R10-G', name: 'Van good', routeId: route })).body.id;
   const bad = (await putLocation(caller, 'VAN-B', { code: 'V_R10-B', name: 'Van bad' })).body.id;
-  const ids = async (query: string) => (await api().request('GET', `/locations?${query}`, { headers: caller.auth })).body.data.map((l: { id: string }) => l.id);
+  const ids = async (query: string) =>
+    (await api().request('GET', `/locations?${query}`, { headers: caller.auth })).body.data.map(
+      (l: { id: string }) => l.id,
+    );
   t.deepEqual(await ids('kind=van'), [bad, good]);
   t.deepEqual(await ids('active=false'), [damages]);
   t.deepEqual(await ids('active=true'), [bad, good, main]);
@@ -146,10 +203,20 @@ test('with updatedSince the list is a change feed, oldest change first, paged by
   const b = (await putLocation(caller, 'M21', { code: 'M21', name: 'B' })).body.id;
   await putLocation(caller, 'M20', { name: 'A changed' });
   const first = await api().request('GET', `/locations?updatedSince=${since}&limit=1`, { headers: caller.auth });
-  t.deepEqual(first.body.data.map((l: { id: string }) => l.id), [b]);
+  t.deepEqual(
+    first.body.data.map((l: { id: string }) => l.id),
+    [b],
+  );
   t.true(first.body.hasMore);
-  const second = await api().request('GET', `/locations?updatedSince=${since}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`, { headers: caller.auth });
-  t.deepEqual(second.body.data.map((l: { id: string; name: string }) => [l.id, l.name]), [[a, 'A changed']]);
+  const second = await api().request(
+    'GET',
+    `/locations?updatedSince=${since}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    { headers: caller.auth },
+  );
+  t.deepEqual(
+    second.body.data.map((l: { id: string; name: string }) => [l.id, l.name]),
+    [[a, 'A changed']],
+  );
   t.false(second.body.hasMore);
 });
 

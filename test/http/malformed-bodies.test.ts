@@ -9,16 +9,26 @@ import { useTestService } from '../support/service.js';
 const api = useTestService(test, 'malformed_bodies');
 const pool = () => api().service.database.pool;
 const countCustomers = async (organizationId: string) =>
-  (await pool().query('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [organizationId])).rows[0].n as number;
+  (await pool().query('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [organizationId])).rows[0]
+    .n as number;
 
 /** fetch refuses a body on GET; curl does not, and neither does a hostile client. */
-function rawRequest(method: string, path: string, headers: Record<string, string>, body: string | Buffer): Promise<{ status: number; body: any }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${api().baseUrl}/api/v1${path}`, { method, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
+    const req = httpRequest(
+      `${api().baseUrl}/api/v1${path}`,
+      { method, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -30,10 +40,23 @@ for (const encoding of ['gzip', 'deflate', 'br']) {
   test(`a body marked Content-Encoding: ${encoding} that is not ${encoding} data is 400 invalid_json saying so, never a 500`, async (t) => {
     const caller = await createCaller(pool());
     // GET /health takes no body: refused unread (it was a 500 here), with the 400 every operation declares.
-    const health = await rawRequest('GET', '/health', { 'Content-Encoding': encoding, 'Content-Type': 'application/json' }, '{"a":1}');
+    const health = await rawRequest(
+      'GET',
+      '/health',
+      { 'Content-Encoding': encoding, 'Content-Type': 'application/json' },
+      '{"a":1}',
+    );
     t.is(health.status, 400);
     t.is(health.body.code, 'unknown_field');
-    const create = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `enc-${encoding}`, 'Content-Encoding': encoding, 'Content-Type': 'application/json' }, body: customer('UG9100001') });
+    const create = await api().request('POST', '/customers', {
+      headers: {
+        ...caller.auth,
+        'Idempotency-Key': `enc-${encoding}`,
+        'Content-Encoding': encoding,
+        'Content-Type': 'application/json',
+      },
+      body: customer('UG9100001'),
+    });
     t.is(create.status, 400);
     t.is(create.body.code, 'invalid_json');
     t.true(create.body.detail.includes(`Content-Encoding: ${encoding}`), create.body.detail);
@@ -55,7 +78,15 @@ test('a body really in gzip, deflate or br is read after decoding', async (t) =>
   const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
   for (const [index, [encoding, encode]] of Object.entries(encoders).entries()) {
     const code = `UG910010${index}`;
-    const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `ok-${encoding}`, 'Content-Encoding': encoding, 'Content-Type': 'application/json' }, body: encode(Buffer.from(customer(code))) });
+    const res = await api().request('POST', '/customers', {
+      headers: {
+        ...caller.auth,
+        'Idempotency-Key': `ok-${encoding}`,
+        'Content-Encoding': encoding,
+        'Content-Type': 'application/json',
+      },
+      body: encode(Buffer.from(customer(code))),
+    });
     t.is(res.status, 201, `${encoding}: ${res.text}`);
     t.is(res.body.outletCode, code);
   }
@@ -63,7 +94,12 @@ test('a body really in gzip, deflate or br is read after decoding', async (t) =>
 
 test('a Content-Encoding the service does not accept is 415 unsupported_media_type naming the accepted ones', async (t) => {
   const caller = await createCaller(pool());
-  const res = await rawRequest('POST', '/customers', { ...caller.auth, 'Idempotency-Key': 'zstd', 'Content-Encoding': 'zstd', 'Content-Type': 'application/json' }, customer('UG9100003'));
+  const res = await rawRequest(
+    'POST',
+    '/customers',
+    { ...caller.auth, 'Idempotency-Key': 'zstd', 'Content-Encoding': 'zstd', 'Content-Type': 'application/json' },
+    customer('UG9100003'),
+  );
   t.is(res.status, 415);
   t.is(res.body.code, 'unsupported_media_type');
   t.true(res.body.detail.includes('gzip, deflate, br or identity'), res.body.detail);
@@ -78,10 +114,16 @@ for (const resource of [
 ]) {
   test(`an empty body on PUT ${resource.path.replace(/\/[^/]+$/, '/{code}')} is 400 required_field, and nothing is written`, async (t) => {
     const caller = await createCaller(pool());
-    const res = await api().request('PUT', resource.path, { headers: { ...caller.auth, 'Content-Type': 'application/json' }, body: '' });
+    const res = await api().request('PUT', resource.path, {
+      headers: { ...caller.auth, 'Content-Type': 'application/json' },
+      body: '',
+    });
     t.is(res.status, 400, res.text);
     t.is(res.body.code, 'required_field');
-    t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['']);
+    t.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      [''],
+    );
     const read = await api().request('GET', resource.path, { headers: caller.auth });
     t.is(read.status, 404);
   });
@@ -89,7 +131,10 @@ for (const resource of [
 
 test('an empty body on POST is 400 required_field too (no body, not an empty object)', async (t) => {
   const caller = await createCaller(pool());
-  const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': 'empty-post', 'Content-Type': 'application/json' }, body: '' });
+  const res = await api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': 'empty-post', 'Content-Type': 'application/json' },
+    body: '',
+  });
   t.is(res.status, 400);
   t.is(res.body.code, 'required_field');
 });
@@ -98,7 +143,10 @@ test('invalid UTF-8 in a JSON body is 400 invalid_json naming the byte offset, a
   const caller = await createCaller(pool());
   const prefix = Buffer.from('{"outletCode":"UG9100010","channel":"retail","name":"Caf');
   const body = Buffer.concat([prefix, Buffer.from([0xe9]), Buffer.from('"}')]); // Latin-1 é, not UTF-8
-  const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': 'utf8-1', 'Content-Type': 'application/json' }, body });
+  const res = await api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': 'utf8-1', 'Content-Type': 'application/json' },
+    body,
+  });
   t.is(res.status, 400);
   t.is(res.body.code, 'invalid_json');
   t.true(res.body.detail.includes(`0xE9 at offset ${prefix.length}`), res.body.detail);
@@ -107,9 +155,22 @@ test('invalid UTF-8 in a JSON body is 400 invalid_json naming the byte offset, a
 
 test('an overlong or surrogate UTF-8 encoding is refused like any invalid UTF-8', async (t) => {
   const caller = await createCaller(pool());
-  for (const bytes of [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
-    const body = Buffer.concat([Buffer.from('{"outletCode":"UG9100004","channel":"retail","name":"'), Buffer.from(bytes), Buffer.from('"}')]);
-    const res = await rawRequest('POST', '/customers', { ...caller.auth, 'Idempotency-Key': `overlong-${bytes[0]}`, 'Content-Type': 'application/json' }, body);
+  for (const bytes of [
+    [0xc0, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+  ]) {
+    const body = Buffer.concat([
+      Buffer.from('{"outletCode":"UG9100004","channel":"retail","name":"'),
+      Buffer.from(bytes),
+      Buffer.from('"}'),
+    ]);
+    const res = await rawRequest(
+      'POST',
+      '/customers',
+      { ...caller.auth, 'Idempotency-Key': `overlong-${bytes[0]}`, 'Content-Type': 'application/json' },
+      body,
+    );
     t.is(res.status, 400, bytes.join(','));
     t.is(res.body.code, 'invalid_json');
   }
@@ -117,7 +178,10 @@ test('an overlong or surrogate UTF-8 encoding is refused like any invalid UTF-8'
 
 test('valid multi-byte UTF-8 (accents, emoji) is stored exactly', async (t) => {
   const caller = await createCaller(pool());
-  const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': 'utf8-ok' }, json: { outletCode: 'UG9100011', name: 'Café Ñandú 🍺', channel: 'retail' } });
+  const res = await api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': 'utf8-ok' },
+    json: { outletCode: 'UG9100011', name: 'Café Ñandú 🍺', channel: 'retail' },
+  });
   t.is(res.status, 201);
   t.is(res.body.name, 'Café Ñandú 🍺');
 });
@@ -126,12 +190,18 @@ test('a lone surrogate escape ("\\ud800") is 400 invalid_json naming where it is
   const caller = await createCaller(pool());
   for (const [index, escape] of ['\\ud800', '\\udc00', 'a\\ud83d'].entries()) {
     const body = `{"outletCode":"UG910002${index}","name":"Shop ${escape}","channel":"retail"}`;
-    const res = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `surrogate-${index}`, 'Content-Type': 'application/json' }, body });
+    const res = await api().request('POST', '/customers', {
+      headers: { ...caller.auth, 'Idempotency-Key': `surrogate-${index}`, 'Content-Type': 'application/json' },
+      body,
+    });
     t.is(res.status, 400, escape);
     t.is(res.body.code, 'invalid_json');
     t.true(res.body.detail.includes('/name'), res.body.detail);
   }
-  const pair = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': 'surrogate-pair', 'Content-Type': 'application/json' }, body: '{"outletCode":"UG9100029","name":"Shop \\ud83c\\udf7a","channel":"retail"}' });
+  const pair = await api().request('POST', '/customers', {
+    headers: { ...caller.auth, 'Idempotency-Key': 'surrogate-pair', 'Content-Type': 'application/json' },
+    body: '{"outletCode":"UG9100029","name":"Shop \\ud83c\\udf7a","channel":"retail"}',
+  });
   t.is(pair.status, 201);
   t.is(pair.body.name, 'Shop 🍺');
   t.is(await countCustomers(caller.organizationId), 1);
@@ -143,7 +213,11 @@ test('query integers are as strict as bodies: " 5", "0x10", "1e2", "+5", "05" an
     const res = await api().request('GET', `/customers?limit=${encodeURIComponent(limit)}`, { headers: caller.auth });
     t.is(res.status, 400, JSON.stringify(limit));
     t.is(res.body.code, 'invalid_field', JSON.stringify(limit));
-    t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['/query/limit'], JSON.stringify(limit));
+    t.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['/query/limit'],
+      JSON.stringify(limit),
+    );
   }
   const plain = await api().request('GET', '/customers?limit=5', { headers: caller.auth });
   t.is(plain.status, 200);
@@ -163,16 +237,25 @@ test('a body nested deeper than 32 levels is 400 invalid_json before anything wa
   const caller = await createCaller(pool());
   for (const depth of [33, 100_000]) {
     const body = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    const prices = await api().request('PUT', '/prices', { headers: { ...caller.auth, 'Content-Type': 'application/json' }, body });
+    const prices = await api().request('PUT', '/prices', {
+      headers: { ...caller.auth, 'Content-Type': 'application/json' },
+      body,
+    });
     t.is(prices.status, 400, String(depth));
     t.is(prices.body.code, 'invalid_json');
     t.regex(prices.body.detail, /more than 32 levels deep/);
-    const create = await api().request('POST', '/customers', { headers: { ...caller.auth, 'Idempotency-Key': `deep-${depth}`, 'Content-Type': 'application/json' }, body: `{"outletCode":"UG9100090","name":"x","channel":"retail","address":${body}}` });
+    const create = await api().request('POST', '/customers', {
+      headers: { ...caller.auth, 'Idempotency-Key': `deep-${depth}`, 'Content-Type': 'application/json' },
+      body: `{"outletCode":"UG9100090","name":"x","channel":"retail","address":${body}}`,
+    });
     t.is(create.status, 400);
     t.is(create.body.code, 'invalid_json');
   }
   // At the limit the body is parsed and judged by the schema: an array is not the object PUT /prices takes.
-  const atLimit = await api().request('PUT', '/prices', { headers: { ...caller.auth, 'Content-Type': 'application/json' }, body: `${'['.repeat(32)}${']'.repeat(32)}` });
+  const atLimit = await api().request('PUT', '/prices', {
+    headers: { ...caller.auth, 'Content-Type': 'application/json' },
+    body: `${'['.repeat(32)}${']'.repeat(32)}`,
+  });
   t.is(atLimit.status, 400);
   t.is(atLimit.body.code, 'invalid_field');
   t.is(await countCustomers(caller.organizationId), 0);
@@ -185,7 +268,11 @@ test('a wrong method or unknown path is 404 not_found before its body is read, w
     [{ 'Content-Type': 'text/plain' }, 'hello'],
     [{ 'Content-Type': 'application/json' }, Buffer.alloc(1_100_000, 0x20)],
   ];
-  for (const [method, path] of [['POST', '/health'], ['DELETE', '/customers'], ['PUT', '/nowhere']]) {
+  for (const [method, path] of [
+    ['POST', '/health'],
+    ['DELETE', '/customers'],
+    ['PUT', '/nowhere'],
+  ]) {
     for (const [headers, body] of bodies) {
       const res = await rawRequest(method!, path!, headers, body);
       t.is(res.status, 404, `${method} ${path} ${JSON.stringify(headers)}`);

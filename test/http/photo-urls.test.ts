@@ -4,7 +4,7 @@
 // (test/http/field-activity.test.ts); the photo itself is sent with X-Content-Type-Options: nosniff.
 import test from 'ava';
 import http from 'node:http';
-import { operatorActor } from '../../server/domain/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { customers } from '../../server/modules/customers/service.js';
 import { recordObservation, recordVisit } from '../../server/modules/field-activity/service.js';
 import { syntheticPng } from '../../server/modules/sandbox/synthetic-field-activity.js';
@@ -19,27 +19,56 @@ const PUBLIC_BASE_URL = 'https://erp.example.com/distributor';
 const api = useTestService(test, 'photo_urls', { env: { PUBLIC_BASE_URL: `${PUBLIC_BASE_URL}/` } });
 
 /** GET with a Host header of the caller's choosing (fetch would send the URL's own). */
-function getWithHost(path: string, host: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+function getWithHost(
+  path: string,
+  host: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   const target = new URL(api().baseUrl);
   return new Promise((resolve, reject) => {
-    http.get({ hostname: target.hostname, port: target.port, path: `/api/v1${path}`, headers: { ...headers, host } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => { text += chunk; });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
-    }).on('error', reject);
+    http
+      .get(
+        { hostname: target.hostname, port: target.port, path: `/api/v1${path}`, headers: { ...headers, host } },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      )
+      .on('error', reject);
   });
 }
 
 test('a request with Host: evil.example gets photo URLs on PUBLIC_BASE_URL, and the photo is served with nosniff', async (t) => {
   const caller = await createCaller(api().service.database.pool);
   const db = kyselyOver(api().service.database.pool);
-  const operator = operatorActor(actingOrganization(await getOrganization(db, caller.organizationId)), 'photo url test');
+  const operator = operatorActor(
+    actingOrganization(await getOrganization(db, caller.organizationId)),
+    'photo url test',
+  );
   const png = syntheticPng(4, 4, [10, 200, 30]);
   const observed = await inTransaction(db, async (tx) => {
     const shop = await customers.create(tx, operator, { outletCode: 'UG0000001', name: 'Shop', channel: 'retail' });
     const person = await salespeople.create(tx, operator, { salesmanCode: 'SM01', name: 'Joseph Okello' });
-    const visit = await recordVisit(tx, operator, { customerId: shop.id, salespersonId: person.id, checkInAt: '2026-11-02T07:00:00.000Z', checkOutAt: '2026-11-02T07:20:00.000Z', outcome: 'sale' });
-    return recordObservation(tx, operator, { visitId: visit.id, customerId: shop.id, observedBy: person.id, brand: 'Rival Cola', isOwnBrand: false, quantity: 3, observedAt: '2026-11-02', photo: png });
+    const visit = await recordVisit(tx, operator, {
+      customerId: shop.id,
+      salespersonId: person.id,
+      checkInAt: '2026-11-02T07:00:00.000Z',
+      checkOutAt: '2026-11-02T07:20:00.000Z',
+      outcome: 'sale',
+    });
+    return recordObservation(tx, operator, {
+      visitId: visit.id,
+      customerId: shop.id,
+      observedBy: person.id,
+      brand: 'Rival Cola',
+      isOwnBrand: false,
+      quantity: 3,
+      observedAt: '2026-11-02',
+      photo: png,
+    });
   });
 
   const listed = await getWithHost('/competitor-observations', 'evil.example', caller.auth);

@@ -3,7 +3,7 @@
 // /settlements with at most 5 sheets a page and its filters and change feed, trips:read, 403 module_disabled, 404 for
 // another organisation's trip or filter id, and settlement.closed delivered as a webhook carrying the sheet.
 import test from 'ava';
-import { operatorActor, type OperatorActor } from '../../server/domain/actor.js';
+import { operatorActor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { webhookEventTypes } from '../../server/composition/modules.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { products } from '../../server/modules/products/service.js';
@@ -36,15 +36,30 @@ interface Organisation {
 /** An organisation with the delivery module, a stocked warehouse and two routes, each with its salesperson and van. */
 async function organisation(): Promise<Organisation> {
   const caller = await createCaller(api().pool, { modules: ['delivery'] });
-  const operator = operatorActor(actingOrganization(await getOrganization(db(), caller.organizationId)), 'settlements http test');
+  const operator = operatorActor(
+    actingOrganization(await getOrganization(db(), caller.organizationId)),
+    'settlements http test',
+  );
   return inTransaction(db(), async (tx) => {
-    const soda = await products.create(tx, operator, { productCode: '400001', name: 'Soda 300ml', packSize: 24, sellingUnits: ['case', 'bottle'] });
+    const soda = await products.create(tx, operator, {
+      productCode: '400001',
+      name: 'Soda 300ml',
+      packSize: 24,
+      sellingUnits: ['case', 'bottle'],
+    });
     const warehouse = await locations.create(tx, operator, { code: 'M01', name: 'Main' });
-    await postStockAdjustment(tx, operator, { reasonCode: 'OPENING', lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: 50, unitCost: '24000' }] });
+    await postStockAdjustment(tx, operator, {
+      reasonCode: 'OPENING',
+      lines: [{ productId: soda.id, locationId: warehouse.id, unit: 'case', quantity: 50, unitCost: '24000' }],
+    });
     const byCode = new Map<string, { salesperson: string; van: string }>();
     for (const code of ['R01', 'R02']) {
       const route = await routes.create(tx, operator, { routeCode: code, name: code });
-      const salesperson = await salespeople.create(tx, operator, { salesmanCode: `S${code}`, name: `Salesman ${code}`, routeId: route.id });
+      const salesperson = await salespeople.create(tx, operator, {
+        salesmanCode: `S${code}`,
+        name: `Salesman ${code}`,
+        routeId: route.id,
+      });
       const van = await locations.create(tx, operator, { code: `V_${code}-G`, name: `Van ${code}`, routeId: route.id });
       await routes.change(tx, operator, route.id, { salespersonId: salesperson.id, vanLocationId: van.id });
       byCode.set(code, { salesperson: salesperson.id, van: van.id });
@@ -54,16 +69,32 @@ async function organisation(): Promise<Organisation> {
 }
 
 /** A trip of the route's van loaded with 2 cases, out and back with 47 bottles counted (one missing); settled unless `open`. */
-async function trip(o: Organisation, routeCode: string, businessDate: string, settle: 'zero' | 'expenses' | 'open' = 'zero'): Promise<string> {
+async function trip(
+  o: Organisation,
+  routeCode: string,
+  businessDate: string,
+  settle: 'zero' | 'expenses' | 'open' = 'zero',
+): Promise<string> {
   const { van } = o.routes.get(routeCode)!;
   return inTransaction(db(), async (tx) => {
-    const opened = await openTrip(tx, o.operator, { vanLocationId: van, warehouseLocationId: o.warehouse, businessDate });
+    const opened = await openTrip(tx, o.operator, {
+      vanLocationId: van,
+      warehouseLocationId: o.warehouse,
+      businessDate,
+    });
     await loadTrip(tx, o.operator, { tripId: opened.id, lines: [{ productId: o.soda, unit: 'case', quantity: 2 }] });
     await departTrip(tx, o.operator, opened.id);
-    await returnTrip(tx, o.operator, { tripId: opened.id, lines: [{ productId: o.soda, unit: 'bottle', countedQuantity: 47 }] });
+    await returnTrip(tx, o.operator, {
+      tripId: opened.id,
+      lines: [{ productId: o.soda, unit: 'bottle', countedQuantity: 47 }],
+    });
     if (settle === 'zero') await closeTripWithNothingToSettle(tx, o.operator, opened.id);
     if (settle === 'expenses') {
-      await settleTrip(tx, o.operator, { tripId: opened.id, handedIn: '1000', expenses: [{ kind: 'allowance', amount: '15000', description: 'Crew lunch allowance' }] });
+      await settleTrip(tx, o.operator, {
+        tripId: opened.id,
+        handedIn: '1000',
+        expenses: [{ kind: 'allowance', amount: '15000', description: 'Crew lunch allowance' }],
+      });
     }
     return opened.id;
   });
@@ -76,14 +107,49 @@ test('GET /trips/{id}/settlement: open (no handedIn, variance or expenses) until
   const id = await trip(o, 'R01', '2026-11-23', 'open');
   const open = await get(o.caller, `/trips/${id}/settlement`);
   t.is(open.status, 200);
-  t.like(open.body, { id: null, status: 'open', tripId: id, tripNumber: 'TRP-000001', tripStatus: 'returned', currency: 'UGX', handedIn: null, variance: null, closedAt: null,
-    cashExpenses: { amount: '0', currency: 'UGX' }, cashExpected: { amount: '0', currency: 'UGX' }, expenses: [] });
-  t.deepEqual(open.body.stock, [{ productId: o.soda, unit: 'bottle', loaded: 48, sold: 0, returned: 0, returnedDamaged: 0, counted: 47, difference: -1 }]);
+  t.like(open.body, {
+    id: null,
+    status: 'open',
+    tripId: id,
+    tripNumber: 'TRP-000001',
+    tripStatus: 'returned',
+    currency: 'UGX',
+    handedIn: null,
+    variance: null,
+    closedAt: null,
+    cashExpenses: { amount: '0', currency: 'UGX' },
+    cashExpected: { amount: '0', currency: 'UGX' },
+    expenses: [],
+  });
+  t.deepEqual(open.body.stock, [
+    {
+      productId: o.soda,
+      unit: 'bottle',
+      loaded: 48,
+      sold: 0,
+      returned: 0,
+      returnedDamaged: 0,
+      counted: 47,
+      difference: -1,
+    },
+  ]);
 
-  await inTransaction(db(), (tx) => settleTrip(tx, o.operator, { tripId: id, handedIn: '1000', expenses: [{ kind: 'allowance', amount: '15000', description: 'Crew lunch allowance' }] }));
+  await inTransaction(db(), (tx) =>
+    settleTrip(tx, o.operator, {
+      tripId: id,
+      handedIn: '1000',
+      expenses: [{ kind: 'allowance', amount: '15000', description: 'Crew lunch allowance' }],
+    }),
+  );
   const closed = await get(o.caller, `/trips/${id}/settlement`);
-  t.like(closed.body, { status: 'closed', tripStatus: 'closed', cashExpenses: { amount: '15000', currency: 'UGX' }, cashExpected: { amount: '-15000', currency: 'UGX' },
-    handedIn: { amount: '1000', currency: 'UGX' }, variance: { amount: '16000', currency: 'UGX' } });
+  t.like(closed.body, {
+    status: 'closed',
+    tripStatus: 'closed',
+    cashExpenses: { amount: '15000', currency: 'UGX' },
+    cashExpected: { amount: '-15000', currency: 'UGX' },
+    handedIn: { amount: '1000', currency: 'UGX' },
+    variance: { amount: '16000', currency: 'UGX' },
+  });
   t.regex(closed.body.id, /^stl_/);
   t.is(closed.body.expenses.length, 1);
   t.deepEqual((await get(o.caller, `/trips/${id}`)).body.status, 'closed', 'settling closed the trip');
@@ -121,17 +187,31 @@ test('GET /settlements: the closed settlements, 5 sheets a page at most (limit 1
   t.like(tooMany.body, { code: 'invalid_field', errors: [{ field: '/query/limit' }] });
 
   t.deepEqual(tripIds((await get(o.caller, `/settlements?tripId=${r01[2]}`)).body), [r01[2]]);
-  t.deepEqual(tripIds((await get(o.caller, `/settlements?tripId=${unsettled}`)).body), [], 'a trip of the organisation not settled yet: an empty page');
-  t.deepEqual(tripIds((await get(o.caller, `/settlements?salespersonId=${o.routes.get('R02')!.salesperson}`)).body), [r02]);
+  t.deepEqual(
+    tripIds((await get(o.caller, `/settlements?tripId=${unsettled}`)).body),
+    [],
+    'a trip of the organisation not settled yet: an empty page',
+  );
+  t.deepEqual(tripIds((await get(o.caller, `/settlements?salespersonId=${o.routes.get('R02')!.salesperson}`)).body), [
+    r02,
+  ]);
 
-  await db().updateTable('settlements').set({ updated_at: new Date(Date.now() + 60_000) }).where('trip_id', '=', r01[0]!).execute();
+  await db()
+    .updateTable('settlements')
+    .set({ updated_at: new Date(Date.now() + 60_000) })
+    .where('trip_id', '=', r01[0]!)
+    .execute();
   const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
   const feed = await get(o.caller, `/settlements?updatedSince=${since}`);
   const rest = await get(o.caller, `/settlements?updatedSince=${since}&cursor=${feed.body.nextCursor}`);
-  t.deepEqual([...tripIds(feed.body), ...tripIds(rest.body)], [...r01.slice(1), r02, r01[0]], 'the feed is oldest change first: the settlement changed last comes last');
+  t.deepEqual(
+    [...tripIds(feed.body), ...tripIds(rest.body)],
+    [...r01.slice(1), r02, r01[0]],
+    'the feed is oldest change first: the settlement changed last comes last',
+  );
 });
 
-test('404 for another organisation\'s trip and for a filter id of another organisation (naming the filter); 403 without trips:read; 403 module_disabled with the delivery module off', async (t) => {
+test("404 for another organisation's trip and for a filter id of another organisation (naming the filter); 403 without trips:read; 403 module_disabled with the delivery module off", async (t) => {
   const o = await organisation();
   const other = await organisation();
   const foreign = await trip(other, 'R01', '2026-11-23');
@@ -139,21 +219,36 @@ test('404 for another organisation\'s trip and for a filter id of another organi
   const notHers = await get(o.caller, `/trips/${foreign}/settlement`);
   t.is(notHers.status, 404);
   t.is(notHers.body.code, 'not_found');
-  for (const [filter, id] of [['tripId', foreign], ['salespersonId', other.routes.get('R01')!.salesperson], ['tripId', 'trp_01JD4T1A3C5E7G9J1K3M5P7R9T']] as const) {
+  for (const [filter, id] of [
+    ['tripId', foreign],
+    ['salespersonId', other.routes.get('R01')!.salesperson],
+    ['tripId', 'trp_01JD4T1A3C5E7G9J1K3M5P7R9T'],
+  ] as const) {
     const res = await get(o.caller, `/settlements?${filter}=${id}`);
     t.is(res.status, 404, filter);
     t.like(res.body, { code: 'not_found', errors: [{ field: `/query/${filter}` }] });
   }
-  t.deepEqual(tripIds((await get(o.caller, '/settlements')).body), [own], 'another organisation\'s settlements never show');
+  t.deepEqual(
+    tripIds((await get(o.caller, '/settlements')).body),
+    [own],
+    "another organisation's settlements never show",
+  );
 
-  const noTrips = await createCaller(api().pool, { organizationId: o.caller.organizationId, scopes: ALL_SCOPES.filter((scope) => scope !== 'trips:read') });
+  const noTrips = await createCaller(api().pool, {
+    organizationId: o.caller.organizationId,
+    scopes: ALL_SCOPES.filter((scope) => scope !== 'trips:read'),
+  });
   for (const path of [`/trips/${own}/settlement`, '/settlements']) {
     const res = await get(noTrips, path);
     t.is(res.status, 403, path);
     t.is(res.body.code, 'insufficient_scope', path);
   }
 
-  await db().updateTable('organizations').set({ delivery_module_enabled: false }).where('id', '=', o.caller.organizationId).execute();
+  await db()
+    .updateTable('organizations')
+    .set({ delivery_module_enabled: false })
+    .where('id', '=', o.caller.organizationId)
+    .execute();
   // The key cache hears of the change by NOTIFY; wait until the service sees it.
   for (let i = 0; i < 50 && (await get(o.caller, '/settlements')).status === 200; i += 1) await sleep(50);
   for (const path of [`/trips/${own}/settlement`, '/settlements']) {
@@ -167,12 +262,21 @@ test('settlement.closed is delivered as a webhook whose object is the sheet as G
   const o = await organisation();
   const hook = await startReceiver();
   t.teardown(() => hook.close());
-  const endpoint = await addEndpoint(db(), { policy: { allowLoopback: true }, secretKey: api().config.webhookSecretKey, eventTypes: webhookEventTypes },
-    { organizationId: o.caller.organizationId, url: hook.url, events: ['*'] });
+  const endpoint = await addEndpoint(
+    db(),
+    { policy: { allowLoopback: true }, secretKey: api().config.webhookSecretKey, eventTypes: webhookEventTypes },
+    { organizationId: o.caller.organizationId, url: hook.url, events: ['*'] },
+  );
   const id = await trip(o, 'R01', '2026-11-23', 'expenses');
-  const deliveries = () => hook.received.filter((r) => ['settlement.closed', 'trip.closed'].includes(String(r.body?.type)));
+  const deliveries = () =>
+    hook.received.filter((r) => ['settlement.closed', 'trip.closed'].includes(String(r.body?.type)));
   for (let i = 0; i < 100 && deliveries().length < 2; i += 1) await sleep(100);
-  t.deepEqual(deliveries().map((r) => r.body.type).sort(), ['settlement.closed', 'trip.closed']);
+  t.deepEqual(
+    deliveries()
+      .map((r) => r.body.type)
+      .sort(),
+    ['settlement.closed', 'trip.closed'],
+  );
   const delivery = deliveries().find((r) => r.body.type === 'settlement.closed')!;
   t.true(verifySignature(delivery.headers['service-signature'] as string, delivery.raw, endpoint.secret).valid);
   t.deepEqual(delivery.body.data.object, (await get(o.caller, `/trips/${id}/settlement`)).body);

@@ -1,6 +1,10 @@
 import test from 'ava';
 import { apiDocument, apiDocumentText } from '../../server/platform/spec.js';
-import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, REFUSAL_REASON_CATALOGUE } from '../../server/platform/errors/catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  FIELD_REASON_CATALOGUE,
+  REFUSAL_REASON_CATALOGUE,
+} from '../../server/platform/errors/catalogue.js';
 import { useTestService } from '../support/service.js';
 
 const api = useTestService(test, 'system');
@@ -16,16 +20,26 @@ test('GET /health answers without a key with status, the spec version, the envir
   t.is(res.body.environment, 'sandbox');
   t.regex(res.body.time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   // The service's clock read while the request was in flight (a bound that holds however slow the machine is).
-  t.true(Date.parse(res.body.time) >= before - 1 && Date.parse(res.body.time) <= after + 1, `${res.body.time} within the request`);
+  t.true(
+    Date.parse(res.body.time) >= before - 1 && Date.parse(res.body.time) <= after + 1,
+    `${res.body.time} within the request`,
+  );
   // The test service is role all: it is its own worker, and its heartbeat is under a second old.
   t.is(res.body.workers.alive, 1);
   t.true(Date.now() - Date.parse(res.body.workers.lastHeartbeatAt) < 5_000);
 });
 
-test('GET /health reports the configured environment, and GET /me there calls a production key `live` (the key\'s kind, not the deployment)', async (t) => {
+test("GET /health reports the configured environment, and GET /me there calls a production key `live` (the key's kind, not the deployment)", async (t) => {
   const { startTestService } = await import('../support/service.js');
   const { createCaller } = await import('../support/callers.js');
-  const production = await startTestService('system_production', { env: { ENVIRONMENT: 'production', CURSOR_SECRET: 'a-production-cursor-secret', WEBHOOK_SECRET_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://erp.example.com' } });
+  const production = await startTestService('system_production', {
+    env: {
+      ENVIRONMENT: 'production',
+      CURSOR_SECRET: 'a-production-cursor-secret',
+      WEBHOOK_SECRET_KEY: 'a'.repeat(64),
+      PUBLIC_BASE_URL: 'https://erp.example.com',
+    },
+  });
   try {
     const res = await production.request('GET', '/health');
     t.is(res.body.environment, 'production');
@@ -47,16 +61,28 @@ test('without response validation (production), the operations with nothing to v
     const health = await production.request('GET', '/health', { headers: { 'X-Request-Id': 'not a usable id!' } });
     t.is(health.status, 200);
     t.is(health.body.status, 'ok');
-    t.regex(health.headers.get('x-request-id') ?? '', /^[0-9A-Z]{26}$/, 'an unusable caller id is replaced, not refused');
+    t.regex(
+      health.headers.get('x-request-id') ?? '',
+      /^[0-9A-Z]{26}$/,
+      'an unusable caller id is replaced, not refused',
+    );
     t.truthy(health.headers.get('ratelimit-remaining'), 'still counted against the address budget');
     t.is((await production.request('GET', '/me', { headers: caller.auth })).status, 200);
     t.is((await production.request('GET', '/errors')).status, 200);
     // A query string goes through the validator: none of these operations takes one.
-    for (const [path, headers] of [['/health?verbose=1', {}], ['/me?verbose=1', caller.auth], ['/errors?status=400', {}]] as const) {
+    for (const [path, headers] of [
+      ['/health?verbose=1', {}],
+      ['/me?verbose=1', caller.auth],
+      ['/errors?status=400', {}],
+    ] as const) {
       const res = await production.request('GET', path, { headers });
       t.is(res.status, 400, path);
       t.is(res.body.code, 'unknown_field', path);
-      t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [`/query/${path.split('?')[1]!.split('=')[0]}`], path);
+      t.deepEqual(
+        res.body.errors.map((e: { field: string }) => e.field),
+        [`/query/${path.split('?')[1]!.split('=')[0]}`],
+        path,
+      );
     }
     // A key is still required by /me.
     t.is((await production.request('GET', '/me')).status, 401);
@@ -67,7 +93,11 @@ test('without response validation (production), the operations with nothing to v
       const keyed = await fetch(`${production.baseUrl}/api/v1${path}`, { method: 'HEAD', headers: caller.auth });
       t.true(keyed.status < 500, `HEAD ${path} with a key: ${keyed.status}`);
     }
-    t.is((await fetch(`${production.baseUrl}/api/v1/me`, { method: 'HEAD' })).status, 401, 'HEAD /me needs the key GET /me needs');
+    t.is(
+      (await fetch(`${production.baseUrl}/api/v1/me`, { method: 'HEAD' })).status,
+      401,
+      'HEAD /me needs the key GET /me needs',
+    );
     // An operation with parameters is validated as ever.
     const bad = await production.request('GET', '/customers?limit=0', { headers: caller.auth });
     t.is(bad.status, 400);
@@ -91,12 +121,19 @@ test('GET /errors lists every code of the catalogue, problem codes and field rea
   const res = await api().request('GET', '/errors');
   t.is(res.status, 200);
   const codes = res.body.data.map((entry: { code: string }) => entry.code);
-  t.deepEqual([...codes].sort(), [...Object.keys(ERROR_CATALOGUE), ...Object.keys(REFUSAL_REASON_CATALOGUE), ...Object.keys(FIELD_REASON_CATALOGUE)].sort());
+  t.deepEqual(
+    [...codes].sort(),
+    [
+      ...Object.keys(ERROR_CATALOGUE),
+      ...Object.keys(REFUSAL_REASON_CATALOGUE),
+      ...Object.keys(FIELD_REASON_CATALOGUE),
+    ].sort(),
+  );
   const order = res.body.data.map((e: { status: number; code: string }) => `${e.status}:${e.code}`);
   t.deepEqual(order, [...order].sort());
 });
 
-test('a problem document\'s type resolves to the description of its code', async (t) => {
+test("a problem document's type resolves to the description of its code", async (t) => {
   const problem = await api().request('GET', '/no-such-thing');
   t.is(problem.body.type, '/api/v1/errors/not_found');
   const described = await fetch(api().baseUrl + problem.body.type);
@@ -118,14 +155,16 @@ test('GET /me without a key is 401 unauthorized as a problem document', async (t
   t.is(res.body.requestId, res.headers.get('x-request-id'));
 });
 
-test('every response carries X-Request-Id, echoing the caller\'s own when it is 1 to 64 letters, digits, _ or -', async (t) => {
+test("every response carries X-Request-Id, echoing the caller's own when it is 1 to 64 letters, digits, _ or -", async (t) => {
   const own = 'sync-2026_11_22-' + 'a'.repeat(48);
   t.is(own.length, 64);
   const echoed = await api().request('GET', '/health', { headers: { 'X-Request-Id': own } });
   t.is(echoed.headers.get('x-request-id'), own);
 
   for (const bad of ['a'.repeat(65), 'has space', 'semi;colon', 'ünïcode']) {
-    const res = await api().request('GET', '/health', { headers: { 'X-Request-Id': encodeURI(bad) === bad ? bad : encodeURIComponent(bad) } });
+    const res = await api().request('GET', '/health', {
+      headers: { 'X-Request-Id': encodeURI(bad) === bad ? bad : encodeURIComponent(bad) },
+    });
     const id = res.headers.get('x-request-id') ?? '';
     t.not(id, bad);
     t.regex(id, /^[0-9A-HJKMNP-TV-Z]{26}$/, 'replaced by a new ULID');
@@ -136,7 +175,12 @@ test('every response carries X-Request-Id, echoing the caller\'s own when it is 
 });
 
 test('an unknown path inside or outside /api/v1 is 404 not_found as a problem document, never an HTML page', async (t) => {
-  for (const path of ['/api/v1/customers-typo', '/favicon.ico', '/api/v2/health', '/index.html'] /* GET / answers its links (root-links.test.ts) */) {
+  for (const path of [
+    '/api/v1/customers-typo',
+    '/favicon.ico',
+    '/api/v2/health',
+    '/index.html',
+  ] /* GET / answers its links (root-links.test.ts) */) {
     const res = await fetch(api().baseUrl + path);
     t.is(res.status, 404, path);
     t.regex(res.headers.get('content-type') ?? '', /^application\/problem\+json/, path);
@@ -157,12 +201,18 @@ test('an undeclared query parameter is 400 unknown_field naming /query/<name>', 
   const res = await api().request('GET', '/health?verbose=1');
   t.is(res.status, 400);
   t.is(res.body.code, 'unknown_field');
-  t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['/query/verbose']);
+  t.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['/query/verbose'],
+  );
 });
 
 test('an invalid path parameter is 400 invalid_field naming /path/<name>', async (t) => {
   const res = await api().request('GET', '/errors/NOT-A-CODE');
   t.is(res.status, 400);
   t.is(res.body.code, 'invalid_field');
-  t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['/path/code']);
+  t.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['/path/code'],
+  );
 });

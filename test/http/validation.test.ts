@@ -18,7 +18,8 @@ const valid = () => ({
 });
 
 const post = (json: unknown) => api().request('POST', '/test-fixtures/order-drafts', { json });
-const fields = (body: { errors?: { field: string; code: string }[] }) => (body.errors ?? []).map((e) => `${e.code} ${e.field}`).sort();
+const fields = (body: { errors?: { field: string; code: string }[] }) =>
+  (body.errors ?? []).map((e) => `${e.code} ${e.field}`).sort();
 
 test('a valid body passes validation untouched', async (t) => {
   const res = await post(valid());
@@ -27,7 +28,10 @@ test('a valid body passes validation untouched', async (t) => {
 });
 
 test('malformed JSON is 400 invalid_json', async (t) => {
-  const res = await api().request('POST', '/test-fixtures/order-drafts', { headers: { 'content-type': 'application/json' }, body: '{"customer": {"code": "UG1",}' });
+  const res = await api().request('POST', '/test-fixtures/order-drafts', {
+    headers: { 'content-type': 'application/json' },
+    body: '{"customer": {"code": "UG1",}',
+  });
   t.is(res.status, 400);
   t.is(res.body.code, 'invalid_json');
   t.regex(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -39,7 +43,11 @@ test('an undeclared property anywhere in the body is 400 unknown_field naming it
   const res = await post(body);
   t.is(res.status, 400);
   t.is(res.body.code, 'unknown_field');
-  t.deepEqual(fields(res.body), ['unknown_field /colour', 'unknown_field /customer/nickname', 'unknown_field /lines/0/discount']);
+  t.deepEqual(fields(res.body), [
+    'unknown_field /colour',
+    'unknown_field /customer/nickname',
+    'unknown_field /lines/0/discount',
+  ]);
 });
 
 test('a missing property is 400 required_field naming it', async (t) => {
@@ -59,10 +67,19 @@ test('a wrong type, format, enum or length is 400 invalid_field naming each fiel
   t.is(res.status, 400);
   t.is(res.body.code, 'invalid_field');
   const named = new Set(res.body.errors.map((e: { field: string }) => e.field));
-  for (const field of ['/customer/code', '/channel', '/issueDate', '/lines/0/quantity', '/lines/0/unitPrice/amount', '/lines/0/unitPrice/currency']) {
+  for (const field of [
+    '/customer/code',
+    '/channel',
+    '/issueDate',
+    '/lines/0/quantity',
+    '/lines/0/unitPrice/amount',
+    '/lines/0/unitPrice/currency',
+  ]) {
     t.true(named.has(field), `${field} is named`);
   }
-  t.true(res.body.errors.every((e: { code: string; message: string }) => e.code === 'invalid_field' && e.message.length > 0));
+  t.true(
+    res.body.errors.every((e: { code: string; message: string }) => e.code === 'invalid_field' && e.message.length > 0),
+  );
 });
 
 test('a money amount sent as a JSON number is refused: amounts are decimal strings', async (t) => {
@@ -82,7 +99,10 @@ test('when unknown, missing and invalid fields come together, all are listed and
 
 test('a body in a content type the operation does not accept is 415 unsupported_media_type', async (t) => {
   for (const contentType of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
-    const res = await api().request('POST', '/test-fixtures/order-drafts', { headers: { 'content-type': contentType }, body: 'customer=UG1' });
+    const res = await api().request('POST', '/test-fixtures/order-drafts', {
+      headers: { 'content-type': contentType },
+      body: 'customer=UG1',
+    });
     t.is(res.status, 415, contentType);
     t.is(res.body.code, 'unsupported_media_type');
   }

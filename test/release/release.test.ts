@@ -15,7 +15,7 @@ import { addUnreleasedItem, runRelease, scratchCopy, versionOf, withAcceptedNarr
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-test('npm run release -- minor moves Unreleased into the next minor version everywhere, and the released server\'s /health says so', async (t) => {
+test("npm run release -- minor moves Unreleased into the next minor version everywhere, and the released server's /health says so", async (t) => {
   t.timeout(360_000); // a release bundles the spec and regenerates generated/: minutes on a busy machine
   const scratch = scratchCopy();
   const current = versionOf(scratch);
@@ -45,10 +45,21 @@ test('npm run release -- minor moves Unreleased into the next minor version ever
 
   const database = await createTestDatabase('release_health');
   const port = await freePort();
-  const server = await startServerProcess({ DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', DATA_DIR: join(scratch, '.data'), ...TEST_SECRETS }, { cwd: scratch, args: ['--role', 'api'] });
+  const server = await startServerProcess(
+    {
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      SANDBOX_BOOTSTRAP: 'false',
+      DATA_DIR: join(scratch, '.data'),
+      ...TEST_SECRETS,
+    },
+    { cwd: scratch, args: ['--role', 'api'] },
+  );
   try {
     t.true(server.output().includes('API listening'), server.output());
-    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.json() as Promise<{ version: string }>);
+    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+      (r) => r.json() as Promise<{ version: string }>,
+    );
     t.is(health.version, next);
   } finally {
     await server.stop();
@@ -80,10 +91,19 @@ test('npm run release -- minor --dry-run prints every change a release would mak
 
   const dry = await runRelease(scratch, 'minor', '--dry-run', '--date', '2026-11-22');
   t.is(dry.code, 0, dry.output);
-  t.regex(dry.output, new RegExp(`^Dry run: a minor release would make ${escape(next)} \\(2026-11-22\\) from ${escape(current)}\\. Nothing was written\\.`));
+  t.regex(
+    dry.output,
+    new RegExp(
+      `^Dry run: a minor release would make ${escape(next)} \\(2026-11-22\\) from ${escape(current)}\\. Nothing was written\\.`,
+    ),
+  );
   t.true(dry.output.includes(`  CHANGELOG.md\n    + ## ${next} - 2026-11-22\n`), dry.output);
   for (const { file } of VERSIONED_FILES) {
-    t.regex(dry.output, new RegExp(`\\n  ${escape(file)}\\n    - [^\\n]*${escape(current)}[^\\n]*\\n    \\+ [^\\n]*${escape(next)}`), file);
+    t.regex(
+      dry.output,
+      new RegExp(`\\n  ${escape(file)}\\n    - [^\\n]*${escape(current)}[^\\n]*\\n    \\+ [^\\n]*${escape(next)}`),
+      file,
+    );
   }
   t.true(dry.output.includes(`  spec/releases/${next}.json (new`), dry.output);
   t.deepEqual(digest(scratch), before, 'not one file written, moved or added');
@@ -92,10 +112,16 @@ test('npm run release -- minor --dry-run prints every change a release would mak
   // It refuses what the release refuses, with the same words (here a second "### Added" in Unreleased).
   addUnreleasedItem(scratch, 'One more.');
   const file = join(scratch, 'CHANGELOG.md');
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/^## Unreleased\n\n/m, '## Unreleased\n\n### Added\n- Again.\n\n'));
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(/^## Unreleased\n\n/m, '## Unreleased\n\n### Added\n- Again.\n\n'),
+  );
   const refused = await runRelease(scratch, 'minor', '--dry-run');
   t.is(refused.code, 1, refused.output);
-  t.regex(refused.output, /CHANGELOG.md does not pass the changelog check:\nCHANGELOG\.md:\d+: "### Added" again in Unreleased/);
+  t.regex(
+    refused.output,
+    /CHANGELOG.md does not pass the changelog check:\nCHANGELOG\.md:\d+: "### Added" again in Unreleased/,
+  );
 });
 
 test('release refuses a changelog that fails the changelog check, naming each problem, and changes nothing', async (t) => {
@@ -104,7 +130,13 @@ test('release refuses a changelog that fails the changelog check, naming each pr
   withNotes(scratch);
   const file = join(scratch, 'CHANGELOG.md');
   // A second "### Added" and an item that announces again what 1.4.0 announced.
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/^## Unreleased\n/m, '## Unreleased\n\n### Added\n- `payload_too_large` for big files.\n'));
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /^## Unreleased\n/m,
+      '## Unreleased\n\n### Added\n- `payload_too_large` for big files.\n',
+    ),
+  );
   const refused = await runRelease(scratch, 'minor', '--date', '2026-11-22');
   t.is(refused.code, 1, refused.output);
   t.regex(refused.output, /CHANGELOG.md does not pass the changelog check/);
@@ -136,7 +168,10 @@ test('release refuses when the spec breaks v1 clients of the last release', asyn
   writeFileSync(schema, readFileSync(schema, 'utf8').replace(/^required: \[.*\]$/m, 'required: [status]'));
   const refused = await runRelease(scratch, 'minor');
   t.is(refused.code, 1, refused.output);
-  t.regex(refused.output, /GET \/health response 200 application\/json: version: response field no longer always present/);
+  t.regex(
+    refused.output,
+    /GET \/health response 200 application\/json: version: response field no longer always present/,
+  );
   for (const reading of readVersions(scratch)) t.is(reading.version, current);
 });
 
@@ -166,7 +201,10 @@ test('an accepted and announced narrowing is released, and the accepted list sta
   const released = await runRelease(scratch, 'minor', '--date', '2026-11-22');
   t.is(released.code, 0, released.output);
   t.deepEqual(readAcceptedChanges(scratch), { since: next, changes: [] });
-  t.true(readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8').split(/^## /m)[2]!.includes(entry.changelog), 'the announcement is in the released notes');
+  t.true(
+    readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8').split(/^## /m)[2]!.includes(entry.changelog),
+    'the announcement is in the released notes',
+  );
   const snapshot = JSON.parse(readFileSync(join(scratch, 'spec', 'releases', `${next}.json`), 'utf8'));
   t.is(snapshot.components.schemas.CustomerFields.properties.name.maxLength, 150, 'the snapshot holds the narrowing');
 });

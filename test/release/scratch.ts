@@ -14,13 +14,27 @@ import { readVersions } from '../../scripts/release/versions.js';
 
 const root = process.cwd();
 const exec = promisify(execFile);
-const COPIED = ['server', 'scripts', 'spec', 'prisma', 'generated', 'CHANGELOG.md', 'package.json', 'package-lock.json',
-  'client-sdk/package.json', 'client-sdk/scripts', 'redocly.yaml', 'tsconfig.json', 'prisma.config.ts'];
+const COPIED = [
+  'server',
+  'scripts',
+  'spec',
+  'prisma',
+  'generated',
+  'CHANGELOG.md',
+  'package.json',
+  'package-lock.json',
+  'client-sdk/package.json',
+  'client-sdk/scripts',
+  'redocly.yaml',
+  'tsconfig.json',
+  'prisma.config.ts',
+];
 
 export function scratchCopy(): string {
   const scratch = mkdtempSync(join(tmpdir(), 'erp-release-'));
   chmodSync(scratch, 0o755);
-  for (const entry of COPIED) if (existsSync(join(root, entry))) cpSync(join(root, entry), join(scratch, entry), { recursive: true });
+  for (const entry of COPIED)
+    if (existsSync(join(root, entry))) cpSync(join(root, entry), join(scratch, entry), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'));
   return scratch;
 }
@@ -32,7 +46,11 @@ export function versionOf(scratch: string): string {
 
 export async function runRelease(scratch: string, ...args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', 'scripts/release/release.ts', ...args], { cwd: scratch });
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/release/release.ts', ...args],
+      { cwd: scratch },
+    );
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -45,14 +63,18 @@ export function addUnreleasedItem(scratch: string, line: string): void {
   const file = join(scratch, 'CHANGELOG.md');
   const changelog = readFileSync(file, 'utf8');
   const added = /^## Unreleased\n\n### Added\n/m;
-  writeFileSync(file, added.test(changelog)
-    ? changelog.replace(added, (heading) => `${heading}- ${line}\n`)
-    : changelog.replace(/^## Unreleased\n+/m, `## Unreleased\n\n### Added\n- ${line}\n\n`));
+  writeFileSync(
+    file,
+    added.test(changelog)
+      ? changelog.replace(added, (heading) => `${heading}- ${line}\n`)
+      : changelog.replace(/^## Unreleased\n+/m, `## Unreleased\n\n### Added\n- ${line}\n\n`),
+  );
 }
 
 /** Gives the copy's Unreleased section a note when it has none (right after a release). */
 export function withNotes(scratch: string): string {
-  if (unreleasedNotes(readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8')) === '') addUnreleasedItem(scratch, 'A note for the release under test.');
+  if (unreleasedNotes(readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8')) === '')
+    addUnreleasedItem(scratch, 'A note for the release under test.');
   return unreleasedNotes(readFileSync(join(scratch, 'CHANGELOG.md'), 'utf8'));
 }
 
@@ -63,13 +85,14 @@ export function withNotes(scratch: string): string {
 export function withAcceptedNarrowing(scratch: string): AcceptedChange {
   const schema = join(scratch, 'spec', 'components', 'schemas', 'CustomerFields.yaml');
   const text = readFileSync(schema, 'utf8');
-  if (!/^ {4}maxLength: 200$/m.test(text)) throw new Error('CustomerFields.yaml no longer has the name maxLength 200 this fixture narrows');
+  if (!/^ {4}maxLength: 200$/m.test(text))
+    throw new Error('CustomerFields.yaml no longer has the name maxLength 200 this fixture narrows');
   writeFileSync(schema, text.replace(/^ {4}maxLength: 200$/m, '    maxLength: 150'));
   const entry: AcceptedChange = {
     where: '*: name',
     what: 'narrowed range: maxLength 200 -> 150',
     reason: 'A narrowing the release tests make in their scratch copy.',
-    changelog: 'a customer\'s `name` is at most 150 characters',
+    changelog: "a customer's `name` is at most 150 characters",
   };
   const file = join(scratch, ACCEPTED_CHANGES_FILE);
   const list = parse(readFileSync(file, 'utf8')) as { since: string; changes?: AcceptedChange[] | null };

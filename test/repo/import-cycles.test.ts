@@ -22,7 +22,9 @@ const RELATIVE_IMPORT = /(?:\bfrom\s+|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"
 
 /** The relative imports of a file's text, as repository paths of .ts files. */
 function importsOf(path: string, text: string): string[] {
-  const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) => normalize(join(dirname(path), match[1]!.replace(/\.js$/, '.ts'))));
+  const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) =>
+    normalize(join(dirname(path), match[1]!.replace(/\.js$/, '.ts'))),
+  );
   return [...new Set(targets)];
 }
 
@@ -50,14 +52,29 @@ function serverGraph(): { graph: Map<string, string[]>; unresolved: string[] } {
   const files = sourceFiles('server').map((path) => relative(root, join(root, path)));
   const known = new Set(files);
   const imports = new Map(files.map((path) => [path, importsOf(path, readFileSync(join(root, path), 'utf8'))]));
-  const unresolved = [...imports].flatMap(([path, targets]) => targets.filter((target) => !existsSync(join(root, target))).map((target) => `${path} -> ${target}`));
-  return { graph: new Map([...imports].map(([path, targets]) => [path, targets.filter((target) => known.has(target))])), unresolved };
+  const unresolved = [...imports].flatMap(([path, targets]) =>
+    targets.filter((target) => !existsSync(join(root, target))).map((target) => `${path} -> ${target}`),
+  );
+  return {
+    graph: new Map([...imports].map(([path, targets]) => [path, targets.filter((target) => known.has(target))])),
+    unresolved,
+  };
 }
 
 test('the search finds a circle when there is one, and none in a graph without', (t) => {
-  const circle = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts', 'd.ts']], ['d.ts', []]]);
+  const circle = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts', 'd.ts']],
+    ['d.ts', []],
+  ]);
   t.deepEqual(findCycles(circle), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
-  const diamond = new Map([['a.ts', ['b.ts', 'c.ts']], ['b.ts', ['d.ts']], ['c.ts', ['d.ts']], ['d.ts', []]]);
+  const diamond = new Map([
+    ['a.ts', ['b.ts', 'c.ts']],
+    ['b.ts', ['d.ts']],
+    ['c.ts', ['d.ts']],
+    ['d.ts', []],
+  ]);
   t.deepEqual(findCycles(diamond), []);
 });
 
@@ -71,8 +88,11 @@ test('the parser reads type-only, re-exported, multi-line, side-effect and dynam
     "import pino from 'pino';",
   ].join('\n');
   t.deepEqual(importsOf('server/platform/webhooks/deliver.ts', text), [
-    'server/platform/database/transaction.ts', 'server/platform/webhooks/types.ts', 'server/platform/webhooks/attempt.ts',
-    'server/platform/webhooks/side-effect.ts', 'server/platform/webhooks/lazy.ts',
+    'server/platform/database/transaction.ts',
+    'server/platform/webhooks/types.ts',
+    'server/platform/webhooks/attempt.ts',
+    'server/platform/webhooks/side-effect.ts',
+    'server/platform/webhooks/lazy.ts',
   ]);
 });
 
@@ -82,6 +102,10 @@ test('no file of server/ imports itself through others (the webhook engine inclu
   t.deepEqual(unresolved, []);
   t.true(graph.get('server/platform/webhooks/deliver.ts')?.includes('server/platform/webhooks/attempt.ts'));
   const cycles = findCycles(graph).map((cycle) => cycle.join(' -> '));
-  t.deepEqual(cycles.filter((cycle) => cycle.includes('server/platform/webhooks/')), [], 'the webhook engine has no import circle');
+  t.deepEqual(
+    cycles.filter((cycle) => cycle.includes('server/platform/webhooks/')),
+    [],
+    'the webhook engine has no import circle',
+  );
   t.deepEqual(cycles, []);
 });

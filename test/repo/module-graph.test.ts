@@ -1,9 +1,8 @@
 // The server's import graph grouped per module and layer: no upward arrow between layers (platform, below domain,
 // below connectors, below the modules, below the console, below the composition) and no two modules that import
 // each other. A file-level cycle test (import-cycles.test.ts) cannot see a tie that runs through different files of
-// two modules: credit-notes/documents.ts -> invoices/account.ts while invoices/audit.ts -> credit-notes/audit.ts.
-// The ties that exist today are listed with what would undo them; the list can only shrink: a new tie fails the
-// suite, and a listed tie that is gone must be struck from the list.
+// two modules (credit-notes/documents.ts -> invoices/account.ts while invoices/audit.ts -> credit-notes/audit.ts was
+// one). The list of known ties is empty and can only stay so: a new tie fails the suite.
 import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -14,16 +13,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /** Lowest first: a unit may import its own layer's units and those below, never one above. */
 const LAYERS = ['platform', 'domain', 'connectors', 'modules', 'console', 'composition'] as const;
 
-/** Ties that break a rule today, each with what would undo it. */
-const KNOWN: Record<string, string> = {
-  'platform -> domain': 'the Actor type (domain/actor.ts) is read by platform/access/context.ts and the resources service: the Actor belongs in platform/access',
-  'platform -> connectors': 'the manifest type names ConnectorSettings (connectors/connections.ts): the settings type belongs in platform/modules',
-  'connectors <-> platform': 'the same manifest import, seen from the other side (connectors use the platform database as they should)',
-  'domain <-> platform': 'the same Actor import, seen from the other side (domain/actor.ts reads platform/access/scopes.ts as it should)',
-  'modules/credit-notes <-> modules/invoices': 'the customer account (invoices/account.ts) serves credit notes, and the invoice audit reads credit-note audit rows: the account and the audit could be modules of their own',
-  'modules/invoices <-> modules/payments': 'invoices/documents.ts settles a cash sale through payments/documents.ts, which posts to invoices/account.ts: the account as its own module would undo it',
-  'modules/locations <-> modules/routes': 'a van location names its route (locations/repository.ts -> routes/master-data.ts) and routes make their vans (routes/service.ts -> locations/repository.ts)',
-};
+/**
+ * Ties that break a rule today, each with what would undo it: none (decision 0046 says how the last five were undone).
+ * Add none: undo a tie by moving what is shared down a layer or into a module of its own, or by declaring it in a
+ * manifest for the composed registry.
+ */
+const KNOWN: Record<string, string> = {};
 
 const RELATIVE_IMPORT = /(?:\bfrom\s+|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
 
@@ -35,7 +30,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The unit a server file belongs to: `modules/<name>` for a module, else its top folder; null outside server/. */
-export function unitOf(path: string): string | null {
+function unitOf(path: string): string | null {
   const module = /^server\/modules\/([^/]+)\//.exec(path);
   if (module) return `modules/${module[1]}`;
   const top = /^server\/([^/]+)\//.exec(path);
@@ -43,7 +38,8 @@ export function unitOf(path: string): string | null {
   return path === 'server/main.ts' ? 'composition' : null;
 }
 
-const layerOf = (unit: string) => LAYERS.indexOf((unit.startsWith('modules/') ? 'modules' : unit) as (typeof LAYERS)[number]);
+const layerOf = (unit: string) =>
+  LAYERS.indexOf((unit.startsWith('modules/') ? 'modules' : unit) as (typeof LAYERS)[number]);
 
 /** Unit-to-unit edges, each with one file import that makes it (for the message). */
 function unitGraph(files: Map<string, string[]>): Map<string, string> {
@@ -60,14 +56,15 @@ function unitGraph(files: Map<string, string[]>): Map<string, string> {
 }
 
 /** The rules broken: upward arrows (`a -> b`) and two-way ties (`a <-> b`, names sorted), each with an example import. */
-export function ties(files: Map<string, string[]>): Map<string, string> {
+function ties(files: Map<string, string[]>): Map<string, string> {
   const edges = unitGraph(files);
   const found = new Map<string, string>();
   for (const [edge, example] of edges) {
     const [from, to] = edge.split(' -> ') as [string, string];
     if (layerOf(from) < 0 || layerOf(to) < 0) found.set(edge, `${example} (a folder of server/ that is in no layer)`);
     else if (layerOf(to) > layerOf(from)) found.set(edge, example);
-    if (from < to && edges.has(`${to} -> ${from}`)) found.set(`${from} <-> ${to}`, `${example} | ${edges.get(`${to} -> ${from}`)}`);
+    if (from < to && edges.has(`${to} -> ${from}`))
+      found.set(`${from} <-> ${to}`, `${example} | ${edges.get(`${to} -> ${from}`)}`);
   }
   return found;
 }
@@ -76,7 +73,12 @@ function serverImports(): Map<string, string[]> {
   const files = new Map<string, string[]>();
   for (const file of sourceFiles('server')) {
     const text = readFileSync(join(root, file), 'utf8');
-    files.set(file, [...text.matchAll(RELATIVE_IMPORT)].map((match) => normalize(join(dirname(file), match[1]!.replace(/\.js$/, '.ts')))));
+    files.set(
+      file,
+      [...text.matchAll(RELATIVE_IMPORT)].map((match) =>
+        normalize(join(dirname(file), match[1]!.replace(/\.js$/, '.ts'))),
+      ),
+    );
   }
   return files;
 }
@@ -100,5 +102,9 @@ test('the rules bite: an upward import and a two-way tie between modules are eac
     ['server/domain/money.ts', ['server/platform/a.ts']],
   ]);
   // platform -> orders is upward, and with orders -> platform also a two-way tie; orders <-> stock runs through different files.
-  t.deepEqual([...ties(files).keys()].sort(), ['modules/orders <-> modules/stock', 'modules/orders <-> platform', 'platform -> modules/orders']);
+  t.deepEqual([...ties(files).keys()].sort(), [
+    'modules/orders <-> modules/stock',
+    'modules/orders <-> platform',
+    'platform -> modules/orders',
+  ]);
 });

@@ -16,7 +16,10 @@ test('a validation error rejects with ErpApiError: status, code, errors[] naming
   const body = { outletCode: 'UG7000001', name: 'Error Shop', channel: 'retail' as const, bogus: true } as never;
   const error = await t.throwsAsync(erp.POST('/customers', { body }), { instanceOf: ErpApiError });
   t.like(error, { status: 400, code: 'unknown_field', title: 'Unknown field', type: '/api/v1/errors/unknown_field' });
-  t.deepEqual(error!.errors.map((e) => e.field), ['/bogus']);
+  t.deepEqual(
+    error!.errors.map((e) => e.field),
+    ['/bogus'],
+  );
   t.regex(error!.detail, /\S/);
   t.truthy(error!.requestId);
   t.is(error!.requestId, error!.response.headers.get('X-Request-Id') ?? 'no header');
@@ -25,10 +28,12 @@ test('a validation error rejects with ErpApiError: status, code, errors[] naming
   t.is(error!.retryAfterSeconds, undefined);
 });
 
-test('the caller\'s own X-Request-Id comes back on the error', async (t) => {
+test("the caller's own X-Request-Id comes back on the error", async (t) => {
   const caller = await createCaller(pool(), { scopes: ['products:read'] });
   const erp = createErpClient({ apiKey: caller.secret, baseUrl: baseUrl() });
-  const error = await t.throwsAsync(erp.GET('/customers', { params: { header: { 'X-Request-Id': 'sdk-scope-1' } } }), { instanceOf: ErpApiError });
+  const error = await t.throwsAsync(erp.GET('/customers', { params: { header: { 'X-Request-Id': 'sdk-scope-1' } } }), {
+    instanceOf: ErpApiError,
+  });
   t.like(error, { status: 403, code: 'insufficient_scope', requestId: 'sdk-scope-1' });
 });
 
@@ -41,20 +46,49 @@ test('a bad key rejects with 401 unauthorized; a resolved call always carries da
   t.is(data.organization.id, caller.organizationId);
 });
 
-test('an answer that is no problem document (a proxy\'s HTML page) still rejects with ErpApiError: http_<status>, about:blank', async (t) => {
-  const proxy = await standIn((_request, response) => response.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'));
+test("an answer that is no problem document (a proxy's HTML page) still rejects with ErpApiError: http_<status>, about:blank", async (t) => {
+  const proxy = await standIn((_request, response) =>
+    response.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'),
+  );
   t.teardown(() => proxy.close());
-  const error = await t.throwsAsync(createErpClient({ baseUrl: proxy.baseUrl, maxRetries: 0 }).GET('/health'), { instanceOf: ErpApiError });
-  t.like(error, { status: 502, code: 'http_502', type: 'about:blank', title: 'Bad Gateway', detail: '<h1>Bad gateway</h1>', requestId: '', errors: [] });
+  const error = await t.throwsAsync(createErpClient({ baseUrl: proxy.baseUrl, maxRetries: 0 }).GET('/health'), {
+    instanceOf: ErpApiError,
+  });
+  t.like(error, {
+    status: 502,
+    code: 'http_502',
+    type: 'about:blank',
+    title: 'Bad Gateway',
+    detail: '<h1>Bad gateway</h1>',
+    requestId: '',
+    errors: [],
+  });
 });
 
-test('a refusal\'s reason comes with the error: a 409 invalid_state that clears by itself says posting_under_way', async (t) => {
-  const problem = { type: '/api/v1/errors/invalid_state', title: 'Invalid state', status: 409, code: 'invalid_state', reason: 'posting_under_way', detail: 'The accounting posting of INV-000001 is under way.', requestId: 'r1' };
-  const server = await standIn((_request, response) => response.writeHead(409, { 'content-type': 'application/problem+json' }).end(JSON.stringify(problem)));
+test("a refusal's reason comes with the error: a 409 invalid_state that clears by itself says posting_under_way", async (t) => {
+  const problem = {
+    type: '/api/v1/errors/invalid_state',
+    title: 'Invalid state',
+    status: 409,
+    code: 'invalid_state',
+    reason: 'posting_under_way',
+    detail: 'The accounting posting of INV-000001 is under way.',
+    requestId: 'r1',
+  };
+  const server = await standIn((_request, response) =>
+    response.writeHead(409, { 'content-type': 'application/problem+json' }).end(JSON.stringify(problem)),
+  );
   t.teardown(() => server.close());
-  const error = await t.throwsAsync(createErpClient({ baseUrl: server.baseUrl, maxRetries: 0 }).GET('/health'), { instanceOf: ErpApiError });
+  const error = await t.throwsAsync(createErpClient({ baseUrl: server.baseUrl, maxRetries: 0 }).GET('/health'), {
+    instanceOf: ErpApiError,
+  });
   t.like(error, { status: 409, code: 'invalid_state', reason: 'posting_under_way' });
   const plain = await createCaller(pool());
-  const validation = await t.throwsAsync(createErpClient({ apiKey: plain.secret, baseUrl: baseUrl() }).GET('/customers', { params: { query: { limit: 0 } } }), { instanceOf: ErpApiError });
+  const validation = await t.throwsAsync(
+    createErpClient({ apiKey: plain.secret, baseUrl: baseUrl() }).GET('/customers', {
+      params: { query: { limit: 0 } },
+    }),
+    { instanceOf: ErpApiError },
+  );
   t.is(validation!.reason, undefined, 'a problem without a reason');
 });

@@ -89,7 +89,9 @@ export interface StandIn {
 }
 
 /** A bare HTTP server answering every request with `answer` (which may also never answer). */
-export async function standIn(answer: (request: IncomingMessage, response: ServerResponse, index: number) => void): Promise<StandIn> {
+export async function standIn(
+  answer: (request: IncomingMessage, response: ServerResponse, index: number) => void,
+): Promise<StandIn> {
   const requests: IncomingMessage[] = [];
   const server = createHttpServer((request, response) => {
     const index = requests.push(request) - 1;
@@ -108,20 +110,49 @@ export async function standIn(answer: (request: IncomingMessage, response: Serve
 }
 
 /** A problem document answer, as the service would send it. */
-export function problem(response: ServerResponse, status: number, code: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/problem+json', 'x-request-id': `standin-${code}`, ...headers });
-  response.end(JSON.stringify({ type: `/api/v1/errors/${code}`, title: code, status, code, detail: `Stand-in ${code}.`, requestId: `standin-${code}` }));
+export function problem(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    'content-type': 'application/problem+json',
+    'x-request-id': `standin-${code}`,
+    ...headers,
+  });
+  response.end(
+    JSON.stringify({
+      type: `/api/v1/errors/${code}`,
+      title: code,
+      status,
+      code,
+      detail: `Stand-in ${code}.`,
+      requestId: `standin-${code}`,
+    }),
+  );
 }
 
 /**
  * How `promise` ended, or 'pending' when it had not after `ms`: a call that hangs becomes a failed assertion
  * instead of a test that times out. Not a speed check: `ms` is far above what the rule under test allows.
  */
-export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {
+export async function settledWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ value: T } | { error: unknown } | 'pending'> {
   let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise<'pending'>((resolve) => { timer = setTimeout(() => resolve('pending'), ms); });
+  const pending = new Promise<'pending'>((resolve) => {
+    timer = setTimeout(() => resolve('pending'), ms);
+  });
   try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), pending]);
+    return await Promise.race([
+      promise.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      pending,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -17,12 +17,20 @@ const root = process.cwd();
 const scratch = join(root, 'node_modules', '.cache', `erp-build-test-${process.pid}`);
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => { output += c; });
-    child.stderr.on('data', (c: Buffer) => { output += c; });
+    child.stdout.on('data', (c: Buffer) => {
+      output += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
@@ -31,13 +39,21 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 test('the build writes one bundle and map per entry, with no absolute path of the checkout, and a stack trace names the .ts line', async (t) => {
   const outDir = join(scratch, 'dist');
   const { files } = await build({ outDir });
-  t.deepEqual(files.map((f) => f.slice(outDir.length + 1)).sort(), Object.values(ENTRIES).flatMap((f) => [f, `${f}.map`]).sort());
+  t.deepEqual(
+    files.map((f) => f.slice(outDir.length + 1)).sort(),
+    Object.values(ENTRIES)
+      .flatMap((f) => [f, `${f}.map`])
+      .sort(),
+  );
   for (const file of Object.values(ENTRIES)) {
     const text = readFileSync(join(outDir, file), 'utf8');
     t.false(text.includes(root), `${file} names the checkout's path`);
     t.true(text.endsWith(`//# sourceMappingURL=${file}.map\n`), file);
     const map = JSON.parse(readFileSync(join(outDir, `${file}.map`), 'utf8')) as { sources: string[] };
-    t.true(map.sources.every((s) => !s.startsWith('/') && existsSync(resolve(dirname(join(outDir, file)), s))), 'the map names the sources relative to itself');
+    t.true(
+      map.sources.every((s) => !s.startsWith('/') && existsSync(resolve(dirname(join(outDir, file)), s))),
+      'the map names the sources relative to itself',
+    );
   }
 
   // The line of server/platform/spec.ts that finds generated/openapi.json, replaced in place by a throw.
@@ -54,10 +70,27 @@ test('the build writes one bundle and map per entry, with no absolute path of th
 test('two builds at once into one directory both succeed and leave whole files, no temporary ones', async (t) => {
   const outDir = join(scratch, 'together');
   const runs = await Promise.all([0, 1, 2].map(() => run(process.execPath, ['scripts/build.mjs', '--out', outDir])));
-  t.deepEqual(runs.map((r) => r.code), [0, 0, 0], runs.map((r) => r.output).join('\n'));
-  t.deepEqual(runs.map((r) => r.output), ['', '', ''], 'a build that succeeds prints nothing (npm run --silent admin stays parseable)');
-  t.deepEqual(readdirSync(outDir).sort(), Object.values(ENTRIES).flatMap((f) => [f, `${f}.map`]).sort());
-  const { code, output } = await run(process.execPath, ['--enable-source-maps', join(outDir, ENTRIES['scripts/admin/cli.ts']), '--help']);
+  t.deepEqual(
+    runs.map((r) => r.code),
+    [0, 0, 0],
+    runs.map((r) => r.output).join('\n'),
+  );
+  t.deepEqual(
+    runs.map((r) => r.output),
+    ['', '', ''],
+    'a build that succeeds prints nothing (npm run --silent admin stays parseable)',
+  );
+  t.deepEqual(
+    readdirSync(outDir).sort(),
+    Object.values(ENTRIES)
+      .flatMap((f) => [f, `${f}.map`])
+      .sort(),
+  );
+  const { code, output } = await run(process.execPath, [
+    '--enable-source-maps',
+    join(outDir, ENTRIES['scripts/admin/cli.ts']),
+    '--help',
+  ]);
   t.is(code, 0, output);
   t.true(output.includes('Operator CLI'), output);
 });
@@ -72,15 +105,30 @@ test('npm run api builds dist/ before it starts (a stale one never runs) and the
   const port = await freePort();
   const child = spawn('npm', ['run', 'api'], {
     detached: true, // its own process group: npm, its shell and node stop together
-    env: { ...process.env, ...TEST_SECRETS, DATABASE_URL: database.url, PORT: String(port), SANDBOX_BOOTSTRAP: 'false', SIMULATORS: 'false', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...TEST_SECRETS,
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      SANDBOX_BOOTSTRAP: 'false',
+      SIMULATORS: 'false',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (c: Buffer) => { output += c; });
-  child.stderr.on('data', (c: Buffer) => { output += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    output += c;
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    output += c;
+  });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   try {
-    for (const deadline = Date.now() + 100_000; !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;) {
+    for (
+      const deadline = Date.now() + 100_000;
+      !output.includes('API listening') && child.exitCode === null && Date.now() < deadline;
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
     t.false(output.includes('stale build ran'), output);

@@ -4,7 +4,14 @@
 // through the webhook destination rules, checked on the address it connects to (server/connectors/guarded-fetch.ts),
 // and a 3xx fails the call naming where it pointed, never followed. Proved against the simulators this service runs.
 import test from 'ava';
-import { accountingConnectorOf, fiscalConnectorOf, readConnection, setConnection, SIMULATOR_BASE_URL, type ExternalSystem } from '../../server/connectors/connections.js';
+import {
+  accountingConnectorOf,
+  fiscalConnectorOf,
+  readConnection,
+  setConnection,
+  SIMULATOR_BASE_URL,
+  type ExternalSystem,
+} from '../../server/connectors/connections.js';
 import { injectFailure } from '../../server/connectors/simulators/failures.js';
 import { SIMULATED_REDIRECT_LOCATION } from '../../server/connectors/simulators/quickbooks/router.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
@@ -12,7 +19,9 @@ import { inTransaction } from '../../server/platform/database/transaction.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService } from '../support/service.js';
 
-const api = useTestService(test, 'connector_destinations', { env: { SIMULATORS: 'true', CONNECTOR_TIMEOUT_MS: '3000' } });
+const api = useTestService(test, 'connector_destinations', {
+  env: { SIMULATORS: 'true', CONNECTOR_TIMEOUT_MS: '3000' },
+});
 const db = () => kyselyOver(api().service.database.pool);
 let accounts = 0;
 
@@ -20,7 +29,15 @@ let accounts = 0;
 async function connected(system: ExternalSystem, baseUrl: string) {
   const caller = await createCaller(api().service.database.pool);
   const account = `${system === 'accounting' ? 'realm' : '100000'}${++accounts}`;
-  await inTransaction(db(), (tx) => setConnection(tx, caller.organizationId, system, { baseUrl, account, deviceNo: system === 'fiscal' ? 'D1' : undefined }, null));
+  await inTransaction(db(), (tx) =>
+    setConnection(
+      tx,
+      caller.organizationId,
+      system,
+      { baseUrl, account, deviceNo: system === 'fiscal' ? 'D1' : undefined },
+      null,
+    ),
+  );
   return { connection: (await readConnection(db(), caller.organizationId, system))!, account };
 }
 
@@ -35,7 +52,10 @@ test('a connection to a private, link-local or loopback address is refused at th
   ] as const) {
     const started = Date.now();
     const { connection } = await connected('accounting', baseUrl);
-    const answer = await accountingConnectorOf(connection, api().service.connectors).holds({ type: 'Invoice', id: '1' });
+    const answer = await accountingConnectorOf(connection, api().service.connectors).holds({
+      type: 'Invoice',
+      id: '1',
+    });
     t.like(answer, { ok: false, failure: { kind: 'rejected', code: 'destination_refused' } }, baseUrl);
     if (!answer.ok) t.regex(answer.failure.message, reason, baseUrl);
     t.true(Date.now() - started < 2_000, `${baseUrl}: refused before any connection (no timeout waited)`);
@@ -50,9 +70,18 @@ test('a redirecting endpoint is not followed: the call fails naming the Location
   const accounting = await connected('accounting', SIMULATOR_BASE_URL);
   await injectFailure(db(), 'accounting', accounting.account, 'redirect', 1);
   const started = Date.now();
-  const quickBooks = await accountingConnectorOf(accounting.connection, api().service.connectors).holds({ type: 'Invoice', id: '1' });
+  const quickBooks = await accountingConnectorOf(accounting.connection, api().service.connectors).holds({
+    type: 'Invoice',
+    id: '1',
+  });
   t.like(quickBooks, { ok: false, failure: { kind: 'rejected', code: 'redirect' } });
-  if (!quickBooks.ok) t.regex(quickBooks.failure.message, new RegExp(`QuickBooks answered HTTP 307 redirecting to ${SIMULATED_REDIRECT_LOCATION.replace(/[.]/g, '\\.')}; redirects are not followed`));
+  if (!quickBooks.ok)
+    t.regex(
+      quickBooks.failure.message,
+      new RegExp(
+        `QuickBooks answered HTTP 307 redirecting to ${SIMULATED_REDIRECT_LOCATION.replace(/[.]/g, '\\.')}; redirects are not followed`,
+      ),
+    );
   t.true(Date.now() - started < 2_000, 'answered at once: the metadata address was never tried');
 
   const fiscal = await connected('fiscal', SIMULATOR_BASE_URL);

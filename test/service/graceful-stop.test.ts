@@ -9,7 +9,9 @@ const document = fixtureDocument();
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -49,7 +51,11 @@ test('a graceful stop finishes the in-flight request and the running job before 
     await client.connect();
     const { rows } = await client.query("SELECT state FROM pgboss.job WHERE name = 'test.slow-job'");
     await client.end();
-    t.deepEqual(rows.map((r) => r.state), ['completed'], 'the job is recorded as completed');
+    t.deepEqual(
+      rows.map((r) => r.state),
+      ['completed'],
+      'the job is recorded as completed',
+    );
   } finally {
     await running.service.stop();
     await running.database.drop();
@@ -58,7 +64,12 @@ test('a graceful stop finishes the in-flight request and the running job before 
 
 test('the api role serves HTTP without running jobs; the worker role runs jobs without serving HTTP', async (t) => {
   let handled = 0;
-  const counter: JobDefinition = { queue: 'test.count', async handle(jobs) { handled += jobs.length; } };
+  const counter: JobDefinition = {
+    queue: 'test.count',
+    async handle(jobs) {
+      handled += jobs.length;
+    },
+  };
   const api = await startTestService('role_api', { role: 'api', jobs: [counter as JobDefinition<never>] });
   try {
     t.is((await api.request('GET', '/health')).status, 200);
@@ -68,7 +79,10 @@ test('the api role serves HTTP without running jobs; the worker role runs jobs w
 
     const { startService } = await import('../../server/composition/service.js');
     const { pino } = await import('pino');
-    const worker = await startService(api.config, pino({ level: 'silent' }), { role: 'worker', jobs: [counter as JobDefinition<never>] });
+    const worker = await startService(api.config, pino({ level: 'silent' }), {
+      role: 'worker',
+      jobs: [counter as JobDefinition<never>],
+    });
     try {
       t.is(worker.url, null, 'the worker role does not listen');
       const deadline = Date.now() + 10_000;

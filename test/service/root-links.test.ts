@@ -17,7 +17,9 @@ test('GET / answers JSON links to /api/v1/docs, /api/v1/openapi.json and /api/v1
     openapi: '/api/v1/openapi.json',
     health: '/api/v1/health',
   });
-  const [docs, openapi, health] = await Promise.all(['/api/v1/docs', '/api/v1/openapi.json', '/api/v1/health'].map((path) => fetch(`${api().baseUrl}${path}`)));
+  const [docs, openapi, health] = await Promise.all(
+    ['/api/v1/docs', '/api/v1/openapi.json', '/api/v1/health'].map((path) => fetch(`${api().baseUrl}${path}`)),
+  );
   t.is(docs!.status, 200);
   t.regex(docs!.headers.get('content-type') ?? '', /^text\/html/);
   t.is(openapi!.status, 200);

@@ -7,7 +7,17 @@ import { loadConfig } from '../../server/platform/config.js';
 
 function settingsRead(): string[] {
   const read = new Set<string>();
-  loadConfig(new Proxy({}, { get: (_target, name) => { if (typeof name === 'string') read.add(name); return undefined; } }));
+  loadConfig(
+    new Proxy(
+      {},
+      {
+        get: (_target, name) => {
+          if (typeof name === 'string') read.add(name);
+          return undefined;
+        },
+      },
+    ),
+  );
   return [...read];
 }
 
@@ -19,7 +29,9 @@ test('the Configuration section of the README has one row per setting, each with
   const names = settingsRead().filter((name) => name !== 'NODE_ENV'); // NODE_ENV is node's, named in VALIDATE_RESPONSES's default
   t.true(names.length >= 15, names.join(', '));
   const configuration = section('Configuration');
-  const rows = new Map(tableRows(configuration).map((line) => [line.split('`')[1]!, line.split('|').map((cell) => cell.trim())]));
+  const rows = new Map(
+    tableRows(configuration).map((line) => [line.split('`')[1]!, line.split('|').map((cell) => cell.trim())]),
+  );
   for (const name of names) {
     const row = rows.get(name);
     t.truthy(row, `${name} has a row in the Configuration table`);
@@ -29,7 +41,13 @@ test('the Configuration section of the README has one row per setting, each with
 });
 
 test('no other section of the README has its own table of settings', (t) => {
-  const elsewhere = readme.split(/^## /m).filter((s) => !s.startsWith('Configuration\n')).flatMap(tableRows);
+  const elsewhere = readme
+    .split(/^## /m)
+    .filter((s) => !s.startsWith('Configuration\n'))
+    .flatMap(tableRows);
   const settings = new Set(settingsRead());
-  t.deepEqual(elsewhere.filter((line) => settings.has(line.split('`')[1]!)), []);
+  t.deepEqual(
+    elsewhere.filter((line) => settings.has(line.split('`')[1]!)),
+    [],
+  );
 });

@@ -15,10 +15,16 @@ test('generated/ is exactly what npm run generate makes from spec/ and prisma/ n
   const fresh = mkdtempSync(join(tmpdir(), 'erp-generated-'));
   try {
     await generate(fresh);
-    const expected = files(fresh).map((f) => relative(fresh, f)).sort();
-    const actual = files('generated').map((f) => relative('generated', f)).sort();
+    const expected = files(fresh)
+      .map((f) => relative(fresh, f))
+      .sort();
+    const actual = files('generated')
+      .map((f) => relative('generated', f))
+      .sort();
     t.deepEqual(actual, expected, 'the same files');
-    const stale = expected.filter((name) => !readFileSync(join(fresh, name)).equals(readFileSync(join('generated', name))));
+    const stale = expected.filter(
+      (name) => !readFileSync(join(fresh, name)).equals(readFileSync(join('generated', name))),
+    );
     t.deepEqual(stale, [], 'stale files; run npm run generate');
   } finally {
     rmSync(fresh, { recursive: true, force: true });

@@ -4,11 +4,19 @@ import { apiDocument } from '../../server/platform/spec.js';
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const operations = Object.entries(apiDocument.paths).flatMap(([path, item]) =>
-  METHODS.filter((m) => (item as Json)[m]).map((method) => ({ path, method, operation: (item as Json)[method] as Json })));
+  METHODS.filter((m) => (item as Json)[m]).map((method) => ({
+    path,
+    method,
+    operation: (item as Json)[method] as Json,
+  })),
+);
 
 function resolve(node: Json): Json {
   return typeof node.$ref === 'string'
-    ? node.$ref.slice(2).split('/').reduce((n: Json, s: string) => n[s.replace(/~1/g, '/').replace(/~0/g, '~')], apiDocument as Json)
+    ? node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: Json, s: string) => n[s.replace(/~1/g, '/').replace(/~0/g, '~')], apiDocument as Json)
     : node;
 }
 
@@ -29,7 +37,10 @@ test('every operation has an id, a summary, a description and an example for eac
     t.truthy(operation.description, where);
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       for (const [type, media] of Object.entries((resolve(response as Json).content ?? {}) as Json)) {
-        t.true(Boolean((media as Json).examples || (media as Json).example), `${where} ${status} ${type} has an example`);
+        t.true(
+          Boolean((media as Json).examples || (media as Json).example),
+          `${where} ${status} ${type} has an example`,
+        );
       }
     }
   }
@@ -52,12 +63,13 @@ test('every response declares the X-Request-Id header', (t) => {
   }
 });
 
-test('every scope an operation requires is defined in the spec\'s scope catalogue, named <resource>:<action>', (t) => {
+test("every scope an operation requires is defined in the spec's scope catalogue, named <resource>:<action>", (t) => {
   const catalogue = (apiDocument as Json).components.securitySchemes.bearerAuth['x-scopes'] as Record<string, string>;
   for (const name of Object.keys(catalogue)) t.regex(name, /^[a-z]+(-[a-z]+)*(:[a-z]+)+$/);
   for (const { path, method, operation } of operations) {
     for (const requirement of operation.security as Json[]) {
-      for (const scope of (requirement.bearerAuth ?? []) as string[]) t.true(scope in catalogue, `${method.toUpperCase()} ${path} needs ${scope}`);
+      for (const scope of (requirement.bearerAuth ?? []) as string[])
+        t.true(scope in catalogue, `${method.toUpperCase()} ${path} needs ${scope}`);
     }
   }
 });

@@ -22,19 +22,30 @@ const made: string[] = [];
 /** The organisations createCaller made in this test file's process: the ones a file on the shared service checks. */
 export const organizationsMadeHere = (): string[] => [...made];
 
-export async function createCaller(pool: pg.Pool, options: {
-  scopes?: string[];
-  environment?: Environment;
-  organizationId?: string;
-  apiAccessEnabled?: boolean;
-  baseCurrency?: string;
-  modules?: Module[];
-  ipAllowlist?: string[];
-  expiresAt?: Date;
-  rateLimits?: Partial<RateLimits>;
-} = {}): Promise<TestCaller> {
-  const organizationId = options.organizationId
-    ?? (await createOrganization(kyselyOver(pool), { name: 'Test Distributor', baseCurrency: options.baseCurrency ?? 'UGX', apiAccessEnabled: options.apiAccessEnabled ?? true, modules: options.modules })).id;
+export async function createCaller(
+  pool: pg.Pool,
+  options: {
+    scopes?: string[];
+    environment?: Environment;
+    organizationId?: string;
+    apiAccessEnabled?: boolean;
+    baseCurrency?: string;
+    modules?: Module[];
+    ipAllowlist?: string[];
+    expiresAt?: Date;
+    rateLimits?: Partial<RateLimits>;
+  } = {},
+): Promise<TestCaller> {
+  const organizationId =
+    options.organizationId ??
+    (
+      await createOrganization(kyselyOver(pool), {
+        name: 'Test Distributor',
+        baseCurrency: options.baseCurrency ?? 'UGX',
+        apiAccessEnabled: options.apiAccessEnabled ?? true,
+        modules: options.modules,
+      })
+    ).id;
   if (!options.organizationId) made.push(organizationId);
   const key = await createApiKey(kyselyOver(pool), {
     organizationId,
@@ -45,5 +56,11 @@ export async function createCaller(pool: pg.Pool, options: {
     rateLimits: options.rateLimits,
     name: 'test key',
   });
-  return { organizationId, keyId: key.id, prefix: key.prefix, secret: key.secret, auth: { Authorization: `Bearer ${key.secret}` } };
+  return {
+    organizationId,
+    keyId: key.id,
+    prefix: key.prefix,
+    secret: key.secret,
+    auth: { Authorization: `Bearer ${key.secret}` },
+  };
 }

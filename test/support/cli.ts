@@ -32,15 +32,23 @@ export function runCliProcess(args: string[], env: Record<string, string>): Prom
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk; });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 /** Runs a --json command that must succeed; its stdout must be one JSON document and nothing else. */
-export async function runCliJson<T = any>(args: string[], env: Record<string, string>, options: { stdin?: string } = {}): Promise<T> {
+export async function runCliJson<T = any>(
+  args: string[],
+  env: Record<string, string>,
+  options: { stdin?: string } = {},
+): Promise<T> {
   const run = await runCli([...args, '--json'], env, options);
   if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;

@@ -10,7 +10,8 @@ export interface TestDatabase {
 
 export function serverUrl(database: string): string {
   const base = process.env.TEST_POSTGRES_URL;
-  if (!base) throw new Error('TEST_POSTGRES_URL is not set: run the tests with `npm test`, which starts their PostgreSQL');
+  if (!base)
+    throw new Error('TEST_POSTGRES_URL is not set: run the tests with `npm test`, which starts their PostgreSQL');
   return Object.assign(new URL(base), { pathname: `/${database}` }).toString();
 }
 
@@ -37,7 +38,10 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
 }
 
 async function create(label: string, template: string): Promise<TestDatabase> {
-  const name = `t_${label.replace(/[^a-z0-9]+/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]+/gi, '_')
+    .toLowerCase()
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   await admin(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   return {
     name,
@@ -57,7 +61,10 @@ async function dropWhenClosed(name: string): Promise<void> {
   await client.connect();
   try {
     for (let waited = 0; waited < 5_000; waited += 50) {
-      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
       if (rows[0]!.n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

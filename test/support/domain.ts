@@ -4,10 +4,10 @@ import pg from 'pg';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Db, type Tx } from '../../server/platform/database/transaction.js';
 import { actingOrganization, createOrganization, type Module } from '../../server/platform/access/organizations.js';
-import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/domain/actor.js';
-import { operatorActor } from '../../server/domain/actor.js';
+import type { ActingOrganization, ApiKeyActor, OperatorActor } from '../../server/platform/access/actor.js';
+import { operatorActor } from '../../server/platform/access/actor.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
-import { auditCustomerAccount } from '../../server/modules/invoices/audit.js';
+import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { setClockOffsetDays } from '../../server/platform/clock.js';
 // The composed registry the posting jobs read (subjects and listeners from the modules' manifests), installed as the
@@ -18,7 +18,10 @@ export interface DomainWorld {
   db: Db;
   database: TestDatabase;
   /** A new organisation of this database and an operator acting for it (every scope). */
-  organization(options?: { baseCurrency?: string; modules?: Module[] }): Promise<{ organization: ActingOrganization; operator: OperatorActor }>;
+  organization(options?: {
+    baseCurrency?: string;
+    modules?: Module[];
+  }): Promise<{ organization: ActingOrganization; operator: OperatorActor }>;
   /** An actor as an API key with exactly these scopes would be. */
   keyActor(organization: ActingOrganization, scopes: readonly string[]): ApiKeyActor;
   /**
@@ -36,9 +39,11 @@ export interface DomainWorld {
 export async function assertLedgersAgree(db: Db, organizations: string[]): Promise<void> {
   const found: string[] = [];
   for (const organizationId of organizations) {
-    for (const d of [...await auditStock(db, organizationId), ...await auditCustomerAccount(db, organizationId)]) found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
+    for (const d of [...(await auditStock(db, organizationId)), ...(await auditCustomerAccount(db, organizationId))])
+      found.push(`${organizationId}: ${d.kind} ${d.subject}: the ledger says ${d.expected}, ${d.actual}`);
   }
-  if (found.length > 0) throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
+  if (found.length > 0)
+    throw new Error(`the ledger checker found ${found.length} difference(s) after this file:\n${found.join('\n')}`);
 }
 
 export async function domainWorld(label: string): Promise<DomainWorld> {
@@ -52,12 +57,22 @@ export async function domainWorld(label: string): Promise<DomainWorld> {
     db,
     database,
     async organization(options = {}) {
-      const record = await createOrganization(db, { name: `Distributor ${label}`, baseCurrency: options.baseCurrency ?? 'UGX', modules: options.modules });
+      const record = await createOrganization(db, {
+        name: `Distributor ${label}`,
+        baseCurrency: options.baseCurrency ?? 'UGX',
+        modules: options.modules,
+      });
       organizations.push(record.id);
       const organization = actingOrganization(record);
       return { organization, operator: operatorActor(organization, `test ${label}`) };
     },
-    keyActor: (organization, scopes) => ({ kind: 'api_key', organization, scopes: new Set(scopes), apiKeyId: 'key_test', environment: 'sandbox' }),
+    keyActor: (organization, scopes) => ({
+      kind: 'api_key',
+      organization,
+      scopes: new Set(scopes),
+      apiKeyId: 'key_test',
+      environment: 'sandbox',
+    }),
     post: (fn) => inTransaction(db, fn),
     tampered(organizationId) {
       const i = organizations.indexOf(organizationId);

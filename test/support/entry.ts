@@ -13,7 +13,8 @@ export function entryArguments(script: Entry, cwd?: string): string[] {
   const inRepository = cwd === undefined || resolve(cwd) === process.cwd();
   if (bundles && inRepository) {
     const bundle = join(bundles, ENTRIES[script]);
-    if (!existsSync(bundle)) throw new Error(`TEST_BUNDLE_DIR has no ${ENTRIES[script]}: run the tests with \`npm test\``);
+    if (!existsSync(bundle))
+      throw new Error(`TEST_BUNDLE_DIR has no ${ENTRIES[script]}: run the tests with \`npm test\``);
     return ['--enable-source-maps', bundle];
   }
   return ['--import', 'tsx', script];

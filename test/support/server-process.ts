@@ -19,7 +19,10 @@ export interface ServerProcess {
  * `readyLine`: "Worker running" for a worker) or the process's end. A start can take long on a machine busy with
  * other test files.
  */
-export async function startServerProcess(env: Record<string, string>, options: { cwd?: string; args?: string[]; startTimeoutMs?: number; readyLine?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { cwd?: string; args?: string[]; startTimeoutMs?: number; readyLine?: string } = {},
+): Promise<ServerProcess> {
   const readyLine = options.readyLine ?? 'API listening';
   const child = spawn(process.execPath, [...entryArguments('server/main.ts', options.cwd), ...(options.args ?? [])], {
     cwd: options.cwd,
@@ -27,10 +30,17 @@ export async function startServerProcess(env: Record<string, string>, options: {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => { output += c; });
-  child.stderr!.on('data', (c: Buffer) => { output += c; });
+  child.stdout!.on('data', (c: Buffer) => {
+    output += c;
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    output += c;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (const deadline = Date.now() + (options.startTimeoutMs ?? 60_000); !output.includes(readyLine) && child.exitCode === null && Date.now() < deadline;) {
+  for (
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+    !output.includes(readyLine) && child.exitCode === null && Date.now() < deadline;
+  ) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -48,9 +58,22 @@ export async function startServerProcess(env: Record<string, string>, options: {
  * A worker process (`--role worker`, with the simulators) on a test file's database, kept in `started` so the file
  * can kill what is left when it ends; a worker that did not start fails with its output.
  */
-export async function startWorker(databaseUrl: string, dataDir: string, started: ServerProcess[]): Promise<ServerProcess> {
-  const child = await startServerProcess({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SIMULATORS: 'true', SANDBOX_BOOTSTRAP: 'false', LOG_LEVEL: 'warn', ...TEST_SECRETS },
-    { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 });
+export async function startWorker(
+  databaseUrl: string,
+  dataDir: string,
+  started: ServerProcess[],
+): Promise<ServerProcess> {
+  const child = await startServerProcess(
+    {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      SIMULATORS: 'true',
+      SANDBOX_BOOTSTRAP: 'false',
+      LOG_LEVEL: 'warn',
+      ...TEST_SECRETS,
+    },
+    { args: ['--role', 'worker'], readyLine: 'Worker running', startTimeoutMs: 110_000 },
+  );
   started.push(child);
   if (child.child.exitCode !== null) throw new Error(`the worker did not start:\n${child.output()}`);
   return child;

@@ -31,7 +31,11 @@ export interface TestService {
   /** Lines the service logged, parsed. */
   logs: Record<string, unknown>[];
   /** Sends a request to /api/v1 + path and checks the response against the description. */
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Buffer; json?: unknown }): Promise<ApiResponse>;
+  request(
+    method: string,
+    path: string,
+    init?: { headers?: Record<string, string>; body?: string | Buffer; json?: unknown },
+  ): Promise<ApiResponse>;
   stop(): Promise<void>;
 }
 
@@ -47,8 +51,21 @@ export async function startTestService(label: string, options: TestServiceOption
   const database = await createTestDatabase(label);
   // TEST_CLOCK_OFFSET_DAYS of the run (`TEST_CLOCK_OFFSET_DAYS=60 npm test`) reaches every service a test starts.
   // Production refuses the setting, so a production service of a test keeps the real clock.
-  const clock = process.env.TEST_CLOCK_OFFSET_DAYS && options.env?.ENVIRONMENT !== 'production' ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS } : {};
-  const loaded = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'true', SHUTDOWN_TIMEOUT_MS: '10000', SANDBOX_BOOTSTRAP: 'false', ...TEST_SECRETS, ...clock, ...options.env });
+  const clock =
+    process.env.TEST_CLOCK_OFFSET_DAYS && options.env?.ENVIRONMENT !== 'production'
+      ? { TEST_CLOCK_OFFSET_DAYS: process.env.TEST_CLOCK_OFFSET_DAYS }
+      : {};
+  const loaded = loadConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    VALIDATE_RESPONSES: 'true',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+    SANDBOX_BOOTSTRAP: 'false',
+    ...TEST_SECRETS,
+    ...clock,
+    ...options.env,
+  });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -73,7 +90,10 @@ export async function startTestService(label: string, options: TestServiceOption
       try {
         // The ledger checker over every organisation the file made: a balance that disagrees with its ledger fails it.
         const db = kyselyOver(service.database.pool);
-        await assertLedgersAgree(db, (await db.selectFrom('organizations').select('id').execute()).map((row) => row.id));
+        await assertLedgersAgree(
+          db,
+          (await db.selectFrom('organizations').select('id').execute()).map((row) => row.id),
+        );
       } finally {
         await service.stop();
         await database.drop();
@@ -91,15 +111,31 @@ function contractCheckedRequest(baseUrl: string, check: ResponseContract): TestS
       body = JSON.stringify(init.json);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
-      // undici says only "fetch failed"; the cause (ECONNRESET, ECONNREFUSED, a socket closed by the server) is what tells a flake from a crash.
-      throw new Error(`${method} ${path}: ${error.message}: ${error.cause?.code ?? ''} ${error.cause?.message ?? ''}`.trim(), { cause: error });
-    });
+    const response = await fetch(baseUrl + API_BASE_PATH + path, { method, headers, body }).catch(
+      (error: Error & { cause?: { code?: string; message?: string } }) => {
+        // undici says only "fetch failed"; the cause (ECONNRESET, ECONNREFUSED, a socket closed by the server) is what tells a flake from a crash.
+        throw new Error(
+          `${method} ${path}: ${error.message}: ${error.cause?.code ?? ''} ${error.cause?.message ?? ''}`.trim(),
+          { cause: error },
+        );
+      },
+    );
     const text = await response.text();
-    const violations = check.check({ method, path: path.split('?')[0]!, status: response.status, headers: response.headers, bodyText: text });
-    if (violations.length > 0) throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);
+    const violations = check.check({
+      method,
+      path: path.split('?')[0]!,
+      status: response.status,
+      headers: response.headers,
+      bodyText: text,
+    });
+    if (violations.length > 0)
+      throw new Error(`Contract violation:\n  ${violations.join('\n  ')}\nBody: ${text.slice(0, 2000)}`);
     let parsed: unknown;
-    try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
     return { status: response.status, headers: response.headers, text, body: parsed };
   };
 }
@@ -123,14 +159,28 @@ export interface SharedTestService {
  * configuration of its own, no logs, no stop or restart. After the file, the ledger checker runs over every
  * organisation the file made with createCaller (others' organisations are theirs to check).
  */
-export function useSharedService(test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } }): () => SharedTestService {
+export function useSharedService(test: {
+  before: (fn: () => Promise<void>) => void;
+  after: { always: (fn: () => Promise<void>) => void };
+}): () => SharedTestService {
   let shared: SharedTestService | undefined;
   test.before(async () => {
     const baseUrl = process.env.TEST_SHARED_SERVICE_URL;
     const databaseUrl = process.env.TEST_SHARED_DATABASE_URL;
-    if (!baseUrl || !databaseUrl) throw new Error('TEST_SHARED_SERVICE_URL is not set: run the tests with `npm test`, which starts the shared service');
-    const secrets = { cursorSecret: TEST_SECRETS.CURSOR_SECRET, webhookSecretKey: Buffer.from(TEST_SECRETS.WEBHOOK_SECRET_KEY, 'hex') };
-    shared = { baseUrl, pool: new pg.Pool({ connectionString: databaseUrl, max: 5 }), config: secrets, request: contractCheckedRequest(baseUrl, contract) };
+    if (!baseUrl || !databaseUrl)
+      throw new Error(
+        'TEST_SHARED_SERVICE_URL is not set: run the tests with `npm test`, which starts the shared service',
+      );
+    const secrets = {
+      cursorSecret: TEST_SECRETS.CURSOR_SECRET,
+      webhookSecretKey: Buffer.from(TEST_SECRETS.WEBHOOK_SECRET_KEY, 'hex'),
+    };
+    shared = {
+      baseUrl,
+      pool: new pg.Pool({ connectionString: databaseUrl, max: 5 }),
+      config: secrets,
+      request: contractCheckedRequest(baseUrl, contract),
+    };
   });
   test.after.always(async () => {
     if (!shared) return;
@@ -147,10 +197,18 @@ export function useSharedService(test: { before: (fn: () => Promise<void>) => vo
 }
 
 /** Starts a service for the whole test file and stops it after the last test. */
-export function useTestService(test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } }, label: string, options?: TestServiceOptions): () => TestService {
+export function useTestService(
+  test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } },
+  label: string,
+  options?: TestServiceOptions,
+): () => TestService {
   let running: TestService | undefined;
-  test.before(async () => { running = await startTestService(label, options); });
-  test.after.always(async () => { await running?.stop(); });
+  test.before(async () => {
+    running = await startTestService(label, options);
+  });
+  test.after.always(async () => {
+    await running?.stop();
+  });
   return () => {
     if (!running) throw new Error('the test service did not start');
     return running;

@@ -12,7 +12,10 @@ export interface SimulatorWorld {
   url: string;
 }
 
-export function useSimulators(test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } }, label: string): () => SimulatorWorld {
+export function useSimulators(
+  test: { before: (fn: () => Promise<void>) => void; after: { always: (fn: () => Promise<void>) => void } },
+  label: string,
+): () => SimulatorWorld {
   let database: TestDatabase | undefined;
   let pool: pg.Pool | undefined;
   let server: SimulatorServer | undefined;

@@ -8,15 +8,20 @@ import { allocate, documentTotals, lineAmounts, minorUnits, roundToCurrency } fr
 
 /** An amount written with its currency's decimals, as minor units (`-10.03` USD -> -1003n). */
 const units = (amount: string) => BigInt(amount.replace('.', ''));
-const written = (minor: bigint, currency: string) => new Decimal(minor.toString()).dividedBy(10 ** minorUnits(currency)).toFixed(minorUnits(currency));
+const written = (minor: bigint, currency: string) =>
+  new Decimal(minor.toString()).dividedBy(10 ** minorUnits(currency)).toFixed(minorUnits(currency));
 
 const currency = fc.constantFrom('UGX', 'USD', 'KWD');
 /** A currency, a signed total in it (up to 10^16 minor units, past NUMERIC(18, 4)'s range) and integer weights, some zero. */
-const split = currency.chain((code) => fc.record({
-  code: fc.constant(code),
-  total: fc.bigInt({ min: -(10n ** 16n), max: 10n ** 16n }).map((minor) => written(minor, code)),
-  weights: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_000_000 })), { minLength: 1, maxLength: 30 }).filter((w) => w.some((x) => x > 0)),
-}));
+const split = currency.chain((code) =>
+  fc.record({
+    code: fc.constant(code),
+    total: fc.bigInt({ min: -(10n ** 16n), max: 10n ** 16n }).map((minor) => written(minor, code)),
+    weights: fc
+      .array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_000_000 })), { minLength: 1, maxLength: 30 })
+      .filter((w) => w.some((x) => x > 0)),
+  }),
+);
 
 test('1003 minor units over two equal weights: 502 and 501 (the remainder goes to the first on a tie)', (t) => {
   t.deepEqual(allocate('10.03', 'USD', [50, 50]), ['5.02', '5.01']);
@@ -65,98 +70,185 @@ test('refused as programming errors: no positive weight, a negative or non-numer
   t.throws(() => allocate('Infinity', 'USD', [1]), { message: /not an amount of USD/ });
 });
 
-test('property: the parts always add up to the total exactly, one part per weight, each in the currency\'s minor units', (t) => {
-  fc.assert(fc.property(split, ({ code, total, weights }) => {
-    const parts = allocate(total, code, weights);
-    const decimals = minorUnits(code);
-    return parts.length === weights.length
-      && parts.reduce((sum, part) => sum + units(part), 0n) === units(total)
-      && parts.every((part) => (part.split('.')[1]?.length ?? 0) === decimals);
-  }));
+test("property: the parts always add up to the total exactly, one part per weight, each in the currency's minor units", (t) => {
+  fc.assert(
+    fc.property(split, ({ code, total, weights }) => {
+      const parts = allocate(total, code, weights);
+      const decimals = minorUnits(code);
+      return (
+        parts.length === weights.length &&
+        parts.reduce((sum, part) => sum + units(part), 0n) === units(total) &&
+        parts.every((part) => (part.split('.')[1]?.length ?? 0) === decimals)
+      );
+    }),
+  );
   t.pass();
 });
 
 test('property: no part is a minor unit or more away from its exact proportional share', (t) => {
-  fc.assert(fc.property(split, ({ code, total, weights }) => {
-    const parts = allocate(total, code, weights);
-    const sum = BigInt(weights.reduce((a, b) => a + b, 0));
-    // |part - total x w / sum| < 1 unit, multiplied through by sum to stay in integers.
-    return parts.every((part, i) => {
-      const gap = units(part) * sum - units(total) * BigInt(weights[i]!);
-      return (gap < 0n ? -gap : gap) < sum;
-    });
-  }));
+  fc.assert(
+    fc.property(split, ({ code, total, weights }) => {
+      const parts = allocate(total, code, weights);
+      const sum = BigInt(weights.reduce((a, b) => a + b, 0));
+      // |part - total x w / sum| < 1 unit, multiplied through by sum to stay in integers.
+      return parts.every((part, i) => {
+        const gap = units(part) * sum - units(total) * BigInt(weights[i]!);
+        return (gap < 0n ? -gap : gap) < sum;
+      });
+    }),
+  );
   t.pass();
 });
 
-test('property: zero weights get zero, and every part takes the total\'s sign', (t) => {
-  fc.assert(fc.property(split, ({ code, total, weights }) => {
-    const parts = allocate(total, code, weights).map(units);
-    const sign = units(total) < 0n ? -1n : 1n;
-    return parts.every((part, i) => (weights[i] === 0 ? part === 0n : part * sign >= 0n));
-  }));
+test("property: zero weights get zero, and every part takes the total's sign", (t) => {
+  fc.assert(
+    fc.property(split, ({ code, total, weights }) => {
+      const parts = allocate(total, code, weights).map(units);
+      const sign = units(total) < 0n ? -1n : 1n;
+      return parts.every((part, i) => (weights[i] === 0 ? part === 0n : part * sign >= 0n));
+    }),
+  );
   t.pass();
 });
 
 test('property: the leftover units go to the largest weights, the earlier first on a tie', (t) => {
-  fc.assert(fc.property(split, ({ code, total, weights }) => {
-    const parts = allocate(total, code, weights).map(units);
-    const sum = BigInt(weights.reduce((a, b) => a + b, 0));
-    const magnitude = units(total) < 0n ? -units(total) : units(total);
-    const extra = parts.map((part, i) => (part < 0n ? -part : part) - (magnitude * BigInt(weights[i]!)) / sum);
-    if (!extra.every((unit) => unit === 0n || unit === 1n)) return false;
-    return extra.every((got, i) => got === 0n || extra.every((other, j) => other === 1n || weights[j] === 0
-      || weights[i]! > weights[j]! || (weights[i] === weights[j] && i < j)));
-  }));
+  fc.assert(
+    fc.property(split, ({ code, total, weights }) => {
+      const parts = allocate(total, code, weights).map(units);
+      const sum = BigInt(weights.reduce((a, b) => a + b, 0));
+      const magnitude = units(total) < 0n ? -units(total) : units(total);
+      const extra = parts.map((part, i) => (part < 0n ? -part : part) - (magnitude * BigInt(weights[i]!)) / sum);
+      if (!extra.every((unit) => unit === 0n || unit === 1n)) return false;
+      return extra.every(
+        (got, i) =>
+          got === 0n ||
+          extra.every(
+            (other, j) =>
+              other === 1n || weights[j] === 0 || weights[i]! > weights[j]! || (weights[i] === weights[j] && i < j),
+          ),
+      );
+    }),
+  );
   t.pass();
 });
 
 test('property: reordering the weights reorders the parts: each weight keeps the same multiset of parts', (t) => {
-  fc.assert(fc.property(split.chain((s) => fc.tuple(fc.constant(s), fc.shuffledSubarray(s.weights.map((_, i) => i), { minLength: s.weights.length }))), ([{ code, total, weights }, order]) => {
-    const pairs = (w: number[], parts: string[]) => w.map((weight, i) => `${weight}:${parts[i]}`).sort();
-    const shuffled = order.map((i) => weights[i]!);
-    t.deepEqual(pairs(shuffled, allocate(total, code, shuffled)), pairs(weights, allocate(total, code, weights)));
-  }));
+  fc.assert(
+    fc.property(
+      split.chain((s) =>
+        fc.tuple(
+          fc.constant(s),
+          fc.shuffledSubarray(
+            s.weights.map((_, i) => i),
+            { minLength: s.weights.length },
+          ),
+        ),
+      ),
+      ([{ code, total, weights }, order]) => {
+        const pairs = (w: number[], parts: string[]) => w.map((weight, i) => `${weight}:${parts[i]}`).sort();
+        const shuffled = order.map((i) => weights[i]!);
+        t.deepEqual(pairs(shuffled, allocate(total, code, shuffled)), pairs(weights, allocate(total, code, weights)));
+      },
+    ),
+  );
   t.pass();
 });
 
 test('property: equal weights get parts at most one minor unit apart', (t) => {
-  fc.assert(fc.property(split, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 1000 }), ({ code, total }, n, weight) => {
-    const parts = allocate(total, code, Array.from({ length: n }, () => weight)).map(units);
-    const spread = parts.reduce((a, b) => (a > b ? a : b)) - parts.reduce((a, b) => (a < b ? a : b));
-    return spread === 0n || spread === 1n;
-  }));
+  fc.assert(
+    fc.property(
+      split,
+      fc.integer({ min: 1, max: 40 }),
+      fc.integer({ min: 1, max: 1000 }),
+      ({ code, total }, n, weight) => {
+        const parts = allocate(
+          total,
+          code,
+          Array.from({ length: n }, () => weight),
+        ).map(units);
+        // biome-ignore lint/complexity/useMathMinMax: the parts are bigints, which Math.max and Math.min do not take.
+        const spread = parts.reduce((a, b) => (a > b ? a : b)) - parts.reduce((a, b) => (a < b ? a : b));
+        return spread === 0n || spread === 1n;
+      },
+    ),
+  );
   t.pass();
 });
 
 test('property: scaling every weight by the same factor changes nothing; negating the total negates every part', (t) => {
-  fc.assert(fc.property(split, fc.integer({ min: 2, max: 1000 }), ({ code, total, weights }, factor) => {
-    const parts = allocate(total, code, weights);
-    t.deepEqual(allocate(total, code, weights.map((w) => w * factor)), parts);
-    t.deepEqual(allocate(total, code, weights.map((w) => (w / 100).toString())), parts);
-    t.deepEqual(allocate(written(-units(total), code), code, weights).map(units), parts.map((part) => -units(part)));
-  }));
+  fc.assert(
+    fc.property(split, fc.integer({ min: 2, max: 1000 }), ({ code, total, weights }, factor) => {
+      const parts = allocate(total, code, weights);
+      t.deepEqual(
+        allocate(
+          total,
+          code,
+          weights.map((w) => w * factor),
+        ),
+        parts,
+      );
+      t.deepEqual(
+        allocate(
+          total,
+          code,
+          weights.map((w) => (w / 100).toString()),
+        ),
+        parts,
+      );
+      t.deepEqual(
+        allocate(written(-units(total), code), code, weights).map(units),
+        parts.map((part) => -units(part)),
+      );
+    }),
+  );
   t.pass();
 });
 
 test('a line: amount = quantity x unitPrice - discount; tax on the amount, rounded half-up per line; unit prices exclude tax', (t) => {
-  t.deepEqual(lineAmounts({ quantity: 3, unitPrice: '10.25', discount: '1.00', taxRate: 18 }, 'USD'),
-    { currency: 'USD', gross: '30.75', discount: '1.00', amount: '29.75', tax: '5.36' }); // 29.75 x 0.18 = 5.355 -> 5.36
-  t.deepEqual(lineAmounts({ quantity: 7, unitPrice: '1250', taxRate: '18' }, 'UGX'),
-    { currency: 'UGX', gross: '8750', discount: '0', amount: '8750', tax: '1575' });
+  t.deepEqual(lineAmounts({ quantity: 3, unitPrice: '10.25', discount: '1.00', taxRate: 18 }, 'USD'), {
+    currency: 'USD',
+    gross: '30.75',
+    discount: '1.00',
+    amount: '29.75',
+    tax: '5.36',
+  }); // 29.75 x 0.18 = 5.355 -> 5.36
+  t.deepEqual(lineAmounts({ quantity: 7, unitPrice: '1250', taxRate: '18' }, 'UGX'), {
+    currency: 'UGX',
+    gross: '8750',
+    discount: '0',
+    amount: '8750',
+    tax: '1575',
+  });
   t.deepEqual(lineAmounts({ quantity: 1, unitPrice: '2.50', taxRate: 0 }, 'USD').tax, '0.00');
 });
 
 test('a line with a fractional quantity is rounded to minor units first, and its tax is the rate of the amount as written', (t) => {
   // 1.5 x 0.33 = 0.495 -> 0.50; 18 % of 0.50 = 0.09.
-  t.deepEqual(lineAmounts({ quantity: '1.5', unitPrice: '0.33', taxRate: 18 }, 'USD'), { currency: 'USD', gross: '0.50', discount: '0.00', amount: '0.50', tax: '0.09' });
+  t.deepEqual(lineAmounts({ quantity: '1.5', unitPrice: '0.33', taxRate: 18 }, 'USD'), {
+    currency: 'USD',
+    gross: '0.50',
+    discount: '0.00',
+    amount: '0.50',
+    tax: '0.09',
+  });
   // 0.5 x 5 = 2.5 -> 3 UGX; 50 % of 3 = 1.5 -> 2 (of the unrounded 2.5 it would be 1.25 -> 1).
-  t.deepEqual(lineAmounts({ quantity: '0.5', unitPrice: '5', taxRate: 50 }, 'UGX'), { currency: 'UGX', gross: '3', discount: '0', amount: '3', tax: '2' });
+  t.deepEqual(lineAmounts({ quantity: '0.5', unitPrice: '5', taxRate: 50 }, 'UGX'), {
+    currency: 'UGX',
+    gross: '3',
+    discount: '0',
+    amount: '3',
+    tax: '2',
+  });
 });
 
 test('a credit line may be negative: amounts and tax keep the sign, rounding half away from zero', (t) => {
-  t.deepEqual(lineAmounts({ quantity: -3, unitPrice: '10.25', discount: '-1.00', taxRate: 18 }, 'USD'),
-    { currency: 'USD', gross: '-30.75', discount: '-1.00', amount: '-29.75', tax: '-5.36' });
+  t.deepEqual(lineAmounts({ quantity: -3, unitPrice: '10.25', discount: '-1.00', taxRate: 18 }, 'USD'), {
+    currency: 'USD',
+    gross: '-30.75',
+    discount: '-1.00',
+    amount: '-29.75',
+    tax: '-5.36',
+  });
 });
 
 test('a document: subtotal, discount, tax (the sum of line taxes, not the tax of the sum) and total = subtotal - discount + tax', (t) => {
@@ -165,37 +257,68 @@ test('a document: subtotal, discount, tax (the sum of line taxes, not the tax of
     lineAmounts({ quantity: 1, unitPrice: '0.05', taxRate: 18 }, 'USD'), // tax 0.009 -> 0.01
     lineAmounts({ quantity: 1, unitPrice: '0.05', taxRate: 18 }, 'USD'), // 0.01 again: 18 % of the 0.10 sum would be 0.02
   ];
-  t.deepEqual(documentTotals(lines), { currency: 'USD', subtotal: '30.85', discount: '1.00', tax: '5.38', total: '35.23' });
+  t.deepEqual(documentTotals(lines), {
+    currency: 'USD',
+    subtotal: '30.85',
+    discount: '1.00',
+    tax: '5.38',
+    total: '35.23',
+  });
   t.deepEqual(documentTotals([], 'UGX'), { currency: 'UGX', subtotal: '0', discount: '0', tax: '0', total: '0' });
 });
 
 test('a document without lines must name its currency; a line in another currency is refused', (t) => {
   t.throws(() => documentTotals([]), { message: /without lines must name its currency/ });
-  t.throws(() => documentTotals([lineAmounts({ quantity: 1, unitPrice: '1', taxRate: 0 }, 'USD')], 'UGX'), { message: /a line in USD on a document in UGX/ });
+  t.throws(() => documentTotals([lineAmounts({ quantity: 1, unitPrice: '1', taxRate: 0 }, 'USD')], 'UGX'), {
+    message: /a line in USD on a document in UGX/,
+  });
 });
 
-test('property: a document\'s totals are the sums of what its lines show', (t) => {
+test("property: a document's totals are the sums of what its lines show", (t) => {
   const line = fc.record({
     quantity: fc.integer({ min: -1000, max: 100_000 }),
     unitPrice: fc.bigInt({ min: 0n, max: 10n ** 14n }),
     discount: fc.bigInt({ min: 0n, max: 10n ** 6n }),
     taxRate: fc.constantFrom('0', '5', '12.5', '18', '16'),
   });
-  fc.assert(fc.property(currency, fc.array(line, { minLength: 1, maxLength: 20 }), (code, inputs) => {
-    const lines = inputs.map((input) => lineAmounts({ ...input, unitPrice: written(input.unitPrice, code), discount: written(input.discount, code) }, code));
-    const totals = documentTotals(lines);
-    const sum = (pick: (l: (typeof lines)[number]) => string) => lines.reduce((total, l) => total + units(pick(l)), 0n);
-    t.is(units(totals.subtotal), inputs.reduce((total, input) => total + BigInt(input.quantity) * input.unitPrice, 0n));
-    t.is(units(totals.subtotal) - units(totals.discount), sum((l) => l.amount));
-    t.is(units(totals.tax), sum((l) => l.tax));
-    t.is(units(totals.total), sum((l) => l.amount) + sum((l) => l.tax));
-  }));
+  fc.assert(
+    fc.property(currency, fc.array(line, { minLength: 1, maxLength: 20 }), (code, inputs) => {
+      const lines = inputs.map((input) =>
+        lineAmounts(
+          { ...input, unitPrice: written(input.unitPrice, code), discount: written(input.discount, code) },
+          code,
+        ),
+      );
+      const totals = documentTotals(lines);
+      const sum = (pick: (l: (typeof lines)[number]) => string) =>
+        lines.reduce((total, l) => total + units(pick(l)), 0n);
+      t.is(
+        units(totals.subtotal),
+        inputs.reduce((total, input) => total + BigInt(input.quantity) * input.unitPrice, 0n),
+      );
+      t.is(
+        units(totals.subtotal) - units(totals.discount),
+        sum((l) => l.amount),
+      );
+      t.is(
+        units(totals.tax),
+        sum((l) => l.tax),
+      );
+      t.is(units(totals.total), sum((l) => l.amount) + sum((l) => l.tax));
+    }),
+  );
   t.pass();
 });
 
-test('amounts of 18 digits times quantities keep every digit (decimal.js\'s default precision of 20 would not)', (t) => {
-  t.is(lineAmounts({ quantity: 999_999, unitPrice: '99999999999999.99', taxRate: 0 }, 'USD').gross, '99999899999999990000.01');
-  t.is(lineAmounts({ quantity: '999999.9999', unitPrice: '99999999999999.9999', taxRate: '18.5' }, 'KWD').tax, '18499999998149999981.500');
+test("amounts of 18 digits times quantities keep every digit (decimal.js's default precision of 20 would not)", (t) => {
+  t.is(
+    lineAmounts({ quantity: 999_999, unitPrice: '99999999999999.99', taxRate: 0 }, 'USD').gross,
+    '99999899999999990000.01',
+  );
+  t.is(
+    lineAmounts({ quantity: '999999.9999', unitPrice: '99999999999999.9999', taxRate: '18.5' }, 'KWD').tax,
+    '18499999998149999981.500',
+  );
   t.is(roundToCurrency('2.5', 'UGX'), '3');
   t.is(roundToCurrency('-2.5', 'UGX'), '-3');
 });

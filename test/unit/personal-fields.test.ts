@@ -17,10 +17,14 @@ function markedProperties(): Map<object, string> {
   const found = new Map<object, string>();
   const walk = (node: unknown, path: string): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) { node.forEach((item, i) => walk(item, `${path}/${i}`)); return; }
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${path}/${i}`);
+      return;
+    }
     for (const [key, value] of Object.entries(node as Json)) {
       if (key === 'properties' && value && typeof value === 'object') {
-        for (const [name, property] of Object.entries(value as Json)) if ((property as Json)?.[PERSONAL_MARK] === true) found.set(property as object, `${path}/properties/${name}`);
+        for (const [name, property] of Object.entries(value as Json))
+          if ((property as Json)?.[PERSONAL_MARK] === true) found.set(property as object, `${path}/properties/${name}`);
       }
       walk(value, `${path}/${key}`);
     }
@@ -41,7 +45,9 @@ function instanceOf(raw: unknown, depth = 0): unknown {
   if (raw === null || typeof raw !== 'object' || depth > 12) return 'kept';
   const schema = resolveRef(doc, raw);
   const branches = ['allOf', 'oneOf', 'anyOf'].flatMap((k) => (schema[k] ?? []) as unknown[]);
-  const objects = [schema, ...branches.map((b) => resolveRef(doc, b))].filter((s) => s.properties || s.additionalProperties || s.type === 'object');
+  const objects = [schema, ...branches.map((b) => resolveRef(doc, b))].filter(
+    (s) => s.properties || s.additionalProperties || s.type === 'object',
+  );
   if (objects.length > 0 && !schema.items) {
     const value: Json = {};
     for (const part of objects) {
@@ -50,10 +56,14 @@ function instanceOf(raw: unknown, depth = 0): unknown {
         else if (!(name in value) || typeof value[name] !== 'object') value[name] = instanceOf(property, depth + 1);
         else Object.assign(value[name], instanceOf(property, depth + 1));
       }
-      if (part.additionalProperties && typeof part.additionalProperties === 'object') value.someKey = instanceOf(part.additionalProperties, depth + 1);
-      for (const nested of ['allOf', 'oneOf', 'anyOf'].flatMap((k) => (part === schema ? [] : (part[k] ?? []) as unknown[]))) {
+      if (part.additionalProperties && typeof part.additionalProperties === 'object')
+        value.someKey = instanceOf(part.additionalProperties, depth + 1);
+      for (const nested of ['allOf', 'oneOf', 'anyOf'].flatMap((k) =>
+        part === schema ? [] : ((part[k] ?? []) as unknown[]),
+      )) {
         const more = instanceOf(nested, depth + 1);
-        if (more && typeof more === 'object' && !Array.isArray(more)) for (const [k, v] of Object.entries(more)) if (!(k in value)) value[k] = v;
+        if (more && typeof more === 'object' && !Array.isArray(more))
+          for (const [k, v] of Object.entries(more)) if (!(k in value)) value[k] = v;
       }
     }
     return value;
@@ -63,7 +73,7 @@ function instanceOf(raw: unknown, depth = 0): unknown {
   return arrayBranch ? [instanceOf(arrayBranch.items, depth + 1)] : 'kept';
 }
 
-test('the spec marks the personal fields: an outlet\'s phone, tax ID, location and contact, a salesperson\'s phone, a trip\'s GPS fix, a photo URL, the DMS customer and salesman documents\' phone and tax ID', (t) => {
+test("the spec marks the personal fields: an outlet's phone, tax ID, location and contact, a salesperson's phone, a trip's GPS fix, a photo URL, the DMS customer and salesman documents' phone and tax ID", (t) => {
   const pointers = (name: string) => fields.schema(name).pointers();
   t.deepEqual(pointers('Customer').sort(), ['/contact', '/location', '/phone', '/taxId']);
   t.deepEqual(pointers('TripLocation').sort(), ['/accuracyMeters', '/latitude', '/longitude']);
@@ -73,18 +83,24 @@ test('the spec marks the personal fields: an outlet\'s phone, tax ID, location a
   t.deepEqual(pointers('CompetitorObservation'), ['/photoUrl']);
   t.deepEqual(pointers('DmsCustomerDocument').sort(), ['/body/phone', '/body/taxId']);
   t.deepEqual(pointers('DmsSalesmanDocument'), ['/body/phone']);
-  t.deepEqual([...fields.topLevel('CustomerFields')].sort(), ['contact', 'location', 'phone', 'taxId'], 'the write check of customers reads this');
+  t.deepEqual(
+    [...fields.topLevel('CustomerFields')].sort(),
+    ['contact', 'location', 'phone', 'taxId'],
+    'the write check of customers reads this',
+  );
 });
 
 test('a property described as personal carries x-personal, and every x-personal is a boolean true on a schema property', (t) => {
   const walk = (node: unknown, path: string): void => {
     if (node === null || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node as Json)) {
-      if (key === PERSONAL_MARK) t.true(value === true && /\/properties\/[^/]+$/.test(path), `${path}: x-personal is true, on a property`);
+      if (key === PERSONAL_MARK)
+        t.true(value === true && /\/properties\/[^/]+$/.test(path), `${path}: x-personal is true, on a property`);
       if (key === 'properties' && value && typeof value === 'object') {
         for (const [name, property] of Object.entries(value as Json)) {
           const description = String((property as Json)?.description ?? '');
-          if (/^(Personal|Needs `customers:pii`)|Personal \(`customers:pii`\)/.test(description)) t.is((property as Json)[PERSONAL_MARK], true, `${path}/properties/${name} is described as personal`);
+          if (/^(Personal|Needs `customers:pii`)|Personal \(`customers:pii`\)/.test(description))
+            t.is((property as Json)[PERSONAL_MARK], true, `${path}/properties/${name} is described as personal`);
         }
       }
       walk(value, `${path}/${key}`);
@@ -98,12 +114,18 @@ test('every schema of the spec: an instance with every x-personal field keeps no
   for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
     const instance = instanceOf(schema);
     const before = JSON.stringify(instance);
-    for (const property of marked.keys()) if (before.includes(`"${sentinelOf(property)}"`)) reached.add(sentinelOf(property));
+    for (const property of marked.keys())
+      if (before.includes(`"${sentinelOf(property)}"`)) reached.add(sentinelOf(property));
     const after = JSON.stringify(fields.schema(name).apply(instance));
     t.false(after.includes(SENTINEL), `${name}: ${after.match(new RegExp(`"[^"]*":"${SENTINEL}\\d+"`))?.[0] ?? ''}`);
-    t.is(after.split('"kept"').length, before.split('"kept"').length, `${name}: nothing but personal fields is dropped`);
+    t.is(
+      after.split('"kept"').length,
+      before.split('"kept"').length,
+      `${name}: nothing but personal fields is dropped`,
+    );
   }
-  for (const [property, path] of marked) t.true(reached.has(sentinelOf(property)), `${path} is reached by some schema's instance`);
+  for (const [property, path] of marked)
+    t.true(reached.has(sentinelOf(property)), `${path} is reached by some schema's instance`);
   t.true(marked.size >= 20);
 });
 
@@ -117,12 +139,22 @@ test('every operation: its request body and each response body lose every x-pers
       const operation = operations.find(method, template.replace(/\{[^}]+\}/g, 'x'))!;
       const bodies: [string, unknown, (value: unknown) => unknown][] = [];
       for (const [type, media] of Object.entries((resolveRef(doc, spec.requestBody)?.content ?? {}) as Json)) {
-        if (type.includes('json')) bodies.push([`${method} ${template} request`, (media as Json).schema, (v) => fields.request(operation).apply(v)]);
+        if (type.includes('json'))
+          bodies.push([
+            `${method} ${template} request`,
+            (media as Json).schema,
+            (v) => fields.request(operation).apply(v),
+          ]);
       }
       for (const [status, response] of Object.entries((spec.responses ?? {}) as Json)) {
         for (const [type, media] of Object.entries((resolveRef(doc, response).content ?? {}) as Json)) {
           const code = status === 'default' ? 500 : Number(status.replace(/X/g, '0'));
-          if (type.includes('json')) bodies.push([`${method} ${template} ${status}`, (media as Json).schema, (v) => fields.response(operation, code).apply(v)]);
+          if (type.includes('json'))
+            bodies.push([
+              `${method} ${template} ${status}`,
+              (media as Json).schema,
+              (v) => fields.response(operation, code).apply(v),
+            ]);
         }
       }
       for (const [what, schema, redact] of bodies) {
@@ -134,14 +166,22 @@ test('every operation: its request body and each response body lose every x-pers
   t.true(checked > 100);
 });
 
-test('a oneOf is unioned: a DMS push drops a customer document\'s phone and tax ID and keeps a product document whole', (t) => {
-  const push = { documents: [
-    { documentType: 'customer', documentNumber: 'UG0000001', body: { name: 'Shop', phone: '+256700000001', taxId: '1000000001' } },
-    { documentType: 'product', documentNumber: '100101', body: { name: 'Soda', packSize: 24 } },
-  ] };
-  t.deepEqual(fields.schema('DmsIngestRequest').apply(push), { documents: [
-    { documentType: 'customer', documentNumber: 'UG0000001', body: { name: 'Shop' } },
-    { documentType: 'product', documentNumber: '100101', body: { name: 'Soda', packSize: 24 } },
-  ] });
+test("a oneOf is unioned: a DMS push drops a customer document's phone and tax ID and keeps a product document whole", (t) => {
+  const push = {
+    documents: [
+      {
+        documentType: 'customer',
+        documentNumber: 'UG0000001',
+        body: { name: 'Shop', phone: '+256700000001', taxId: '1000000001' },
+      },
+      { documentType: 'product', documentNumber: '100101', body: { name: 'Soda', packSize: 24 } },
+    ],
+  };
+  t.deepEqual(fields.schema('DmsIngestRequest').apply(push), {
+    documents: [
+      { documentType: 'customer', documentNumber: 'UG0000001', body: { name: 'Shop' } },
+      { documentType: 'product', documentNumber: '100101', body: { name: 'Soda', packSize: 24 } },
+    ],
+  });
   t.deepEqual(push.documents[0]!.body.phone, '+256700000001', 'the value given is not changed');
 });

@@ -13,16 +13,25 @@ test('the default budgets: read 600 a minute burst 100, write 120 burst 30, inge
 
 test('an allowed request: Retry-After 0 (not sent), RateLimit-Limit the burst, -Remaining the whole tokens left, -Reset the whole seconds to a full bucket', (t) => {
   t.deepEqual(rateDecision({ perMinute: 600, burst: 100 }, true, 99), {
-    allowed: true, retryAfterSeconds: 0, headers: { 'RateLimit-Limit': '100', 'RateLimit-Remaining': '99', 'RateLimit-Reset': '1' },
+    allowed: true,
+    retryAfterSeconds: 0,
+    headers: { 'RateLimit-Limit': '100', 'RateLimit-Remaining': '99', 'RateLimit-Reset': '1' },
   });
   t.deepEqual(rateDecision({ perMinute: 6, burst: 10 }, true, 7.5), {
-    allowed: true, retryAfterSeconds: 0, headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '25' },
+    allowed: true,
+    retryAfterSeconds: 0,
+    headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '25' },
   });
-  t.deepEqual(rateDecision({ perMinute: 60, burst: 5 }, true, 5).headers, { 'RateLimit-Limit': '5', 'RateLimit-Remaining': '5', 'RateLimit-Reset': '0' });
+  t.deepEqual(rateDecision({ perMinute: 60, burst: 5 }, true, 5).headers, {
+    'RateLimit-Limit': '5',
+    'RateLimit-Remaining': '5',
+    'RateLimit-Reset': '0',
+  });
 });
 
 test('the value of Retry-After: the whole seconds until one token is back, rounded up, at least 1', (t) => {
-  const retryAfter = (perMinute: number, remaining: number) => rateDecision({ perMinute, burst: 10 }, false, remaining).retryAfterSeconds;
+  const retryAfter = (perMinute: number, remaining: number) =>
+    rateDecision({ perMinute, burst: 10 }, false, remaining).retryAfterSeconds;
   t.is(retryAfter(1, 0), 60, 'one a minute, empty: a minute');
   t.is(retryAfter(6, 0), 10, 'ten seconds a token');
   t.is(retryAfter(6, 0.5), 5, 'half a token there: half the wait');
@@ -35,9 +44,13 @@ test('the value of Retry-After: the whole seconds until one token is back, round
 
 test('a refused request: allowed false, RateLimit-Remaining 0 and RateLimit-Reset the seconds to a full bucket', (t) => {
   t.deepEqual(rateDecision({ perMinute: 60, burst: 3 }, false, 0.25), {
-    allowed: false, retryAfterSeconds: 1, headers: { 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' },
+    allowed: false,
+    retryAfterSeconds: 1,
+    headers: { 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' },
   });
   t.deepEqual(rateDecision({ perMinute: 1, burst: 5 }, false, 0), {
-    allowed: false, retryAfterSeconds: 60, headers: { 'RateLimit-Limit': '5', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '300' },
+    allowed: false,
+    retryAfterSeconds: 60,
+    headers: { 'RateLimit-Limit': '5', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '300' },
   });
 });

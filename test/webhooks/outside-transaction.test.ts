@@ -12,8 +12,13 @@ let world: DomainWorld;
 const received: string[] = [];
 const receiver = createServer((req, res) => {
   let body = '';
-  req.on('data', (chunk) => { body += chunk; });
-  req.on('end', () => { received.push(body); res.writeHead(204).end(); });
+  req.on('data', (chunk) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    received.push(body);
+    res.writeHead(204).end();
+  });
 });
 test.before(async () => {
   world = await domainWorld('outside_transaction');
@@ -24,17 +29,35 @@ test.after.always(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-const destination = () => ({ url: new URL(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`), address: '127.0.0.1', family: 4 as const });
+const destination = () => ({
+  url: new URL(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`),
+  address: '127.0.0.1',
+  family: 4 as const,
+});
 
 test.serial('a webhook send inside a transaction is refused, and the transaction rolls back whole', async (t) => {
   const { organization } = await world.organization();
-  const error = await t.throwsAsync(inTransaction(world.db, async (tx) => {
-    await tx.insertInto('notifications').values({ organization_id: organization.id, id: 'ntf_inside', kind: 'test', message: 'written before the send' }).execute();
-    await postJson(destination(), '{"inside":true}', {}, 2_000);
-  }));
+  const error = await t.throwsAsync(
+    inTransaction(world.db, async (tx) => {
+      await tx
+        .insertInto('notifications')
+        .values({
+          organization_id: organization.id,
+          id: 'ntf_inside',
+          kind: 'test',
+          message: 'written before the send',
+        })
+        .execute();
+      await postJson(destination(), '{"inside":true}', {}, 2_000);
+    }),
+  );
   t.regex(error!.message, /a webhook delivery inside a database transaction/);
   t.deepEqual(received, [], 'nothing was sent');
-  const written = await world.db.selectFrom('notifications').select('id').where('organization_id', '=', organization.id).execute();
+  const written = await world.db
+    .selectFrom('notifications')
+    .select('id')
+    .where('organization_id', '=', organization.id)
+    .execute();
   t.deepEqual(written, [], 'the row written before the send was rolled back');
 });
 
@@ -44,22 +67,31 @@ test.serial('the same send outside a transaction goes out', async (t) => {
   t.deepEqual(received, ['{"outside":true}']);
 });
 
-test.serial('afterCommit runs its effect once after the commit, and never when the transaction rolls back', async (t) => {
-  const effects: string[] = [];
-  const result = await inTransaction(world.db, async (tx) => {
-    afterCommit(tx, () => { effects.push('committed'); });
-    t.deepEqual(effects, [], 'not before the commit');
-    return 'done';
-  });
-  t.is(result, 'done');
-  t.deepEqual(effects, ['committed']);
+test.serial(
+  'afterCommit runs its effect once after the commit, and never when the transaction rolls back',
+  async (t) => {
+    const effects: string[] = [];
+    const result = await inTransaction(world.db, async (tx) => {
+      afterCommit(tx, () => {
+        effects.push('committed');
+      });
+      t.deepEqual(effects, [], 'not before the commit');
+      return 'done';
+    });
+    t.is(result, 'done');
+    t.deepEqual(effects, ['committed']);
 
-  await t.throwsAsync(inTransaction(world.db, async (tx) => {
-    afterCommit(tx, () => { effects.push('rolled back'); });
-    throw new Error('refused');
-  }));
-  t.deepEqual(effects, ['committed']);
-});
+    await t.throwsAsync(
+      inTransaction(world.db, async (tx) => {
+        afterCommit(tx, () => {
+          effects.push('rolled back');
+        });
+        throw new Error('refused');
+      }),
+    );
+    t.deepEqual(effects, ['committed']);
+  },
+);
 
 test.serial('a transaction cannot be opened inside another: one transaction owner per operation', async (t) => {
   const error = await t.throwsAsync(inTransaction(world.db, () => inTransaction(world.db, async () => 'nested')));
@@ -68,7 +100,9 @@ test.serial('a transaction cannot be opened inside another: one transaction owne
 
 test.serial('a query on a transaction after it ended fails instead of running outside it', async (t) => {
   let leaked: Parameters<Parameters<typeof inTransaction>[1]>[0] | undefined;
-  await inTransaction(world.db, async (tx) => { leaked = tx; });
+  await inTransaction(world.db, async (tx) => {
+    leaked = tx;
+  });
   const error = await t.throwsAsync(leaked!.selectFrom('organizations').select('id').execute());
   t.regex(error!.message, /transaction that has already ended/);
 });

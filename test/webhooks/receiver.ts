@@ -21,7 +21,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (index: number, request: Received) => { status: number; delayMs?: number } = () => ({ status: 200 })): Promise<Receiver> {
+export async function startReceiver(
+  answer: (index: number, request: Received) => { status: number; delayMs?: number } = () => ({ status: 200 }),
+): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const server: Server = createServer((req, res) => {
@@ -30,12 +32,18 @@ export async function startReceiver(answer: (index: number, request: Received) =
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
-      try { body = JSON.parse(raw); } catch { body = undefined; }
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
       const request: Received = { headers: req.headers, raw, body, at: Date.now() };
       const index = received.push(request) - 1;
       for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
       const { status, delayMs = 0 } = answer(index, request);
-      setTimeout(() => { if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok'); }, delayMs);
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,8 +55,17 @@ export async function startReceiver(answer: (index: number, request: Received) =
     waitFor(count, timeoutMs = 15_000) {
       if (received.length >= count) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(received); } });
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(received);
+          },
+        });
       });
     },
     async close() {
@@ -59,7 +76,12 @@ export async function startReceiver(answer: (index: number, request: Received) =
 }
 
 /** The spec's verification: split on commas, t and every v1; HMAC-SHA256 of `<t>.<raw body>`; any v1 matches; |now - t| <= 300 s. */
-export function verifySignature(header: string | undefined, raw: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): { valid: boolean; matches: number; signatures: number } {
+export function verifySignature(
+  header: string | undefined,
+  raw: string,
+  secret: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): { valid: boolean; matches: number; signatures: number } {
   if (!header) return { valid: false, matches: 0, signatures: 0 };
   let t: string | undefined;
   const v1: string[] = [];
@@ -68,16 +90,28 @@ export function verifySignature(header: string | undefined, raw: string, secret:
     if (key === 't') t = value;
     if (key === 'v1') v1.push(value);
   }
-  if (!t || !/^\d+$/.test(t) || Math.abs(nowSeconds - Number(t)) > 300) return { valid: false, matches: 0, signatures: v1.length };
-  const expected = Buffer.from(createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${t}.${raw}`, 'utf8')).digest('hex'), 'utf8');
-  const matches = v1.filter((candidate) => candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate, 'utf8'), expected)).length;
+  if (!t || !/^\d+$/.test(t) || Math.abs(nowSeconds - Number(t)) > 300)
+    return { valid: false, matches: 0, signatures: v1.length };
+  const expected = Buffer.from(
+    createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from(`${t}.${raw}`, 'utf8'))
+      .digest('hex'),
+    'utf8',
+  );
+  const matches = v1.filter(
+    (candidate) => candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate, 'utf8'), expected),
+  ).length;
   return { valid: matches > 0, matches, signatures: v1.length };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until check returns a truthy value (or fails after timeoutMs). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

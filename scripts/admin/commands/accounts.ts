@@ -29,27 +29,47 @@ function describe(organizationId: string, mapping: AccountMapping): string[] {
 }
 
 export function registerAccountsCommands(program: Command): void {
-  const accounts = program.command('accounts').description('the organisation\'s accounts and vendors in the accounting system: set, show');
+  const accounts = program
+    .command('accounts')
+    .description("the organisation's accounts and vendors in the accounting system: set, show");
 
-  accounts.command('set')
+  accounts
+    .command('set')
     .description('map accounts and vendors (the options given change; "" unsets an account)')
     .requiredOption('--org <org-id>', 'the organisation')
-    .option('--cash <account>', 'the cash account (settlements\' cash on hand, cash receipts)')
+    .option('--cash <account>', "the cash account (settlements' cash on hand, cash receipts)")
     .option('--sales <account>', 'the default sales (income) account')
     .option('--promotions <account>', 'the promotions expense account')
     .option('--vendor <code=name>', 'the vendor of a supplier code (repeatable; CODE= removes it)', collectVendor)
     .option('--json', 'print the mapping as JSON')
-    .action(async (options: { org: string; cash?: string; sales?: string; promotions?: string; vendor?: Record<string, string | null>; json?: boolean }) => {
-      if ([options.cash, options.sales, options.promotions, options.vendor].every((value) => value === undefined)) throw new UsageError('nothing to set: give --cash, --sales, --promotions and/or --vendor');
-      const unset = (value: string | undefined) => (value === undefined ? undefined : value.trim() === '' ? null : value);
-      const mapping = await withDatabase((db) => setAccounts(db, options.org, {
-        cashAccount: unset(options.cash), salesAccount: unset(options.sales), promotionsExpenseAccount: unset(options.promotions), vendors: options.vendor,
-      }));
-      if (options.json) printJson(mapping);
-      else printText(...describe(options.org, mapping));
-    });
+    .action(
+      async (options: {
+        org: string;
+        cash?: string;
+        sales?: string;
+        promotions?: string;
+        vendor?: Record<string, string | null>;
+        json?: boolean;
+      }) => {
+        if ([options.cash, options.sales, options.promotions, options.vendor].every((value) => value === undefined))
+          throw new UsageError('nothing to set: give --cash, --sales, --promotions and/or --vendor');
+        const unset = (value: string | undefined) =>
+          value === undefined ? undefined : value.trim() === '' ? null : value;
+        const mapping = await withDatabase((db) =>
+          setAccounts(db, options.org, {
+            cashAccount: unset(options.cash),
+            salesAccount: unset(options.sales),
+            promotionsExpenseAccount: unset(options.promotions),
+            vendors: options.vendor,
+          }),
+        );
+        if (options.json) printJson(mapping);
+        else printText(...describe(options.org, mapping));
+      },
+    );
 
-  accounts.command('show')
+  accounts
+    .command('show')
     .description('show the mapping')
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--json', 'print the mapping as JSON')

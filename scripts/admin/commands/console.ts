@@ -19,8 +19,14 @@ async function passwordOf(options: { passwordStdin?: boolean }): Promise<{ passw
   return { password, generated: false };
 }
 
-function report(json: boolean | undefined, result: { organizationId: string; memberId: string; email: string; role: string; password: string | null }): void {
-  if (json) return printJson(result);
+function report(
+  json: boolean | undefined,
+  result: { organizationId: string; memberId: string; email: string; role: string; password: string | null },
+): void {
+  if (json) {
+    printJson(result);
+    return;
+  }
   printText(
     `Member ${result.memberId} (${result.email}, ${result.role}) can sign in to the console at /console.`,
     ...(result.password ? [`Password (shown once, not stored): ${result.password}`] : []),
@@ -28,13 +34,18 @@ function report(json: boolean | undefined, result: { organizationId: string; mem
 }
 
 export function registerConsoleCommands(program: Command): void {
-  const group = program.command('console').description('the operator console\'s sign-in: the first owner, members\' passwords');
+  const group = program
+    .command('console')
+    .description("the operator console's sign-in: the first owner, members' passwords");
 
-  group.command('owner')
-    .description('make the organisation\'s owner (or take the existing owner) and set its console password; prints the password once')
+  group
+    .command('owner')
+    .description(
+      "make the organisation's owner (or take the existing owner) and set its console password; prints the password once",
+    )
     .requiredOption('--org <org-id>', 'the organisation')
-    .requiredOption('--email <address>', 'the owner\'s e-mail address (the sign-in name)')
-    .option('--name <name>', 'the owner\'s name (when the owner is made)')
+    .requiredOption('--email <address>', "the owner's e-mail address (the sign-in name)")
+    .option('--name <name>', "the owner's name (when the owner is made)")
     .option('--password-stdin', 'read the password from standard input instead of generating one')
     .option('--json', 'print {organizationId, memberId, email, role, password}')
     .action(async (options: { org: string; email: string; name?: string; passwordStdin?: boolean; json?: boolean }) => {
@@ -44,16 +55,29 @@ export function registerConsoleCommands(program: Command): void {
         const members = await listMembers(db, options.org);
         const email = options.email.trim().toLowerCase();
         const owner = members.find((m) => m.role === 'owner');
-        if (owner && owner.email !== email) throw new Error(`the organisation's owner is ${owner.id} (${owner.email}); give that e-mail, or \`console password\` for another member`);
-        const member = owner ?? await addMember(db, options.org, { name: options.name ?? email, email, role: 'owner' });
+        if (owner && owner.email !== email)
+          throw new Error(
+            `the organisation's owner is ${owner.id} (${owner.email}); give that e-mail, or \`console password\` for another member`,
+          );
+        const member =
+          owner ?? (await addMember(db, options.org, { name: options.name ?? email, email, role: 'owner' }));
         await setPassword(db, options.org, member.id, password);
-        return { organizationId: options.org, memberId: member.id, email: member.email, role: member.role, password: generated ? password : null };
+        return {
+          organizationId: options.org,
+          memberId: member.id,
+          email: member.email,
+          role: member.role,
+          password: generated ? password : null,
+        };
       });
       report(options.json, result);
     });
 
-  group.command('password')
-    .description('set a member\'s console password (ends its sessions); prints the password once unless --password-stdin')
+  group
+    .command('password')
+    .description(
+      "set a member's console password (ends its sessions); prints the password once unless --password-stdin",
+    )
     .argument('<member-id>', 'the member')
     .requiredOption('--org <org-id>', 'the organisation')
     .option('--password-stdin', 'read the password from standard input instead of generating one')
@@ -64,7 +88,13 @@ export function registerConsoleCommands(program: Command): void {
         const member = (await listMembers(db, options.org)).find((m) => m.id === memberId);
         if (!member) throw new Error(`no member ${memberId} in ${options.org} (member list --org shows them)`);
         await setPassword(db, options.org, member.id, password);
-        return { organizationId: options.org, memberId: member.id, email: member.email, role: member.role, password: generated ? password : null };
+        return {
+          organizationId: options.org,
+          memberId: member.id,
+          email: member.email,
+          role: member.role,
+          password: generated ? password : null,
+        };
       });
       report(options.json, result);
     });

@@ -16,17 +16,31 @@ function parseDate(raw: string): string {
   return raw;
 }
 
-function report(json: boolean | undefined, organizationId: string, previous: string | null, through: string | null): void {
+function report(
+  json: boolean | undefined,
+  organizationId: string,
+  previous: string | null,
+  through: string | null,
+): void {
   if (json) printJson({ organizationId, booksClosedThrough: through, previous });
-  else printText(through === null ? `Books of ${organizationId} are open: no period is closed (they were closed through ${previous ?? 'nothing'}).`
-    : `Books of ${organizationId} are closed through ${through} (were ${previous === null ? 'open' : `closed through ${previous}`}).`);
+  else
+    printText(
+      through === null
+        ? `Books of ${organizationId} are open: no period is closed (they were closed through ${previous ?? 'nothing'}).`
+        : `Books of ${organizationId} are closed through ${through} (were ${previous === null ? 'open' : `closed through ${previous}`}).`,
+    );
 }
 
 export function registerPeriodCommands(program: Command): void {
-  const period = program.command('period').description('accounting periods: close the books through a date, or reopen them');
+  const period = program
+    .command('period')
+    .description('accounting periods: close the books through a date, or reopen them');
 
-  period.command('close')
-    .description('close the books through a date (inclusive): documents dated on or before it, and their cancels, voids and reversals, are refused with 422 period_closed')
+  period
+    .command('close')
+    .description(
+      'close the books through a date (inclusive): documents dated on or before it, and their cancels, voids and reversals, are refused with 422 period_closed',
+    )
     .requiredOption('--org <id>', 'organisation id')
     .requiredOption('--through <date>', 'the last closed day, YYYY-MM-DD', parseDate)
     .option('--json', 'print {"organizationId", "booksClosedThrough", "previous"}')
@@ -36,7 +50,9 @@ export function registerPeriodCommands(program: Command): void {
         return inTransaction(db, async (tx) => {
           const current = await booksClosedThrough(tx, options.org);
           if (current !== null && options.through < current) {
-            throw new Error(`The books are closed through ${current}; closing through ${options.through} would reopen days. Use \`admin period reopen --through ${options.through}\`.`);
+            throw new Error(
+              `The books are closed through ${current}; closing through ${options.through} would reopen days. Use \`admin period reopen --through ${options.through}\`.`,
+            );
           }
           return (await closePeriod(tx, options.org, options.through)).previous;
         });
@@ -44,8 +60,11 @@ export function registerPeriodCommands(program: Command): void {
       report(options.json, options.org, previous, options.through);
     });
 
-  period.command('reopen')
-    .description('reopen the books: closed through an earlier date with --through, or no period closed at all without it')
+  period
+    .command('reopen')
+    .description(
+      'reopen the books: closed through an earlier date with --through, or no period closed at all without it',
+    )
     .requiredOption('--org <id>', 'organisation id')
     .option('--through <date>', 'the new last closed day, YYYY-MM-DD, before the current one', parseDate)
     .option('--json', 'print {"organizationId", "booksClosedThrough", "previous"}')
@@ -57,7 +76,9 @@ export function registerPeriodCommands(program: Command): void {
           const current = await booksClosedThrough(tx, options.org);
           if (current === null) throw new Error('No period is closed: there is nothing to reopen.');
           if (through !== null && through >= current) {
-            throw new Error(`The books are closed through ${current}; reopening through ${through} would close days. Use \`admin period close --through ${through}\`.`);
+            throw new Error(
+              `The books are closed through ${current}; reopening through ${through} would close days. Use \`admin period close --through ${through}\`.`,
+            );
           }
           return (await reopenPeriod(tx, options.org, through)).previous;
         });

@@ -21,9 +21,16 @@ export interface DocumentFilters {
 /** A document as the CLI lists it: its flag, and what it is about (business date, salesman, system). */
 export type ListedDocument = DmsFlag & { system: string; documentDate: string | null; salesmanCode: string | null };
 
-export async function listDocuments(db: Db, organizationId: string, filters: DocumentFilters): Promise<ListedDocument[]> {
-  let query = db.selectFrom('dms_documents as d')
-    .innerJoin('dms_connections as c', (join) => join.onRef('c.organization_id', '=', 'd.organization_id').onRef('c.id', '=', 'd.connection_id'))
+export async function listDocuments(
+  db: Db,
+  organizationId: string,
+  filters: DocumentFilters,
+): Promise<ListedDocument[]> {
+  let query = db
+    .selectFrom('dms_documents as d')
+    .innerJoin('dms_connections as c', (join) =>
+      join.onRef('c.organization_id', '=', 'd.organization_id').onRef('c.id', '=', 'd.connection_id'),
+    )
     .select([...FLAG_COLUMNS.map((column) => `d.${column}` as const), 'd.document_date', 'd.salesman_code', 'c.system'])
     .where('d.organization_id', '=', organizationId);
   if (filters.system !== undefined) query = query.where('c.system', '=', filters.system);
@@ -34,7 +41,12 @@ export async function listDocuments(db: Db, organizationId: string, filters: Doc
   if (filters.types !== undefined) query = query.where('d.document_type', 'in', filters.types);
   // Newest change first, as an operator looks for what just happened; the id breaks ties.
   const rows = await query.orderBy('d.updated_at', 'desc').orderBy('d.id', 'desc').limit(filters.limit).execute();
-  return rows.map((row) => ({ ...toFlag(row), system: row.system, documentDate: row.document_date, salesmanCode: row.salesman_code }));
+  return rows.map((row) => ({
+    ...toFlag(row),
+    system: row.system,
+    documentDate: row.document_date,
+    salesmanCode: row.salesman_code,
+  }));
 }
 
 export interface ReconciliationFilters {
@@ -45,11 +57,31 @@ export interface ReconciliationFilters {
   limit: number;
 }
 
-export async function listReconciledDays(db: Db, organizationId: string, filters: ReconciliationFilters): Promise<(DmsReconciliation & { system: string })[]> {
-  let query = db.selectFrom('dms_reconciliations as t')
-    .innerJoin('dms_connections as c', (join) => join.onRef('c.organization_id', '=', 't.organization_id').onRef('c.id', '=', 't.connection_id'))
-    .select(['t.organization_id', 't.id', 't.connection_id', 't.salesman_code', 't.business_date', 't.status', 't.difference_count', 't.result', 't.checked_at',
-      't.created_at', 't.updated_at', 'c.distributor_code', 'c.system'])
+export async function listReconciledDays(
+  db: Db,
+  organizationId: string,
+  filters: ReconciliationFilters,
+): Promise<(DmsReconciliation & { system: string })[]> {
+  let query = db
+    .selectFrom('dms_reconciliations as t')
+    .innerJoin('dms_connections as c', (join) =>
+      join.onRef('c.organization_id', '=', 't.organization_id').onRef('c.id', '=', 't.connection_id'),
+    )
+    .select([
+      't.organization_id',
+      't.id',
+      't.connection_id',
+      't.salesman_code',
+      't.business_date',
+      't.status',
+      't.difference_count',
+      't.result',
+      't.checked_at',
+      't.created_at',
+      't.updated_at',
+      'c.distributor_code',
+      'c.system',
+    ])
     .where('t.organization_id', '=', organizationId);
   if (filters.system !== undefined) query = query.where('c.system', '=', filters.system);
   if (filters.salesman !== undefined) query = query.where('t.salesman_code', '=', filters.salesman);

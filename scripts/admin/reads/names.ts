@@ -7,16 +7,34 @@ export interface Named {
   name: string;
 }
 
-export async function productNames(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, Named>> {
+export async function productNames(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, Named>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('products').select(['id', 'product_code', 'name']).where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('products')
+    .select(['id', 'product_code', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Map(rows.map((row) => [row.id, { code: row.product_code, name: row.name }]));
 }
 
-export async function salespersonNames(db: Db, organizationId: string, ids: readonly (string | null)[]): Promise<Map<string, Named>> {
+export async function salespersonNames(
+  db: Db,
+  organizationId: string,
+  ids: readonly (string | null)[],
+): Promise<Map<string, Named>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom('salespeople').select(['id', 'salesman_code', 'name']).where('organization_id', '=', organizationId).where('id', 'in', wanted).execute();
+  const rows = await db
+    .selectFrom('salespeople')
+    .select(['id', 'salesman_code', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', wanted)
+    .execute();
   return new Map(rows.map((row) => [row.id, { code: row.salesman_code, name: row.name }]));
 }
 

@@ -23,7 +23,13 @@ import { hashSecret, parseSecret } from '../../../server/platform/access/api-key
 import { movementJson, rawMovementsPage, rawReadDocument, RawRefusal, rawTransfer } from './raw-stock.js';
 import { rawCreateInvoice, rawInvoicesPage, rawReadInvoice, type RawInvoiceCommand } from './raw-money.js';
 
-interface Key { id: string; organization_id: string; scopes: string[]; api_access_enabled: boolean; base_currency: string }
+interface Key {
+  id: string;
+  organization_id: string;
+  scopes: string[];
+  api_access_enabled: boolean;
+  base_currency: string;
+}
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const environment = process.env.ENVIRONMENT ?? 'production';
@@ -91,19 +97,33 @@ app.get('/api/v1/customers', authenticate('customers:read'), async (req, res) =>
   const { organization_id: organizationId } = res.locals.key as Key;
   const limit = Number(req.query.limit ?? 25);
   if (req.query.updatedSince === undefined) {
-    const { rows } = await pool.query('SELECT * FROM customers WHERE organization_id = $1 ORDER BY id DESC LIMIT $2', [organizationId, limit + 1]);
+    const { rows } = await pool.query('SELECT * FROM customers WHERE organization_id = $1 ORDER BY id DESC LIMIT $2', [
+      organizationId,
+      limit + 1,
+    ]);
     res.json({ data: rows.slice(0, limit), nextCursor: null, hasMore: rows.length > limit });
     return;
   }
   // The change feed: keyset on (updated_at, id), the cursor a plain "timestamp|id".
-  const [t, id] = typeof req.query.cursor === 'string' ? Buffer.from(req.query.cursor, 'base64url').toString().split('|') : [];
+  const [t, id] =
+    typeof req.query.cursor === 'string' ? Buffer.from(req.query.cursor, 'base64url').toString().split('|') : [];
   const { rows } = t
-    ? await pool.query('SELECT * FROM customers WHERE organization_id = $1 AND (updated_at, id) > ($2::timestamptz, $3) ORDER BY updated_at, id LIMIT $4', [organizationId, t, id, limit + 1])
-    : await pool.query('SELECT * FROM customers WHERE organization_id = $1 AND updated_at >= $2::timestamptz ORDER BY updated_at, id LIMIT $3', [organizationId, req.query.updatedSince, limit + 1]);
+    ? await pool.query(
+        'SELECT * FROM customers WHERE organization_id = $1 AND (updated_at, id) > ($2::timestamptz, $3) ORDER BY updated_at, id LIMIT $4',
+        [organizationId, t, id, limit + 1],
+      )
+    : await pool.query(
+        'SELECT * FROM customers WHERE organization_id = $1 AND updated_at >= $2::timestamptz ORDER BY updated_at, id LIMIT $3',
+        [organizationId, req.query.updatedSince, limit + 1],
+      );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = rows.length > limit;
-  res.json({ data: page, nextCursor: hasMore ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null, hasMore });
+  res.json({
+    data: page,
+    nextCursor: hasMore ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null,
+    hasMore,
+  });
 });
 
 app.put('/api/v1/prices', authenticate('prices:write'), async (req, res) => {
@@ -137,14 +157,25 @@ app.post('/api/v1/stock-transfers', authenticate('stock:write'), async (req, res
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: [claim] } = await client.query<{ locked: boolean; method: string | null }>('SELECT * FROM claim_idempotency_key($1, $2, $3, 24)', [key.organization_id, key.id, req.header('idempotency-key')]);
+    const {
+      rows: [claim],
+    } = await client.query<{ locked: boolean; method: string | null }>(
+      'SELECT * FROM claim_idempotency_key($1, $2, $3, 24)',
+      [key.organization_id, key.id, req.header('idempotency-key')],
+    );
     if (!claim!.locked || claim!.method !== null) throw new Error('the bench sends a fresh Idempotency-Key each time');
     const posted = await rawTransfer(client, key.organization_id, req.body);
     const body = JSON.stringify(await rawReadDocument(client, key.organization_id, posted.id));
     await client.query(
       `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
        VALUES ($1, $2, $3, 'POST', '/api/v1/stock-transfers', $4, 201, $5)`,
-      [key.organization_id, key.id, req.header('idempotency-key'), createHash('sha256').update(JSON.stringify(req.body)).digest('hex'), body],
+      [
+        key.organization_id,
+        key.id,
+        req.header('idempotency-key'),
+        createHash('sha256').update(JSON.stringify(req.body)).digest('hex'),
+        body,
+      ],
     );
     await client.query('COMMIT');
     res.status(201).type('application/json').send(body);
@@ -160,19 +191,44 @@ app.get('/api/v1/stock-movements', authenticate('stock:read'), async (req, res) 
   const { organization_id: organizationId } = res.locals.key as Key;
   const limit = Number(req.query.limit ?? 25);
   // The cursor a plain "timestamp|id" of the last row, as on GET /customers.
-  const [t, id] = typeof req.query.cursor === 'string' ? Buffer.from(req.query.cursor, 'base64url').toString().split('|') : [];
-  const { rows, hasMore } = await rawMovementsPage(pool, organizationId, String(req.query.since), t && id ? { t, id } : null, limit);
+  const [t, id] =
+    typeof req.query.cursor === 'string' ? Buffer.from(req.query.cursor, 'base64url').toString().split('|') : [];
+  const { rows, hasMore } = await rawMovementsPage(
+    pool,
+    organizationId,
+    String(req.query.since),
+    t && id ? { t, id } : null,
+    limit,
+  );
   const last = rows[rows.length - 1];
-  res.json({ data: rows.map(movementJson), nextCursor: hasMore && last ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null, hasMore });
+  res.json({
+    data: rows.map(movementJson),
+    nextCursor:
+      hasMore && last ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`).toString('base64url') : null,
+    hasMore,
+  });
 });
 
 app.post('/api/v1/invoices', authenticate('invoices:write'), async (req, res) => {
   const key = res.locals.key as Key;
-  const body = req.body as Omit<RawInvoiceCommand, 'currency' | 'lines'> & { lines: { productId: string; unit: 'case' | 'bottle' | 'piece'; quantity: number; unitPrice: { amount: string; currency: string }; discount?: { amount: string; currency: string } }[] };
+  const body = req.body as Omit<RawInvoiceCommand, 'currency' | 'lines'> & {
+    lines: {
+      productId: string;
+      unit: 'case' | 'bottle' | 'piece';
+      quantity: number;
+      unitPrice: { amount: string; currency: string };
+      discount?: { amount: string; currency: string };
+    }[];
+  };
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: [claim] } = await client.query<{ locked: boolean; method: string | null }>('SELECT * FROM claim_idempotency_key($1, $2, $3, 24)', [key.organization_id, key.id, req.header('idempotency-key')]);
+    const {
+      rows: [claim],
+    } = await client.query<{ locked: boolean; method: string | null }>(
+      'SELECT * FROM claim_idempotency_key($1, $2, $3, 24)',
+      [key.organization_id, key.id, req.header('idempotency-key')],
+    );
     if (!claim!.locked || claim!.method !== null) throw new Error('the bench sends a fresh Idempotency-Key each time');
     // Money in the organisation's base currency, as the service's route accepts it (acceptAmount).
     const amount = (money: { amount: string; currency: string }) => {
@@ -180,9 +236,15 @@ app.post('/api/v1/invoices', authenticate('invoices:write'), async (req, res) =>
       return money.amount;
     };
     const posted = await rawCreateInvoice(client, key.organization_id, {
-      customerId: body.customerId, locationId: body.locationId, issueDate: body.issueDate, currency: key.base_currency,
+      customerId: body.customerId,
+      locationId: body.locationId,
+      issueDate: body.issueDate,
+      currency: key.base_currency,
       lines: body.lines.map((line) => ({
-        productId: line.productId, unit: line.unit, quantity: line.quantity, unitPrice: amount(line.unitPrice),
+        productId: line.productId,
+        unit: line.unit,
+        quantity: line.quantity,
+        unitPrice: amount(line.unitPrice),
         ...(line.discount === undefined ? {} : { discount: amount(line.discount) }),
       })),
     });
@@ -190,7 +252,13 @@ app.post('/api/v1/invoices', authenticate('invoices:write'), async (req, res) =>
     await client.query(
       `INSERT INTO idempotency_keys (organization_id, api_key_id, key, method, path, request_hash, response_status, response_body)
        VALUES ($1, $2, $3, 'POST', '/api/v1/invoices', $4, 201, $5)`,
-      [key.organization_id, key.id, req.header('idempotency-key'), createHash('sha256').update(JSON.stringify(req.body)).digest('hex'), text],
+      [
+        key.organization_id,
+        key.id,
+        req.header('idempotency-key'),
+        createHash('sha256').update(JSON.stringify(req.body)).digest('hex'),
+        text,
+      ],
     );
     await client.query('COMMIT');
     res.status(201).type('application/json').send(text);
@@ -211,7 +279,9 @@ app.get('/api/v1/invoices', authenticate('invoices:read'), async (req, res) => {
 
 // Every key the bench will send must be readable here, or the start fails (a 401 is not a figure).
 const secrets = (process.env.BENCH_API_KEYS ?? '').split(',').filter((secret) => secret !== '');
-const unreadable = (await Promise.all(secrets.map(async (secret) => ((await findKey(secret)) ? null : secret.slice(0, 14))))).filter((prefix) => prefix !== null);
+const unreadable = (
+  await Promise.all(secrets.map(async (secret) => ((await findKey(secret)) ? null : secret.slice(0, 14))))
+).filter((prefix) => prefix !== null);
 if (unreadable.length > 0) {
   console.error(`raw pg baseline: no usable ${environment} key for ${unreadable.join(', ')}`);
   process.exit(1);

@@ -20,7 +20,9 @@ export function simulatorDb<T>(db: Db): Kysely<T> {
 
 /** Applies the simulators' migrations not yet applied; returns their names. */
 export async function migrateSimulators(db: Db): Promise<string[]> {
-  const files = readdirSync(MIGRATIONS).filter((name) => name.endsWith('.sql')).sort();
+  const files = readdirSync(MIGRATIONS)
+    .filter((name) => name.endsWith('.sql'))
+    .sort();
   const now: string[] = [];
   for (;;) {
     // One file per transaction, under a transaction-level advisory lock taken first and the ledger read under it:
@@ -31,9 +33,13 @@ export async function migrateSimulators(db: Db): Promise<string[]> {
       await sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`.execute(tx);
       // The schema and its ledger of applied files; the names are this module's constants.
       await sql`CREATE SCHEMA IF NOT EXISTS simulators`.execute(tx);
-      await sql`CREATE TABLE IF NOT EXISTS simulators.migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`.execute(tx);
+      await sql`CREATE TABLE IF NOT EXISTS simulators.migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`.execute(
+        tx,
+      );
       // The ledger read back as plain rows.
-      const done = new Set((await sql<{ name: string }>`SELECT name FROM simulators.migrations`.execute(tx)).rows.map((row) => row.name));
+      const done = new Set(
+        (await sql<{ name: string }>`SELECT name FROM simulators.migrations`.execute(tx)).rows.map((row) => row.name),
+      );
       const name = files.find((file) => !done.has(file));
       if (name === undefined) return null;
       // A migration file is trusted DDL of this repository, run as written: several statements and no parameters,

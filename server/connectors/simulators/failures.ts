@@ -25,22 +25,43 @@ export interface InjectedFailure {
 }
 
 /** Adds a failure: the next `count` requests (null: every request until cleared) of the account fail in `mode`. */
-export async function injectFailure(db: Db, system: SimulatedSystem, account: string, mode: string, count: number | null, delayMs = 0): Promise<void> {
-  await simulatorDb<FailureTables>(db).insertInto('failure_injections')
-    .values({ system, account, mode, remaining: count, delay_ms: delayMs }).execute();
+export async function injectFailure(
+  db: Db,
+  system: SimulatedSystem,
+  account: string,
+  mode: string,
+  count: number | null,
+  delayMs = 0,
+): Promise<void> {
+  await simulatorDb<FailureTables>(db)
+    .insertInto('failure_injections')
+    .values({ system, account, mode, remaining: count, delay_ms: delayMs })
+    .execute();
 }
 
 /** Removes every failure of the account; returns how many there were. */
 export async function clearFailures(db: Db, system: SimulatedSystem, account: string): Promise<number> {
-  const result = await simulatorDb<FailureTables>(db).deleteFrom('failure_injections')
-    .where('system', '=', system).where('account', '=', account).executeTakeFirst();
+  const result = await simulatorDb<FailureTables>(db)
+    .deleteFrom('failure_injections')
+    .where('system', '=', system)
+    .where('account', '=', account)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** The failures waiting for the account, oldest first. */
-export async function listFailures(db: Db, system: SimulatedSystem, account: string): Promise<{ mode: string; remaining: number | null; delayMs: number }[]> {
-  const rows = await simulatorDb<FailureTables>(db).selectFrom('failure_injections').select(['mode', 'remaining', 'delay_ms'])
-    .where('system', '=', system).where('account', '=', account).orderBy('id').execute();
+export async function listFailures(
+  db: Db,
+  system: SimulatedSystem,
+  account: string,
+): Promise<{ mode: string; remaining: number | null; delayMs: number }[]> {
+  const rows = await simulatorDb<FailureTables>(db)
+    .selectFrom('failure_injections')
+    .select(['mode', 'remaining', 'delay_ms'])
+    .where('system', '=', system)
+    .where('account', '=', account)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => ({ mode: row.mode, remaining: row.remaining, delayMs: row.delay_ms }));
 }
 

@@ -15,7 +15,10 @@ export interface SimulatorServer {
   stop(): Promise<void>;
 }
 
-export async function startSimulatorServer(db: Db, options: { host?: string; port?: number } = {}): Promise<SimulatorServer> {
+export async function startSimulatorServer(
+  db: Db,
+  options: { host?: string; port?: number } = {},
+): Promise<SimulatorServer> {
   await migrateSimulators(db);
   const app = express();
   app.disable('x-powered-by');

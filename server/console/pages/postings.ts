@@ -20,26 +20,69 @@ export function postingRoutes(deps: ConsoleDeps): Router {
   router.get('/postings', async (req: Request, res: Response, next) => {
     try {
       const session = sessionOf(res);
-      const status = typeof req.query.status === 'string' && (STATUSES as readonly string[]).includes(req.query.status) ? req.query.status : undefined;
+      const status =
+        typeof req.query.status === 'string' && (STATUSES as readonly string[]).includes(req.query.status)
+          ? req.query.status
+          : undefined;
       const csv = req.query.format === 'csv';
       const postings = await listPostings(deps.db, session.organizationId, { status, limit: csv ? 10_000 : 100 });
       if (csv) {
-        sendCsv(res, 'postings.csv', ['postingId', 'documentType', 'documentNumber', 'system', 'operation', 'status', 'attempts', 'externalRef', 'reason', 'nextAttemptAt', 'updatedAt'],
-          postings.map((p) => [p.postingId, p.documentType, p.documentNumber, p.system, p.operation, p.status, p.attempts, p.externalRef, p.reason, p.nextAttemptAt, p.updatedAt]));
+        sendCsv(
+          res,
+          'postings.csv',
+          [
+            'postingId',
+            'documentType',
+            'documentNumber',
+            'system',
+            'operation',
+            'status',
+            'attempts',
+            'externalRef',
+            'reason',
+            'nextAttemptAt',
+            'updatedAt',
+          ],
+          postings.map((p) => [
+            p.postingId,
+            p.documentType,
+            p.documentNumber,
+            p.system,
+            p.operation,
+            p.status,
+            p.attempts,
+            p.externalRef,
+            p.reason,
+            p.nextAttemptAt,
+            p.updatedAt,
+          ]),
+        );
         return;
       }
-      const notice = req.query.notice === 'retried' ? html`<p class="notice" role="status">The posting is queued again; the worker tries it within a minute.</p>`
-        : req.query.notice === 'nothing' ? html`<p class="notice" role="status">Nothing to retry: that posting has not failed.</p>` : html``;
+      const notice =
+        req.query.notice === 'retried'
+          ? html`<p class="notice" role="status">The posting is queued again; the worker tries it within a minute.</p>`
+          : req.query.notice === 'nothing'
+            ? html`<p class="notice" role="status">Nothing to retry: that posting has not failed.</p>`
+            : html``;
       const token = html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
-      sendPage(res, 'Accounting and fiscal postings', html`${notice}
+      sendPage(
+        res,
+        'Accounting and fiscal postings',
+        html`${notice}
 <form class="filters" method="get" action="${CONSOLE_PATH}/postings">
 <div class="field"><label for="f-status">Status</label><select id="f-status" name="status"><option value="">All</option>${STATUSES.map((s) => html`<option value="${s}"${status === s ? html` selected` : ''}>${s}</option>`)}</select></div>
 <button type="submit">Show</button></form>
 <p><a href="${CONSOLE_PATH}/postings?${status ? `status=${status}&` : ''}format=csv">Download as CSV</a></p>
-${postings.length === 0 ? html`<p>No postings${status ? ` ${status}` : ''}.</p>` : html`<table>
+${
+  postings.length === 0
+    ? html`<p>No postings${status ? ` ${status}` : ''}.</p>`
+    : html`<table>
 <thead><tr><th scope="col">Document</th><th scope="col">System</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Reference</th><th scope="col">Why</th><th scope="col">Updated</th><th scope="col">Action</th></tr></thead>
 <tbody>${postings.map((p) => html`<tr><td><a href="${CONSOLE_PATH}/postings/${p.postingId}">${p.documentType} ${p.documentNumber}</a></td><td>${p.system} (${p.operation})</td><td${p.status === 'failed' ? html` class="state-rejected"` : ''}>${p.status}</td><td class="num">${p.attempts}</td><td>${p.externalRef ?? ''}</td><td>${p.reason ?? ''}</td><td class="nowrap">${when(p.updatedAt)}</td><td>${p.status === 'failed' ? html`<form class="inline" method="post" action="${CONSOLE_PATH}/postings/${p.postingId}/retry">${token}<button type="submit" class="secondary">Retry<span class="vh"> ${p.documentType} ${p.documentNumber} in ${p.system}</span></button></form>` : ''}</td></tr>`)}</tbody>
-</table>`}`);
+</table>`
+}`,
+      );
     } catch (error) {
       next(error);
     }
@@ -48,14 +91,23 @@ ${postings.length === 0 ? html`<p>No postings${status ? ` ${status}` : ''}.</p>`
     try {
       const session = sessionOf(res);
       const id = String(req.params.id);
-      const [posting] = /^xpo_[A-Za-z0-9]{1,64}$/.test(id) ? await listPostings(deps.db, session.organizationId, { id, limit: 1 }) : [];
+      const [posting] = /^xpo_[A-Za-z0-9]{1,64}$/.test(id)
+        ? await listPostings(deps.db, session.organizationId, { id, limit: 1 })
+        : [];
       if (!posting) {
-        sendNotFound(res, `There is no posting ${id} in this organisation.`, html`<p><a href="${CONSOLE_PATH}/postings">All postings</a></p>`);
+        sendNotFound(
+          res,
+          `There is no posting ${id} in this organisation.`,
+          html`<p><a href="${CONSOLE_PATH}/postings">All postings</a></p>`,
+        );
         return;
       }
       const held = await readHeldThere(deps.db, deps.connectors, session.organizationId, posting);
       const token = html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
-      sendPage(res, `Posting of ${posting.documentType} ${posting.documentNumber} to ${systemName(posting)}`, html`
+      sendPage(
+        res,
+        `Posting of ${posting.documentType} ${posting.documentNumber} to ${systemName(posting)}`,
+        html`
 <h2>In the service</h2>
 <dl class="facts">
 <dt>Document</dt><dd>${posting.documentType} ${posting.documentNumber} <span class="muted">${posting.documentId}</span></dd>
@@ -69,7 +121,8 @@ ${posting.reason ? html`<dt>Why</dt><dd>${posting.reason}</dd>` : ''}
 ${posting.status === 'failed' ? html`<form method="post" action="${CONSOLE_PATH}/postings/${posting.postingId}/retry">${token}<button type="submit">Retry this posting</button></form>` : ''}
 <h2>What ${systemName(posting)} holds</h2>
 ${heldFacts(held)}
-<p><a href="${CONSOLE_PATH}/postings">All postings</a></p>`);
+<p><a href="${CONSOLE_PATH}/postings">All postings</a></p>`,
+      );
     } catch (error) {
       next(error);
     }
@@ -92,7 +145,8 @@ ${heldFacts(held)}
   return router;
 }
 
-const systemName = (posting: PostingView) => (posting.system === 'fiscal' ? 'the fiscal system (EFRIS)' : 'the accounting system (QuickBooks)');
+const systemName = (posting: PostingView) =>
+  posting.system === 'fiscal' ? 'the fiscal system (EFRIS)' : 'the accounting system (QuickBooks)';
 
 /** What the system answered, in words; a read that failed is said as such (the page still answers). */
 function heldFacts(held: HeldThere): Html {

@@ -7,17 +7,32 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 
 /** The next number of `documentType` in the organisation, as `${prefix}-000001`. Runs in the caller's transaction. */
-export async function nextDocumentNumber(tx: Transaction<DB>, organizationId: string, documentType: string, prefix: string): Promise<string> {
+export async function nextDocumentNumber(
+  tx: Transaction<DB>,
+  organizationId: string,
+  documentType: string,
+  prefix: string,
+): Promise<string> {
   return (await nextDocumentNumbers(tx, organizationId, documentType, prefix, 1))[0]!;
 }
 
 /** The next `count` consecutive numbers of `documentType` (a set of documents posted together), in one statement. */
-export async function nextDocumentNumbers(tx: Transaction<DB>, organizationId: string, documentType: string, prefix: string, count: number): Promise<string[]> {
+export async function nextDocumentNumbers(
+  tx: Transaction<DB>,
+  organizationId: string,
+  documentType: string,
+  prefix: string,
+  count: number,
+): Promise<string[]> {
   if (count === 0) return [];
-  const { last_number: last } = await tx.insertInto('document_sequences')
+  const { last_number: last } = await tx
+    .insertInto('document_sequences')
     .values({ organization_id: organizationId, document_type: documentType, last_number: count })
-    .onConflict((conflict) => conflict.columns(['organization_id', 'document_type'])
-      .doUpdateSet((eb) => ({ last_number: eb('document_sequences.last_number', '+', count) })))
+    .onConflict((conflict) =>
+      conflict
+        .columns(['organization_id', 'document_type'])
+        .doUpdateSet((eb) => ({ last_number: eb('document_sequences.last_number', '+', count) })),
+    )
     .returning('last_number')
     .executeTakeFirstOrThrow();
   return Array.from({ length: count }, (_, i) => formatDocumentNumber(prefix, last - count + 1 + i));

@@ -43,7 +43,11 @@ export interface DocumentTransitions<State extends string, Command extends strin
   /** The commands allowed from a status, in the table's order (for `allowedActions`-style fields). */
   allowedCommands(from: State): Command[];
   /** `next`, then `applyTransition`: checks the command and persists the move it makes. */
-  move<T extends StatusTable>(tx: Transaction<DB>, target: { table: T; organizationId: string; id: string; from: State & StatusOf<T> }, command: Command): Promise<{ to: State; event: Event }>;
+  move<T extends StatusTable>(
+    tx: Transaction<DB>,
+    target: { table: T; organizationId: string; id: string; from: State & StatusOf<T> },
+    command: Command,
+  ): Promise<{ to: State; event: Event }>;
 }
 
 /**
@@ -51,7 +55,9 @@ export interface DocumentTransitions<State extends string, Command extends strin
  * command twice, and every status can be reached from the initial one. Throws one Error naming every problem.
  */
 export function validateTransitions<State extends string, Command extends string, Event extends string = string>(
-  table: Transitions<State, Command, Event>, initial: NoInfer<State>, documentType = 'transitions',
+  table: Transitions<State, Command, Event>,
+  initial: NoInfer<State>,
+  documentType = 'transitions',
 ): void {
   const states = Object.keys(table) as State[];
   const problems: string[] = [];
@@ -65,7 +71,8 @@ export function validateTransitions<State extends string, Command extends string
     }
   }
   const reached = new Set<State>([initial]);
-  for (const from of reached) { // a Set iterates over what is added while iterating: a breadth-first walk
+  for (const from of reached) {
+    // a Set iterates over what is added while iterating: a breadth-first walk
     for (const { to } of table[from] ?? []) reached.add(to);
   }
   const unreachable = states.filter((state) => !reached.has(state));
@@ -75,7 +82,9 @@ export function validateTransitions<State extends string, Command extends string
 
 /** A document type's lifecycle; the table is validated here, so an invalid one fails when its module is imported. */
 export function defineTransitions<State extends string, Command extends string, Event extends string = string>(
-  documentType: string, initial: NoInfer<State>, table: Transitions<State, Command, Event>,
+  documentType: string,
+  initial: NoInfer<State>,
+  table: Transitions<State, Command, Event>,
 ): DocumentTransitions<State, Command, Event> {
   validateTransitions(table, initial, documentType);
   const rowOf = (from: State) => {
@@ -88,16 +97,26 @@ export function defineTransitions<State extends string, Command extends string, 
   const next = (from: State, command: Command, documentId?: string) => {
     const move = rowOf(from).find((candidate) => candidate.command === command);
     if (move) return { to: move.to, event: move.event };
-    const origins = (Object.keys(table) as State[]).filter((state) => table[state].some((candidate) => candidate.command === command));
+    const origins = (Object.keys(table) as State[]).filter((state) =>
+      table[state].some((candidate) => candidate.command === command),
+    );
     const moves = rowOf(from);
     const requested = moves.filter((candidate) => candidate.when === undefined).map((candidate) => candidate.command);
-    const automatic = moves.filter((candidate) => candidate.when !== undefined).map((candidate) => `it becomes ${candidate.to} when ${candidate.when}`);
+    const automatic = moves
+      .filter((candidate) => candidate.when !== undefined)
+      .map((candidate) => `it becomes ${candidate.to} when ${candidate.when}`);
     const name = documentType.replaceAll('_', ' ');
-    const document = documentId === undefined ? `The ${name}` : `${name.charAt(0).toUpperCase()}${name.slice(1)} ${documentId}`;
-    const onward = moves.length === 0 ? 'nothing, it is final'
-      : [requested.length > 0 ? requested.join(', ') : 'nothing on request', ...automatic].join('; ');
-    throw new ApiError('invalid_state', `${document} is ${from}; ${command} is allowed only from ${origins.length > 0 ? origins.join(' or ') : 'no status'}`
-      + ` (from ${from}: ${onward}).`);
+    const document =
+      documentId === undefined ? `The ${name}` : `${name.charAt(0).toUpperCase()}${name.slice(1)} ${documentId}`;
+    const onward =
+      moves.length === 0
+        ? 'nothing, it is final'
+        : [requested.length > 0 ? requested.join(', ') : 'nothing on request', ...automatic].join('; ');
+    throw new ApiError(
+      'invalid_state',
+      `${document} is ${from}; ${command} is allowed only from ${origins.length > 0 ? origins.join(' or ') : 'no status'}` +
+        ` (from ${from}: ${onward}).`,
+    );
   };
   return {
     documentType,
@@ -115,7 +134,9 @@ export function defineTransitions<State extends string, Command extends string, 
 
 /** The tables a transition can move: each has organization_id, id, status and updated_at. */
 export type StatusTable = {
-  [T in keyof DB]: Selectable<DB[T]> extends { organization_id: string; id: string; status: string; updated_at: Date } ? T : never;
+  [T in keyof DB]: Selectable<DB[T]> extends { organization_id: string; id: string; status: string; updated_at: Date }
+    ? T
+    : never;
 }[keyof DB];
 
 /** The status column's type of a table (a union once the schema declares one with `@kyselyType`). */
@@ -136,11 +157,30 @@ export interface TransitionWrite<T extends StatusTable> {
  * status = from`. When no row matches (another transaction moved the document first, or it is not there) the
  * answer is 409 invalid_state, never a lost update. Runs in the caller's transaction.
  */
-export async function applyTransition<T extends StatusTable>(tx: Transaction<DB>, write: TransitionWrite<T>): Promise<void> {
-  await persistMove(tx, write.table, write.organizationId, write.id, write.from, write.to, write.documentType ?? write.table);
+export async function applyTransition<T extends StatusTable>(
+  tx: Transaction<DB>,
+  write: TransitionWrite<T>,
+): Promise<void> {
+  await persistMove(
+    tx,
+    write.table,
+    write.organizationId,
+    write.id,
+    write.from,
+    write.to,
+    write.documentType ?? write.table,
+  );
 }
 
-async function persistMove(tx: Transaction<DB>, table: StatusTable, organizationId: string, id: string, from: string, to: string, documentType: string): Promise<void> {
+async function persistMove(
+  tx: Transaction<DB>,
+  table: StatusTable,
+  organizationId: string,
+  id: string,
+  from: string,
+  to: string,
+  documentType: string,
+): Promise<void> {
   const { numUpdatedRows } = await statusColumns(tx)
     .updateTable(table)
     .set((eb) => ({ status: to, updated_at: eb.fn<Date>('now') }))
@@ -149,7 +189,10 @@ async function persistMove(tx: Transaction<DB>, table: StatusTable, organization
     .where('status', '=', from)
     .executeTakeFirst();
   if (numUpdatedRows === 0n) {
-    throw new ApiError('invalid_state', `The ${documentType.replaceAll('_', ' ')} ${id} is not ${from} any more (or is not there): another request changed it first. Read it again.`);
+    throw new ApiError(
+      'invalid_state',
+      `The ${documentType.replaceAll('_', ' ')} ${id} is not ${from} any more (or is not there): another request changed it first. Read it again.`,
+    );
   }
 }
 
@@ -158,6 +201,10 @@ async function persistMove(tx: Transaction<DB>, table: StatusTable, organization
  * type parameter (the column names of `DB[T]` are not known inside the function). StatusTable guarantees that
  * every such table has these four columns, so the transaction is viewed as a database of just those.
  */
-function statusColumns(tx: Transaction<DB>): Kysely<Record<StatusTable, { organization_id: string; id: string; status: string; updated_at: Date }>> {
-  return tx as unknown as Kysely<Record<StatusTable, { organization_id: string; id: string; status: string; updated_at: Date }>>;
+function statusColumns(
+  tx: Transaction<DB>,
+): Kysely<Record<StatusTable, { organization_id: string; id: string; status: string; updated_at: Date }>> {
+  return tx as unknown as Kysely<
+    Record<StatusTable, { organization_id: string; id: string; status: string; updated_at: Date }>
+  >;
 }

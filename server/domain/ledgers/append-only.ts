@@ -36,6 +36,9 @@ export function appendOnlyTriggerSql(table: string): string {
 
 function checkedTableName(table: string): string {
   // 63 bytes is PostgreSQL's identifier limit; the trigger's name adds 12.
-  if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table)) throw new Error(`appendOnlyTriggerSql: ${JSON.stringify(table)} is not a plain lower-case table name of at most 51 characters`);
+  if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table))
+    throw new Error(
+      `appendOnlyTriggerSql: ${JSON.stringify(table)} is not a plain lower-case table name of at most 51 characters`,
+    );
   return table;
 }

@@ -8,7 +8,11 @@ export type CreditNoteEvent = 'credit_note.cancelled';
 
 export const CREDIT_NOTE_STATUSES: readonly CreditNoteStatus[] = ['applied', 'cancelled'];
 
-export const creditNoteLifecycle = defineTransitions<CreditNoteStatus, CreditNoteCommand, CreditNoteEvent>('credit_note', 'applied', {
-  applied: [{ command: 'cancel', to: 'cancelled', event: 'credit_note.cancelled' }],
-  cancelled: [],
-});
+export const creditNoteLifecycle = defineTransitions<CreditNoteStatus, CreditNoteCommand, CreditNoteEvent>(
+  'credit_note',
+  'applied',
+  {
+    applied: [{ command: 'cancel', to: 'cancelled', event: 'credit_note.cancelled' }],
+    cancelled: [],
+  },
+);

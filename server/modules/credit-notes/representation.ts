@@ -4,7 +4,7 @@
 import { toFiscalBlock, toPostingBlock } from '../postings/blocks.js';
 import { Decimal } from 'decimal.js';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { formatAmount } from '../../domain/money.js';
 import type { CreditNoteParts, CreditNoteRow } from './repository.js';
 
@@ -36,7 +36,8 @@ export function toCreditNote(row: CreditNoteRow, parts: CreditNoteParts, actor: 
     lines: parts.lines.map((line) => ({
       lineNumber: line.line_number,
       type: line.type as CreditNote['lines'][number]['type'],
-      product: line.product_id === null ? null : { id: line.product_id, code: line.product_code!, name: line.product_name! },
+      product:
+        line.product_id === null ? null : { id: line.product_id, code: line.product_code!, name: line.product_name! },
       description: line.description,
       quantity: new Decimal(line.quantity).toNumber(),
       unitPrice: money(line.unit_price),
@@ -54,7 +55,13 @@ export function toCreditNote(row: CreditNoteRow, parts: CreditNoteParts, actor: 
     cashRefundAmount: row.cash_refund_amount === null ? null : money(row.cash_refund_amount),
     currency,
     // An application lowers the invoice's balance: the entries are negative, the application's amount is not.
-    applications: parts.applications.map((a) => ({ invoiceId: a.invoice_id, invoiceNumber: a.invoice_number, amount: money(new Decimal(a.amount).negated().toFixed()), date: a.date, refundPaymentId: null })),
+    applications: parts.applications.map((a) => ({
+      invoiceId: a.invoice_id,
+      invoiceNumber: a.invoice_number,
+      amount: money(new Decimal(a.amount).negated().toFixed()),
+      date: a.date,
+      refundPaymentId: null,
+    })),
     fiscal: toFiscalBlock(row),
     posting: toPostingBlock(row),
     cancelReason: row.cancel_reason,

@@ -2,7 +2,7 @@
 // or a list request for the reads (repository.ts). Nothing here decides a rule.
 import type { Router } from 'express';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { acceptAmount } from '../../domain/money.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
@@ -35,7 +35,10 @@ export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router 
         reason: body.reason,
         ...(body.issueDate === undefined ? {} : { issueDate: body.issueDate }),
         notes: body.notes ?? null,
-        cashRefundAmount: body.cashRefundAmount === undefined ? null : acceptAmount(body.cashRefundAmount, '/cashRefundAmount', currency).toFixed(),
+        cashRefundAmount:
+          body.cashRefundAmount === undefined
+            ? null
+            : acceptAmount(body.cashRefundAmount, '/cashRefundAmount', currency).toFixed(),
         ...(body.externalCodes === undefined ? {} : { externalCodes: body.externalCodes }),
         lines: body.lines.map((line, i) => ({
           ...(line.type === undefined ? {} : { type: line.type }),
@@ -43,7 +46,9 @@ export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router 
           ...(line.description === undefined ? {} : { description: line.description }),
           quantity: line.quantity,
           unitPrice: acceptAmount(line.unitPrice, `/lines/${i}/unitPrice`, currency).toFixed(),
-          ...(line.discount === undefined ? {} : { discount: acceptAmount(line.discount, `/lines/${i}/discount`, currency).toFixed() }),
+          ...(line.discount === undefined
+            ? {}
+            : { discount: acceptAmount(line.discount, `/lines/${i}/discount`, currency).toFixed() }),
           ...(line.taxRate === undefined ? {} : { taxRate: String(line.taxRate) }),
         })),
       });
@@ -56,13 +61,24 @@ export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router 
     const query = req.query as { status?: string; customerId?: string; invoiceId?: string; externalCode?: string };
     await requireCreditNoteFilters(db, actor.organization.id, query);
     const page = await listCreditNotes(db, actor, listRequestOf(req), query);
-    const parts = await partsOf(db, actor.organization.id, page.rows.map((row) => row.id));
+    const parts = await partsOf(
+      db,
+      actor.organization.id,
+      page.rows.map((row) => row.id),
+    );
     sendPage(res, { ...page, rows: page.rows.map((row) => toCreditNote(row, parts.get(row.id)!, actor)) });
   });
 
   router.get('/credit-notes/by-code/:system/:code', async (req, res) => {
     const actor = actorOf(res);
-    const id = await recordIdByCode(db, actor.organization.id, CREDIT_NOTE, 'credit note', req.params.system as string, req.params.code as string);
+    const id = await recordIdByCode(
+      db,
+      actor.organization.id,
+      CREDIT_NOTE,
+      'credit note',
+      req.params.system as string,
+      req.params.code as string,
+    );
     res.json(await read(db, actor, id));
   });
 
@@ -70,7 +86,9 @@ export function creditNoteRoutes(db: Db, connectors: ConnectorSettings): Router 
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'credit_note', id }, 'Cancelled'));
+  documentActionRoute(router, db, '/credit-notes/:id/cancel', cancelCreditNote, read, (actor, id) =>
+    checkReversible(db, connectors, actor.organization.id, { type: 'credit_note', id }, 'Cancelled'),
+  );
 
   return router;
 }

@@ -16,7 +16,13 @@ export function toCustomer(row: CustomerRow, externalCodes: Record<string, strin
     channel: row.channel as Customer['channel'],
     priceGroup: row.price_group,
     routeId: row.route_id,
-    creditLimit: row.credit_limit_amount === null ? null : { amount: formatAmount(row.credit_limit_amount, row.credit_limit_currency!), currency: row.credit_limit_currency! },
+    creditLimit:
+      row.credit_limit_amount === null
+        ? null
+        : {
+            amount: formatAmount(row.credit_limit_amount, row.credit_limit_currency!),
+            currency: row.credit_limit_currency!,
+          },
     paymentTermsDays: row.payment_terms_days,
     address: row.address === null ? null : { line2: null, district: null, ...(row.address as Address) },
     region: row.region,
@@ -27,7 +33,10 @@ export function toCustomer(row: CustomerRow, externalCodes: Record<string, strin
   if (includePii) {
     customer.phone = row.phone;
     customer.taxId = row.tax_id;
-    customer.location = { gps: row.gps_latitude === null ? null : { latitude: Number(row.gps_latitude), longitude: Number(row.gps_longitude) } };
+    customer.location = {
+      gps:
+        row.gps_latitude === null ? null : { latitude: Number(row.gps_latitude), longitude: Number(row.gps_longitude) },
+    };
     customer.contact = row.contact === null ? null : { phone: null, email: null, ...(row.contact as Contact) };
   }
   return customer;

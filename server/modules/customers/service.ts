@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api-types.js';
 import { PII_SCOPE } from '../../platform/access/scopes.js';
 import { personalFieldsOf } from '../../platform/personal-fields.js';
 import { apiDocument } from '../../platform/spec.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
 import type { Tx } from '../../platform/database/transaction.js';
@@ -13,7 +13,7 @@ import { ROUTES, requireReference } from '../../platform/resources/references.js
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { resourceService } from '../../platform/resources/service.js';
 import { priceGroupsWithPrices } from '../prices/repository.js';
-import { toCustomer, type Customer } from './representation.js';
+import { toCustomer } from './representation.js';
 import { customerTable } from './repository.js';
 
 type CustomerFields = components['schemas']['CustomerFields'];
@@ -25,8 +25,19 @@ type CustomerColumns = ColumnsOf<'customers'>;
 
 /** The columns of a new customer for the fields a create leaves out. */
 export const CUSTOMER_DEFAULTS = {
-  status: 'active', price_group: null, route_id: null, credit_limit_amount: null, credit_limit_currency: null, payment_terms_days: 0,
-  address: null, region: null, phone: null, tax_id: null, gps_latitude: null, gps_longitude: null, contact: null,
+  status: 'active',
+  price_group: null,
+  route_id: null,
+  credit_limit_amount: null,
+  credit_limit_currency: null,
+  payment_terms_days: 0,
+  address: null,
+  region: null,
+  phone: null,
+  tax_id: null,
+  gps_latitude: null,
+  gps_longitude: null,
+  contact: null,
 } satisfies Partial<CustomerColumns>;
 
 export const customers = resourceService({
@@ -40,20 +51,31 @@ export const customers = resourceService({
 });
 
 /** A customer's price group must be one that has prices, else nothing could be priced for it (issue found by partners: typos were stored silently). */
-export async function refuseUnknownPriceGroup(tx: Tx, organizationId: string, priceGroup: string, field = '/priceGroup', known?: readonly string[]): Promise<void> {
-  const groups = known ?? await priceGroupsWithPrices(tx, organizationId);
+export async function refuseUnknownPriceGroup(
+  tx: Tx,
+  organizationId: string,
+  priceGroup: string,
+  field = '/priceGroup',
+  known?: readonly string[],
+): Promise<void> {
+  const groups = known ?? (await priceGroupsWithPrices(tx, organizationId));
   if (groups.includes(priceGroup)) return;
-  const message = groups.length > 0
-    ? `must be one of the price groups with prices: ${groups.join(', ')}`
-    : 'must be a price group with prices, and this organisation has none yet (PUT /prices creates them)';
-  throw new ApiError('business_rule', `\`priceGroup\` ${message}; "${priceGroup}" has no prices.`, [{ field, code: 'business_rule', message }]);
+  const message =
+    groups.length > 0
+      ? `must be one of the price groups with prices: ${groups.join(', ')}`
+      : 'must be a price group with prices, and this organisation has none yet (PUT /prices creates them)';
+  throw new ApiError('business_rule', `\`priceGroup\` ${message}; "${priceGroup}" has no prices.`, [
+    { field, code: 'business_rule', message },
+  ]);
 }
 
 /** The columns a set of fields writes, after the checks that read the database (price group, route). */
 async function toColumns(tx: Tx, actor: Actor, fields: CustomerFields): Promise<Partial<CustomerColumns>> {
   const columns = customerColumns(actor, fields);
-  if (fields.priceGroup !== undefined && fields.priceGroup !== null) await refuseUnknownPriceGroup(tx, actor.organization.id, fields.priceGroup);
-  if (fields.routeId !== undefined) await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
+  if (fields.priceGroup !== undefined && fields.priceGroup !== null)
+    await refuseUnknownPriceGroup(tx, actor.organization.id, fields.priceGroup);
+  if (fields.routeId !== undefined)
+    await requireReference(tx, actor.organization.id, ROUTES, fields.routeId, '/routeId');
   return columns;
 }
 
@@ -64,8 +86,13 @@ async function toColumns(tx: Tx, actor: Actor, fields: CustomerFields): Promise<
 export function customerColumns(actor: Actor, fields: CustomerFields): Partial<CustomerColumns> {
   const personal = PERSONAL_FIELDS.filter((field) => field in fields);
   if (personal.length > 0 && !actor.scopes.has(PII_SCOPE)) {
-    throw new ApiError('insufficient_scope', `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
-      personal.map((field): FieldError => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` })));
+    throw new ApiError(
+      'insufficient_scope',
+      `Setting ${personal.join(', ')} needs the scope ${PII_SCOPE}, which the key does not have.`,
+      personal.map(
+        (field): FieldError => ({ field: `/${field}`, code: 'insufficient_scope', message: `needs ${PII_SCOPE}` }),
+      ),
+    );
   }
   const columns: Partial<CustomerColumns> = {};
   if (fields.outletCode !== undefined) columns.outlet_code = fields.outletCode;
@@ -75,7 +102,10 @@ export function customerColumns(actor: Actor, fields: CustomerFields): Partial<C
   if (fields.priceGroup !== undefined) columns.price_group = fields.priceGroup;
   if (fields.routeId !== undefined) columns.route_id = fields.routeId;
   if (fields.creditLimit !== undefined) {
-    columns.credit_limit_amount = fields.creditLimit === null ? null : acceptAmount(fields.creditLimit, '/creditLimit', actor.organization.baseCurrency).toString();
+    columns.credit_limit_amount =
+      fields.creditLimit === null
+        ? null
+        : acceptAmount(fields.creditLimit, '/creditLimit', actor.organization.baseCurrency).toString();
     columns.credit_limit_currency = fields.creditLimit === null ? null : fields.creditLimit.currency;
   }
   if (fields.paymentTermsDays !== undefined) columns.payment_terms_days = fields.paymentTermsDays;

@@ -22,22 +22,55 @@ export type { AccountingOutcome };
 
 export const followAccountingPosting: PostingListener = async (tx, organizationId, document, outcome) => {
   // The documents that applied this one (mikono set): held, already posted, or rejected by an earlier failure.
-  const flagged = await tx.selectFrom('dms_documents').select(['id', 'state'])
-    .where('organization_id', '=', organizationId).where('accounting_type', '=', document.type).where('accounting_id', '=', document.id)
-    .where('mikono_id', 'is not', null).where('state', 'in', ['received', 'posted', 'rejected']).execute();
-  const changing = flagged.filter((row) => (outcome.status === 'failed' ? row.state !== 'rejected' : true)).map((row) => row.id);
+  const flagged = await tx
+    .selectFrom('dms_documents')
+    .select(['id', 'state'])
+    .where('organization_id', '=', organizationId)
+    .where('accounting_type', '=', document.type)
+    .where('accounting_id', '=', document.id)
+    .where('mikono_id', 'is not', null)
+    .where('state', 'in', ['received', 'posted', 'rejected'])
+    .execute();
+  const changing = flagged
+    .filter((row) => (outcome.status === 'failed' ? row.state !== 'rejected' : true))
+    .map((row) => row.id);
   if (changing.length > 0) {
     if (outcome.status === 'failed') {
-      await setFlags(tx, organizationId, changing, outcome.periodClosed
-        ? { state: 'rejected', reasonCode: 'R06', reasonText: `In the accounting system: ${outcome.reason} The posting in the service stays applied.` }
-        : { state: 'rejected', reasonCode: 'R09', reasonText: `The accounting posting failed: ${outcome.reason} The posting in the service stays applied.` });
+      await setFlags(
+        tx,
+        organizationId,
+        changing,
+        outcome.periodClosed
+          ? {
+              state: 'rejected',
+              reasonCode: 'R06',
+              reasonText: `In the accounting system: ${outcome.reason} The posting in the service stays applied.`,
+            }
+          : {
+              state: 'rejected',
+              reasonCode: 'R09',
+              reasonText: `The accounting posting failed: ${outcome.reason} The posting in the service stays applied.`,
+            },
+      );
     } else {
       const ref = outcome.status === 'posted' ? outcome.ref : null;
-      await tx.updateTable('dms_documents').set((eb) => ({
-        state: 'posted', quickbooks_ref: ref, note: null, reason_code: null, reason_text: null, waiting_for: null, next_attempt_at: null, updated_at: eb.fn<Date>('now'),
-        // A flag that turns posted now is posted now; one posted already keeps its time.
-        posted_at: sql<Date>`CASE WHEN state = 'posted' THEN posted_at ELSE now() END`,
-      })).where('organization_id', '=', organizationId).where('id', 'in', changing).execute();
+      await tx
+        .updateTable('dms_documents')
+        .set((eb) => ({
+          state: 'posted',
+          quickbooks_ref: ref,
+          note: null,
+          reason_code: null,
+          reason_text: null,
+          waiting_for: null,
+          next_attempt_at: null,
+          updated_at: eb.fn<Date>('now'),
+          // A flag that turns posted now is posted now; one posted already keeps its time.
+          posted_at: sql<Date>`CASE WHEN state = 'posted' THEN posted_at ELSE now() END`,
+        }))
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', changing)
+        .execute();
       await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, changing);
     }
     // A file's flag file is written once every flag of it is final: these just became final.

@@ -35,11 +35,28 @@ export const DOCUMENT_SCHEMAS: ReadonlyMap<string, string> = new Map(
 );
 
 /** Master data: a new content under the same key is a new version that updates the record (no transaction status). */
-export const MASTER_DATA_TYPES: ReadonlySet<string> = new Set(['customer', 'product', 'price', 'salesman', 'warehouse', 'reason_code']);
+export const MASTER_DATA_TYPES: ReadonlySet<string> = new Set([
+  'customer',
+  'product',
+  'price',
+  'salesman',
+  'warehouse',
+  'reason_code',
+]);
 /** Documents that name the customer they are for: without a customer code they are R01. */
-const CUSTOMER_DOCUMENTS: ReadonlySet<string> = new Set(['sale_invoice', 'sale_return', 'credit_note', 'customer_collection']);
+const CUSTOMER_DOCUMENTS: ReadonlySet<string> = new Set([
+  'sale_invoice',
+  'sale_return',
+  'credit_note',
+  'customer_collection',
+]);
 /** Number prefixes followed by the route code, which must be the body's routeCode. */
-const ROUTE_NUMBERED: Readonly<Record<string, string>> = { sale_invoice: 'CS', van_stock_out: 'VU', sale_return: 'RT', customer_collection: 'PY' };
+const ROUTE_NUMBERED: Readonly<Record<string, string>> = {
+  sale_invoice: 'CS',
+  van_stock_out: 'VU',
+  sale_return: 'RT',
+  customer_collection: 'PY',
+};
 
 let compiled: { envelope: ValidateFunction; branches: Map<string, ValidateFunction> } | null = null;
 
@@ -50,7 +67,10 @@ function validators() {
   // The whole description as one schema: the branches' $refs (#/components/schemas/...) resolve inside it.
   ajv.addSchema({ $id: 'api', components: (apiDocument as any).components });
   const compile = (name: string) => ajv.compile({ $ref: `api#/components/schemas/${name}` });
-  compiled = { envelope: compile('DmsDocumentEnvelope'), branches: new Map([...DOCUMENT_SCHEMAS].map(([type, name]) => [type, compile(name)])) };
+  compiled = {
+    envelope: compile('DmsDocumentEnvelope'),
+    branches: new Map([...DOCUMENT_SCHEMAS].map(([type, name]) => [type, compile(name)])),
+  };
   return compiled;
 }
 
@@ -59,9 +79,12 @@ function describe(errors: readonly ErrorObject[] | null | undefined): string {
   const seen = new Set<string>();
   for (const error of errors ?? []) {
     const where = error.instancePath || '/';
-    const detail = error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
-      ? `has an unknown field ${String((error.params as Record<string, unknown>).additionalProperty ?? (error.params as Record<string, unknown>).unevaluatedProperty)}`
-      : error.keyword === 'enum' ? `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).join(', ')}` : error.message ?? 'is not valid';
+    const detail =
+      error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
+        ? `has an unknown field ${String((error.params as Record<string, unknown>).additionalProperty ?? (error.params as Record<string, unknown>).unevaluatedProperty)}`
+        : error.keyword === 'enum'
+          ? `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).join(', ')}`
+          : (error.message ?? 'is not valid');
     seen.add(`${where} ${detail}`);
     if (seen.size === 3) break;
   }
@@ -81,11 +104,18 @@ export interface DocumentHeader {
 const text = (value: unknown, max = 64): string => (typeof value === 'string' ? value.slice(0, max) : '');
 
 export function headerOf(document: unknown): DocumentHeader {
-  const d = (typeof document === 'object' && document !== null && !Array.isArray(document) ? document : {}) as Record<string, unknown>;
+  const d = (typeof document === 'object' && document !== null && !Array.isArray(document) ? document : {}) as Record<
+    string,
+    unknown
+  >;
   const date = text(d.documentDate, 10);
   return {
-    documentType: text(d.documentType), documentNumber: text(d.documentNumber), documentDate: /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : null,
-    distributorCode: text(d.distributorCode), salesmanCode: text(d.salesmanCode) || null, status: text(d.status, 20) || null,
+    documentType: text(d.documentType),
+    documentNumber: text(d.documentNumber),
+    documentDate: /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : null,
+    distributorCode: text(d.distributorCode),
+    salesmanCode: text(d.salesmanCode) || null,
+    status: text(d.status, 20) || null,
   };
 }
 
@@ -108,17 +138,27 @@ export function checkOnArrival(document: unknown, distributorCode: string): DmsD
   if (!envelope(document)) throw new DmsRejection('R09', `Format: ${describe(envelope.errors)}.`);
   const typed = document as DmsDocumentJson;
   const branch = branches.get(typed.documentType);
-  if (branch && !branch(document)) throw new DmsRejection('R09', `Format of a ${typed.documentType}: ${describe(branch.errors)}.`);
+  if (branch && !branch(document))
+    throw new DmsRejection('R09', `Format of a ${typed.documentType}: ${describe(branch.errors)}.`);
   if (typed.distributorCode !== distributorCode) {
-    throw new DmsRejection('R07', `The document is for distributor ${typed.distributorCode}; this connection serves ${distributorCode} only.`);
+    throw new DmsRejection(
+      'R07',
+      `The document is for distributor ${typed.distributorCode}; this connection serves ${distributorCode} only.`,
+    );
   }
   const body = typed.body as Record<string, unknown>;
   const prefix = ROUTE_NUMBERED[typed.documentType];
   if (prefix && !typed.documentNumber.startsWith(prefix + String(body.routeCode))) {
-    throw new DmsRejection('R09', `Format: documentNumber ${typed.documentNumber} must start with ${prefix} and the document's route code ${String(body.routeCode)}.`);
+    throw new DmsRejection(
+      'R09',
+      `Format: documentNumber ${typed.documentNumber} must start with ${prefix} and the document's route code ${String(body.routeCode)}.`,
+    );
   }
   if (CUSTOMER_DOCUMENTS.has(typed.documentType) && body.customerCode === undefined) {
-    throw new DmsRejection('R01', `The ${typed.documentType} ${typed.documentNumber} names no customer code (body.customerCode).`);
+    throw new DmsRejection(
+      'R01',
+      `The ${typed.documentType} ${typed.documentNumber} names no customer code (body.customerCode).`,
+    );
   }
   checkArithmetic(typed);
   return typed;
@@ -130,13 +170,24 @@ function checkArithmetic(document: DmsDocumentJson): void {
     const body = document.body as BodyOf<'DmsSaleInvoiceDocument'>;
     body.lines.forEach((line, i) => {
       if (line.free && (new Decimal(line.unitPrice).gt(0) || new Decimal(line.discount ?? 0).gt(0))) {
-        throw new DmsRejection('R04', `Line ${i + 1} is a free issue with a price or a discount; a free issue is priced 0.`);
+        throw new DmsRejection(
+          'R04',
+          `Line ${i + 1} is a free issue with a price or a discount; a free issue is priced 0.`,
+        );
       }
       if (new Decimal(line.discount ?? 0).gt(new Decimal(line.quantity).times(line.unitPrice))) {
-        throw new DmsRejection('R04', `Line ${i + 1}'s discount ${line.discount} is more than its quantity x unitPrice.`);
+        throw new DmsRejection(
+          'R04',
+          `Line ${i + 1}'s discount ${line.discount} is more than its quantity x unitPrice.`,
+        );
       }
     });
-    checkTotals(body.lines.map((line) => ({ ...line, taxRate: '0' })), body.totals, body.currency, false);
+    checkTotals(
+      body.lines.map((line) => ({ ...line, taxRate: '0' })),
+      body.totals,
+      body.currency,
+      false,
+    );
   } else if (document.documentType === 'credit_note') {
     const body = document.body as BodyOf<'DmsCreditNoteDocument'>;
     if ((body.lines === undefined) === (body.amount === undefined)) {
@@ -145,25 +196,54 @@ function checkArithmetic(document: DmsDocumentJson): void {
   } else if (document.documentType === 'customer_collection') {
     const body = document.body as BodyOf<'DmsCustomerCollectionDocument'>;
     const allocated = (body.allocations ?? []).reduce((sum, a) => sum.plus(a.amount), new Decimal(0));
-    if (allocated.gt(body.amount)) throw new DmsRejection('R04', `The allocations total ${allocated.toFixed()}, more than the amount ${body.amount} collected.`);
+    if (allocated.gt(body.amount))
+      throw new DmsRejection(
+        'R04',
+        `The allocations total ${allocated.toFixed()}, more than the amount ${body.amount} collected.`,
+      );
   }
 }
 
-interface PricedLine { quantity: number; unitPrice: string; discount?: string; taxRate: string }
+interface PricedLine {
+  quantity: number;
+  unitPrice: string;
+  discount?: string;
+  taxRate: string;
+}
 
 /**
  * The document's totals against its lines with the service's arithmetic (domain/money: per line, rounded to the
  * currency, half up). `withTax`: compare the tax as well (at posting, with the products' rates).
  */
-export function checkTotals(lines: readonly PricedLine[], totals: { subtotal: string; discount: string; tax: string; total: string }, currency: string, withTax: boolean): void {
-  const computed = documentTotals(lines.map((line) => lineAmounts({ quantity: line.quantity, unitPrice: line.unitPrice, discount: line.discount ?? '0', taxRate: line.taxRate }, currency)), currency);
+export function checkTotals(
+  lines: readonly PricedLine[],
+  totals: { subtotal: string; discount: string; tax: string; total: string },
+  currency: string,
+  withTax: boolean,
+): void {
+  const computed = documentTotals(
+    lines.map((line) =>
+      lineAmounts(
+        { quantity: line.quantity, unitPrice: line.unitPrice, discount: line.discount ?? '0', taxRate: line.taxRate },
+        currency,
+      ),
+    ),
+    currency,
+  );
   const same = (a: string, b: string) => new Decimal(roundToCurrency(a, currency)).eq(b);
   const wrong: string[] = [];
-  if (!same(totals.subtotal, computed.subtotal)) wrong.push(`subtotal ${totals.subtotal} (the lines make ${computed.subtotal})`);
-  if (!same(totals.discount, computed.discount)) wrong.push(`discount ${totals.discount} (the lines make ${computed.discount})`);
-  if (withTax && !same(totals.tax, computed.tax)) wrong.push(`tax ${totals.tax} (the lines at the products' tax rates make ${computed.tax})`);
-  if (!new Decimal(totals.subtotal).minus(totals.discount).plus(totals.tax).eq(totals.total)) wrong.push(`total ${totals.total} (subtotal - discount + tax makes ${new Decimal(totals.subtotal).minus(totals.discount).plus(totals.tax).toFixed()})`);
-  if (wrong.length > 0) throw new DmsRejection('R04', `The lines do not add up to the document's totals: ${wrong.join('; ')}.`);
+  if (!same(totals.subtotal, computed.subtotal))
+    wrong.push(`subtotal ${totals.subtotal} (the lines make ${computed.subtotal})`);
+  if (!same(totals.discount, computed.discount))
+    wrong.push(`discount ${totals.discount} (the lines make ${computed.discount})`);
+  if (withTax && !same(totals.tax, computed.tax))
+    wrong.push(`tax ${totals.tax} (the lines at the products' tax rates make ${computed.tax})`);
+  if (!new Decimal(totals.subtotal).minus(totals.discount).plus(totals.tax).eq(totals.total))
+    wrong.push(
+      `total ${totals.total} (subtotal - discount + tax makes ${new Decimal(totals.subtotal).minus(totals.discount).plus(totals.tax).toFixed()})`,
+    );
+  if (wrong.length > 0)
+    throw new DmsRejection('R04', `The lines do not add up to the document's totals: ${wrong.join('; ')}.`);
 }
 
 /** The natural key: distributor, type and number; a return's also its date, customer and a fingerprint of its lines. */

@@ -12,7 +12,13 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
-import { DEFAULT_POLL_INTERVAL_MS, loopsTogether, startDispatchLoop, startLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  loopsTogether,
+  startDispatchLoop,
+  startLoop,
+  type BackgroundLoop,
+} from '../../platform/jobs/loop.js';
 import { parseNextFile } from './files.js';
 
 export const DMS_QUEUE = 'dms.process';
@@ -32,30 +38,54 @@ const ORGANIZATIONS_PER_PASS = 100;
 /** Leases up to `batch` due documents of each organisation that has some and sends their jobs; returns how many jobs. */
 export async function dispatchDmsDocuments(db: Db, sendMany: SendMany, batch = 1_000): Promise<number> {
   return inTransaction(db, async (tx) => {
-    const organizations = tx.selectFrom('dms_documents').select('organization_id').distinct()
+    const organizations = tx
+      .selectFrom('dms_documents')
+      .select('organization_id')
+      .distinct()
       .where('state', '=', 'received')
       // Due by the database's clock.
       .where('next_attempt_at', '<=', sql<Date>`now()`)
       .limit(ORGANIZATIONS_PER_PASS);
     // Each organisation's due documents in its own order, locked in the LATERAL (FOR UPDATE SKIP LOCKED: two
     // dispatchers never lease one document).
-    const due = await tx.selectFrom(organizations.as('o'))
-      .innerJoinLateral((eb) => eb.selectFrom('dms_documents as d').select(['d.organization_id', 'd.id'])
-        .whereRef('d.organization_id', '=', 'o.organization_id')
-        .where('d.state', '=', 'received')
-        .where('d.next_attempt_at', '<=', sql<Date>`now()`) // as above
-        .orderBy('d.next_attempt_at').orderBy('d.received_at').orderBy('d.batch_id').orderBy('d.position')
-        .limit(batch).forUpdate().skipLocked().as('due'), (join) => join.onTrue())
+    const due = await tx
+      .selectFrom(organizations.as('o'))
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('dms_documents as d')
+            .select(['d.organization_id', 'd.id'])
+            .whereRef('d.organization_id', '=', 'o.organization_id')
+            .where('d.state', '=', 'received')
+            .where('d.next_attempt_at', '<=', sql<Date>`now()`) // as above
+            .orderBy('d.next_attempt_at')
+            .orderBy('d.received_at')
+            .orderBy('d.batch_id')
+            .orderBy('d.position')
+            .limit(batch)
+            .forUpdate()
+            .skipLocked()
+            .as('due'),
+        (join) => join.onTrue(),
+      )
       .select(['due.organization_id', 'due.id'])
       .execute();
     if (due.length === 0) return 0;
-    await tx.updateTable('dms_documents')
+    await tx
+      .updateTable('dms_documents')
       // The lease, by the database's clock; the seconds are bound.
       .set({ next_attempt_at: sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})` })
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', due.map((row) => eb.tuple(row.organization_id, row.id))))
+      .where((eb) =>
+        eb(
+          eb.refTuple('organization_id', 'id'),
+          'in',
+          due.map((row) => eb.tuple(row.organization_id, row.id)),
+        ),
+      )
       .execute();
     const byOrganization = new Map<string, string[]>();
-    for (const row of due) byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.id]);
+    for (const row of due)
+      byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.id]);
     const jobs = [...byOrganization].flatMap(([organizationId, ids]) => {
       const chunks: string[][] = [];
       for (let i = 0; i < ids.length; i += DOCUMENTS_PER_JOB) chunks.push(ids.slice(i, i + DOCUMENTS_PER_JOB));
@@ -71,8 +101,11 @@ export async function dispatchDmsDocuments(db: Db, sendMany: SendMany, batch = 1
  * (A document woken by what it waits for is due now, and its UPDATE notifies.)
  */
 export async function nextDmsDocumentDueAt(db: Db): Promise<Date | null> {
-  const row = await db.selectFrom('dms_documents').select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('state', '=', 'received').executeTakeFirst();
+  const row = await db
+    .selectFrom('dms_documents')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('state', '=', 'received')
+    .executeTakeFirst();
   return row?.at ? new Date(row.at) : null;
 }
 
@@ -80,15 +113,25 @@ export async function nextDmsDocumentDueAt(db: Db): Promise<Date | null> {
  * The DMS loops of a worker: files (one parsed per pass, while there are any) and documents (leased and sent as
  * jobs), each when woken, when its next work falls due, and at once again while there is work.
  */
-export function startDmsDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): BackgroundLoop {
+export function startDmsDispatcher(options: {
+  db: Db;
+  sendMany: SendMany;
+  onError: (error: unknown) => void;
+  wake?: (count: number) => void;
+  pollIntervalMs?: number;
+}): BackgroundLoop {
   const documents = startDispatchLoop({
-    dispatch: () => dispatchDmsDocuments(options.db, options.sendMany), nextDueAt: () => nextDmsDocumentDueAt(options.db),
-    onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs,
+    dispatch: () => dispatchDmsDocuments(options.db, options.sendMany),
+    nextDueAt: () => nextDmsDocumentDueAt(options.db),
+    onError: options.onError,
+    wake: options.wake,
+    pollIntervalMs: options.pollIntervalMs,
   });
   const files = startLoop({
     // A parsed file's documents are inserted received and due: their trigger wakes the documents' loop.
     pass: () => parseNextFile(options.db),
-    onError: options.onError, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    onError: options.onError,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
   });
   return loopsTogether([documents, files]);
 }

@@ -5,7 +5,15 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../platform/database/transaction.js';
 import { newId } from '../../platform/ids.js';
-import { checkOnArrival, contentHashOf, headerOf, MASTER_DATA_TYPES, naturalKeyOf, statusOf, type DmsDocumentJson } from './canonical.js';
+import {
+  checkOnArrival,
+  contentHashOf,
+  headerOf,
+  MASTER_DATA_TYPES,
+  naturalKeyOf,
+  statusOf,
+  type DmsDocumentJson,
+} from './canonical.js';
 import type { DmsConnectionRow } from './connections.js';
 import { DMS_DOCUMENT, DMS_DOCUMENT_FLAGGED, findFlags, type FlagRow } from './flags.js';
 import { recordEvents } from '../../platform/events/outbox.js';
@@ -49,7 +57,12 @@ interface IngestPlan {
  * Stores the documents of one call and gives each its first flag. The steps: check each on arrival, load the keys'
  * versions under their locks, plan each document's row (a version, the same content again, or a refusal), write.
  */
-export async function ingestBatch(tx: Tx, connection: DmsConnectionRow, documents: readonly unknown[], file: { batchId: string } | null = null): Promise<IngestedBatch> {
+export async function ingestBatch(
+  tx: Tx,
+  connection: DmsConnectionRow,
+  documents: readonly unknown[],
+  file: { batchId: string } | null = null,
+): Promise<IngestedBatch> {
   const organizationId = connection.organization_id;
   // A file's batch exists already (registered when the file came); a push's is made here.
   const batchId = file?.batchId ?? newId('dmb');
@@ -57,9 +70,27 @@ export async function ingestBatch(tx: Tx, connection: DmsConnectionRow, document
   const checked = documents.map((raw) => checkArrival(raw, connection.distributor_code));
   const chains = await lockVersions(tx, organizationId, checked);
   const { rows, answer, received } = planRows(connection, { batchId, now }, checked, chains);
-  if (!file) await tx.insertInto('dms_batches').values({ organization_id: organizationId, id: batchId, connection_id: connection.id, source: 'json', document_count: documents.length, synchronous: connection.synchronous, received_at: now }).execute();
+  if (!file)
+    await tx
+      .insertInto('dms_batches')
+      .values({
+        organization_id: organizationId,
+        id: batchId,
+        connection_id: connection.id,
+        source: 'json',
+        document_count: documents.length,
+        synchronous: connection.synchronous,
+        received_at: now,
+      })
+      .execute();
   await insertRows(tx, rows);
-  await recordEvents(tx, organizationId, DMS_DOCUMENT_FLAGGED, DMS_DOCUMENT, rows.map((row) => row.id));
+  await recordEvents(
+    tx,
+    organizationId,
+    DMS_DOCUMENT_FLAGGED,
+    DMS_DOCUMENT,
+    rows.map((row) => row.id),
+  );
   return { batchId, flags: await findFlags(tx, organizationId, answer), received };
 }
 
@@ -78,14 +109,25 @@ function checkArrival(raw: unknown, distributorCode: string): Checked {
  * The keys' versions, under a lock per key (in key order, so two calls never wait on each other in a circle): two
  * calls with the same key take their turns, and the second sees the first's version.
  */
-async function lockVersions(tx: Tx, organizationId: string, checked: readonly Checked[]): Promise<Map<string, Version[]>> {
+async function lockVersions(
+  tx: Tx,
+  organizationId: string,
+  checked: readonly Checked[],
+): Promise<Map<string, Version[]>> {
   const keys = [...new Set(checked.flatMap((c) => (c.key ? [c.key] : [])))].sort();
   const chains = new Map<string, Version[]>();
   if (keys.length === 0) return chains;
   // One statement takes every key's transaction-scoped advisory lock, in key order.
-  await sql`select pg_advisory_xact_lock(hashtextextended(${organizationId} || '|' || k, 0)) from unnest(${keys}::text[]) as k order by k`.execute(tx);
-  const stored = await tx.selectFrom('dms_documents').select(['id', 'natural_key', 'version', 'content_hash', 'dms_status'])
-    .where('organization_id', '=', organizationId).where('natural_key', 'in', keys).orderBy('version').execute();
+  await sql`select pg_advisory_xact_lock(hashtextextended(${organizationId} || '|' || k, 0)) from unnest(${keys}::text[]) as k order by k`.execute(
+    tx,
+  );
+  const stored = await tx
+    .selectFrom('dms_documents')
+    .select(['id', 'natural_key', 'version', 'content_hash', 'dms_status'])
+    .where('organization_id', '=', organizationId)
+    .where('natural_key', 'in', keys)
+    .orderBy('version')
+    .execute();
   for (const row of stored) {
     const chain = chains.get(row.natural_key!) ?? [];
     chain.push({ id: row.id, version: row.version!, contentHash: row.content_hash, dmsStatus: row.dms_status ?? '' });
@@ -95,20 +137,44 @@ async function lockVersions(tx: Tx, organizationId: string, checked: readonly Ch
 }
 
 /** Each document's row, in the order sent: refused on arrival, the same content again (its flag, nothing new), the same status with other content (R05), or a new version received. */
-function planRows(connection: DmsConnectionRow, batch: { batchId: string; now: Date }, checked: readonly Checked[], chains: Map<string, Version[]>): IngestPlan {
+function planRows(
+  connection: DmsConnectionRow,
+  batch: { batchId: string; now: Date },
+  checked: readonly Checked[],
+  chains: Map<string, Version[]>,
+): IngestPlan {
   const { batchId, now } = batch;
   const plan: IngestPlan = { rows: [], answer: [], received: [] };
   checked.forEach((c, position) => {
     const id = newId('dmd');
     const header = c.document ? headerOf(c.document) : headerOf(c.raw);
     const base = {
-      organization_id: connection.organization_id, id, connection_id: connection.id, batch_id: batchId, position,
-      document_type: header.documentType, document_number: header.documentNumber, document_date: header.documentDate,
-      distributor_code: header.distributorCode || connection.distributor_code, salesman_code: header.salesmanCode,
-      content: JSON.stringify(c.raw ?? null), content_hash: c.hash, received_at: now, updated_at: now,
+      organization_id: connection.organization_id,
+      id,
+      connection_id: connection.id,
+      batch_id: batchId,
+      position,
+      document_type: header.documentType,
+      document_number: header.documentNumber,
+      document_date: header.documentDate,
+      distributor_code: header.distributorCode || connection.distributor_code,
+      salesman_code: header.salesmanCode,
+      content: JSON.stringify(c.raw ?? null),
+      content_hash: c.hash,
+      received_at: now,
+      updated_at: now,
     };
     if (c.refusal) {
-      plan.rows.push({ ...base, natural_key: null, version: null, dms_status: header.status, state: 'rejected', reason_code: c.refusal.code, reason_text: c.refusal.text, next_attempt_at: null });
+      plan.rows.push({
+        ...base,
+        natural_key: null,
+        version: null,
+        dms_status: header.status,
+        state: 'rejected',
+        reason_code: c.refusal.code,
+        reason_text: c.refusal.text,
+        next_attempt_at: null,
+      });
       plan.answer.push(id);
       return;
     }
@@ -122,26 +188,68 @@ function planRows(connection: DmsConnectionRow, batch: { batchId: string; now: D
     }
     const latest = chain.at(-1);
     if (latest && latest.dmsStatus === status && !MASTER_DATA_TYPES.has(document.documentType)) {
-      plan.rows.push({ ...base, natural_key: null, version: null, dms_status: status, state: 'rejected', reason_code: 'R05', next_attempt_at: null,
-        reason_text: `${document.documentType} ${document.documentNumber} was received before with different content and the same status ${status}. Nothing was posted, and this cannot be re-processed: send a status change or a new number.` });
+      plan.rows.push({
+        ...base,
+        natural_key: null,
+        version: null,
+        dms_status: status,
+        state: 'rejected',
+        reason_code: 'R05',
+        next_attempt_at: null,
+        reason_text: `${document.documentType} ${document.documentNumber} was received before with different content and the same status ${status}. Nothing was posted, and this cannot be re-processed: send a status change or a new number.`,
+      });
       plan.answer.push(id);
       return;
     }
     const version = (latest?.version ?? 0) + 1;
     chain.push({ id, version, contentHash: c.hash, dmsStatus: status });
     chains.set(c.key!, chain);
-    plan.rows.push({ ...base, natural_key: c.key, version, dms_status: status, state: 'received', reason_code: null, reason_text: null, next_attempt_at: now });
+    plan.rows.push({
+      ...base,
+      natural_key: c.key,
+      version,
+      dms_status: status,
+      state: 'received',
+      reason_code: null,
+      reason_text: null,
+      next_attempt_at: now,
+    });
     plan.answer.push(id);
     plan.received.push(id);
   });
   return plan;
 }
 
-async function insertRows(tx: Tx, rows: {
-  organization_id: string; id: string; connection_id: string; batch_id: string; position: number; natural_key: string | null; version: number | null;
-  document_type: string; document_number: string; document_date: string | null; distributor_code: string; salesman_code: string | null; dms_status: string | null;
-  content: string; content_hash: string; state: string; reason_code: string | null; reason_text: string | null; next_attempt_at: Date | null; received_at: Date; updated_at: Date;
-}[]): Promise<void> {
+async function insertRows(
+  tx: Tx,
+  rows: {
+    organization_id: string;
+    id: string;
+    connection_id: string;
+    batch_id: string;
+    position: number;
+    natural_key: string | null;
+    version: number | null;
+    document_type: string;
+    document_number: string;
+    document_date: string | null;
+    distributor_code: string;
+    salesman_code: string | null;
+    dms_status: string | null;
+    content: string;
+    content_hash: string;
+    state: string;
+    reason_code: string | null;
+    reason_text: string | null;
+    next_attempt_at: Date | null;
+    received_at: Date;
+    updated_at: Date;
+  }[],
+): Promise<void> {
   // In slices: one multi-row statement per 250 documents keeps each under the protocol's parameter limit.
-  for (let i = 0; i < rows.length; i += 250) await tx.insertInto('dms_documents').values(rows.slice(i, i + 250)).execute();
+  for (let i = 0; i < rows.length; i += 250)
+    await tx
+      .insertInto('dms_documents')
+      .values(rows.slice(i, i + 250))
+      .execute();
 }

@@ -3,6 +3,11 @@
 // flags pull (routes.ts), the job that posts due documents (process.ts, sent by dispatch.ts), and the flag as the
 // object of dms.document.flagged.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import type { DmsDeclarations } from './handlers/types.js';
+import { reasonCode } from './handlers/master-data.js';
+import { dailyTotals } from './handlers/day-close.js';
+import { inventorySummary } from './handlers/inventory.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -22,7 +27,8 @@ const flagObject: WebhookObjectSource = {
     return found ? (toFlag(found) as unknown as WebhookObject) : null;
   },
   // A flag is read back through the pull, from its last change on.
-  fetchPath: (_id, record) => `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
+  fetchPath: (_id, record) =>
+    `${API_BASE_PATH}/dms/canonical/flags?since=${encodeURIComponent(String((record as { updatedAt?: string }).updatedAt ?? ''))}`,
 };
 
 // An action is read back with `admin dms actions` (no API operation lists them).
@@ -44,27 +50,39 @@ const reconciliationObject: WebhookObjectSource = {
   },
 };
 
-export const dmsModule: ModuleManifest = {
+export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'dms',
+  // The documents the DMS keeps itself: its reason codes, the inventory summary and daily totals (kept with the
+  // document). The modules declare the documents they post (their dms.ts).
+  dmsHandlers: { reason_code: reasonCode, inventory_summary: inventorySummary, daily_totals: dailyTotals },
   routes: ({ db }) => dmsRoutes(db).use(reconciliationRoutes(db)),
   // A document's flag follows the accounting posting of what it applied (accounting.ts).
   postingListeners: [followAccountingPosting],
-  webhookObjects: { [DMS_DOCUMENT_FLAGGED]: flagObject, [DMS_ACTION_STATUS_CHANGED]: actionObject, [DMS_RECONCILIATION_COMPLETED]: reconciliationObject },
-  jobs: ({ db, logger, connectors }) => [{
-    queue: DMS_QUEUE,
-    concurrency: 2,
-    wakeAfterJob: true,
-    // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
-    queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
-    async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
-      for (const job of jobs) await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
-    },
-  }, {
-    // The daily reconciliation (reconciliation.ts): each minute, the days past their connection's cut-off that are due.
-    queue: 'dms.reconciliation',
-    cron: '* * * * *',
-    async handle() {
-      await reconcileDue(db);
-    },
-  }] as never,
+  webhookObjects: {
+    [DMS_DOCUMENT_FLAGGED]: flagObject,
+    [DMS_ACTION_STATUS_CHANGED]: actionObject,
+    [DMS_RECONCILIATION_COMPLETED]: reconciliationObject,
+  },
+  jobs: ({ db, logger, connectors }) =>
+    [
+      {
+        queue: DMS_QUEUE,
+        concurrency: 2,
+        wakeAfterJob: true,
+        // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
+        queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
+        async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
+          for (const job of jobs)
+            await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
+        },
+      },
+      {
+        // The daily reconciliation (reconciliation.ts): each minute, the days past their connection's cut-off that are due.
+        queue: 'dms.reconciliation',
+        cron: '* * * * *',
+        async handle() {
+          await reconcileDue(db);
+        },
+      },
+    ] as never,
 };

@@ -21,7 +21,10 @@ export const REASON_MEANINGS: Record<ReasonCode, string> = {
 
 /** The document is refused: the flag becomes rejected with this code and text. */
 export class DmsRejection extends Error {
-  constructor(readonly code: ReasonCode, readonly text: string) {
+  constructor(
+    readonly code: ReasonCode,
+    readonly text: string,
+  ) {
     super(`${code}: ${text}`);
   }
 }
@@ -32,7 +35,11 @@ export class DmsRejection extends Error {
  * ends in R08 (`dependency`) or the document is held for its previous version's accounting posting (`previous`).
  */
 export class DmsWait extends Error {
-  constructor(readonly note: string, readonly waitingFor: string | null, readonly kind: 'dependency' | 'previous' = 'dependency') {
+  constructor(
+    readonly note: string,
+    readonly waitingFor: string | null,
+    readonly kind: 'dependency' | 'previous' = 'dependency',
+  ) {
     super(note);
   }
 }

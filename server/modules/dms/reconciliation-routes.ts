@@ -17,8 +17,14 @@ export function reconciliationRoutes(db: Db): Router {
     const connection = await requireConnection(db, actor.organization.id, req.params.system as string);
     const query = req.query as { salesman?: string; date?: string };
     const problem = query.date === undefined ? null : dateProblem(query.date);
-    if (problem) throw new ApiError('invalid_field', `date ${problem}.`, [{ field: '/query/date', code: 'invalid_field', message: problem }]);
-    sendPage(res, await listReconciliations(db, connection, listRequestOf(req), { salesman: query.salesman, date: query.date }));
+    if (problem)
+      throw new ApiError('invalid_field', `date ${problem}.`, [
+        { field: '/query/date', code: 'invalid_field', message: problem },
+      ]);
+    sendPage(
+      res,
+      await listReconciliations(db, connection, listRequestOf(req), { salesman: query.salesman, date: query.date }),
+    );
   });
   return router;
 }

@@ -30,8 +30,17 @@ export interface RefusalRow {
   wakesOn?: 'stock' | 'posting';
 }
 
-const wait = (text: RefusalRow['text'], wakesOn: RefusalRow['wakesOn']): RefusalRow => ({ outcome: 'wait', reasonCode: 'R08', text, wakesOn });
-const reject = (reasonCode: ReasonCode, text: RefusalRow['text'] = 'detail'): RefusalRow => ({ outcome: 'reject', reasonCode, text });
+const wait = (text: RefusalRow['text'], wakesOn: RefusalRow['wakesOn']): RefusalRow => ({
+  outcome: 'wait',
+  reasonCode: 'R08',
+  text,
+  wakesOn,
+});
+const reject = (reasonCode: ReasonCode, text: RefusalRow['text'] = 'detail'): RefusalRow => ({
+  outcome: 'reject',
+  reasonCode,
+  text,
+});
 
 /** Every refusal code the service knows, and what the DMS does with it. */
 export const REFUSAL_TABLE: Record<RefusalCode, RefusalRow> = {

@@ -6,5 +6,6 @@ import { fieldActivityRoutes } from './routes.js';
 
 export const fieldActivityModule: ModuleManifest = {
   name: 'field-activity',
-  routes: ({ db, config, publicBaseUrl }) => fieldActivityRoutes(db, photoUrlSigner(config.cursorSecret), publicBaseUrl),
+  routes: ({ db, config, publicBaseUrl }) =>
+    fieldActivityRoutes(db, photoUrlSigner(config.cursorSecret), publicBaseUrl),
 };

@@ -22,11 +22,17 @@ export interface AcceptedPhoto {
 /** The photo's type by its first bytes (never by a name or a declared type); anything else is refused naming `field`. */
 export function acceptPhoto(bytes: Buffer, field = '/photo'): AcceptedPhoto {
   if (bytes.length > MAX_PHOTO_BYTES) {
-    throw new ApiError('payload_too_large', `The photo has ${bytes.length} bytes; at most ${MAX_PHOTO_BYTES} (2 MB) are accepted.`, [
-      { field, code: 'payload_too_large', message: `must be at most ${MAX_PHOTO_BYTES} bytes` },
-    ]);
+    throw new ApiError(
+      'payload_too_large',
+      `The photo has ${bytes.length} bytes; at most ${MAX_PHOTO_BYTES} (2 MB) are accepted.`,
+      [{ field, code: 'payload_too_large', message: `must be at most ${MAX_PHOTO_BYTES} bytes` }],
+    );
   }
-  const contentType = bytes.subarray(0, PNG.length).equals(PNG) ? 'image/png' : bytes.subarray(0, JPEG.length).equals(JPEG) ? 'image/jpeg' : null;
+  const contentType = bytes.subarray(0, PNG.length).equals(PNG)
+    ? 'image/png'
+    : bytes.subarray(0, JPEG.length).equals(JPEG)
+      ? 'image/jpeg'
+      : null;
   if (contentType === null) {
     throw new ApiError('unsupported_media_type', 'The photo is neither a PNG nor a JPEG (judged by its first bytes).', [
       { field, code: 'unsupported_media_type', message: 'must be a PNG or a JPEG image' },
@@ -51,17 +57,27 @@ export function photoUrlSigner(cursorSecret: string): PhotoUrlSigner {
   return {
     url(origin, organizationId, photoId, now = new Date()) {
       const expires = Math.floor(now.getTime() / 1000) + PHOTO_URL_SECONDS;
-      const query = new URLSearchParams({ organizationId, expires: String(expires), signature: sign(organizationId, photoId, expires) });
+      const query = new URLSearchParams({
+        organizationId,
+        expires: String(expires),
+        signature: sign(organizationId, photoId, expires),
+      });
       return `${origin}${API_BASE_PATH}/photos/${encodeURIComponent(photoId)}?${query.toString()}`;
     },
     check(organizationId, photoId, expires, signature, now = new Date()) {
       const expected = Buffer.from(sign(organizationId, photoId, expires));
       const given = Buffer.from(signature);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-        throw new ApiError('invalid_signature', 'This photo URL is not one the service issued: a part of it was changed. Use photoUrl exactly as the API gave it.');
+        throw new ApiError(
+          'invalid_signature',
+          'This photo URL is not one the service issued: a part of it was changed. Use photoUrl exactly as the API gave it.',
+        );
       }
       if (expires * 1000 <= now.getTime()) {
-        throw new ApiError('url_expired', `This photo URL expired at ${new Date(expires * 1000).toISOString()}. Read the observation again for a fresh one, and download promptly.`);
+        throw new ApiError(
+          'url_expired',
+          `This photo URL expired at ${new Date(expires * 1000).toISOString()}. Read the observation again for a fresh one, and download promptly.`,
+        );
       }
     },
   };

@@ -41,7 +41,10 @@ export function toOutletActivity(row: ActivityRow): OutletActivity {
  * `photoUrl` is present only when the reader may see personal data: `photoUrlOf` is then given (null for an
  * observation without a photo), and absent otherwise, so that the field is omitted, not null.
  */
-export function toCompetitorObservation(row: ObservationRow, photoUrlOf?: (photoId: string) => string): CompetitorObservation {
+export function toCompetitorObservation(
+  row: ObservationRow,
+  photoUrlOf?: (photoId: string) => string,
+): CompetitorObservation {
   const observation: CompetitorObservation = {
     id: row.id,
     siteKind: row.site_kind as CompetitorObservation['siteKind'],

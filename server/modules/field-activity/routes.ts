@@ -29,7 +29,12 @@ export function fieldActivityRoutes(db: Db, signer: PhotoUrlSigner, publicBaseUr
     // could otherwise have the service sign URLs on a host of its choosing, where a client would send the photo's
     // signed URL along.
     const origin = publicBaseUrl();
-    sendPage(res, await listCompetitorObservations(db, actorOf(res), listRequestOf(req), queryOf(req), (organizationId, photoId) => signer.url(origin, organizationId, photoId)));
+    sendPage(
+      res,
+      await listCompetitorObservations(db, actorOf(res), listRequestOf(req), queryOf(req), (organizationId, photoId) =>
+        signer.url(origin, organizationId, photoId),
+      ),
+    );
   });
 
   router.get('/photos/:id', async (req, res) => {

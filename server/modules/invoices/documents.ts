@@ -7,11 +7,11 @@
 // (postEmptiesMovements), then the customer's balance row, then the document number. Voiding takes the same order
 // and ends with the invoice's guarded status UPDATE, so two voids of one invoice cannot both pass.
 import { Decimal } from 'decimal.js';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { booksClosedThrough, refuseClosedPeriod, refuseDateInClosedPeriod } from '../../domain/periods.js';
-import { planReversal, queuePostingsOf, type InitialBlocks } from '../../domain/postings.js';
+import { planReversal, queuePostingsOf, type InitialBlocks } from '../postings/queue.js';
 import { nextDocumentNumbers } from '../../domain/documents/numbers.js';
 import { documentTotals, lineAmounts, roundToCurrency, type LineAmounts } from '../../domain/money.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
@@ -20,11 +20,27 @@ import { assignCodes } from '../../platform/external-codes/external-codes.js';
 import { newId } from '../../platform/ids.js';
 import { checkLines, throwIfAny, type LineFacts, type StockUnit } from '../stock/documents.js';
 import { lockEmpties, planEmpties, postEmptiesMovements, writeEmpties, type EmptiesMove } from '../stock/empties.js';
-import { applyPlan, lockStock, planMovements, postMovements, writeMovements, type Movement, type StockPlan, type StockState } from '../stock/ledger.js';
+import {
+  applyPlan,
+  lockStock,
+  planMovements,
+  postMovements,
+  writeMovements,
+  type Movement,
+  type StockPlan,
+  type StockState,
+} from '../stock/ledger.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderInvoiced } from '../orders/documents.js';
 import { NEEDS_REFERENCE, recordPayment, type PaymentMethod } from '../payments/documents.js';
-import { balanceKey, lockCustomerBalance, lockCustomerBalances, lockInvoices, postAccountEntries, type AccountEntry } from './account.js';
+import {
+  balanceKey,
+  lockCustomerBalance,
+  lockCustomerBalances,
+  lockInvoices,
+  postAccountEntries,
+  type AccountEntry,
+} from '../customer-account/ledger.js';
 import { invoiceLifecycle, type InvoiceStatus } from './lifecycle.js';
 
 /** The resource name of invoices in events and ledger rows (stock and empties movements' document_type). */
@@ -115,7 +131,11 @@ interface LinePlan {
 }
 
 /** Creates and posts an invoice: goods and their empties off the location, the customer's account raised by its total. */
-export async function createInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand): Promise<PostedInvoice> {
+export async function createInvoice(
+  tx: Transaction<DB>,
+  actor: Actor,
+  command: CreateInvoiceCommand,
+): Promise<PostedInvoice> {
   const [outcome] = await createInvoices(tx, actor, [command]);
   if (outcome instanceof ApiError) throw outcome;
   return outcome!;
@@ -133,7 +153,11 @@ export type InvoiceOutcome = PostedInvoice | ApiError;
  * reads once. An error while writing (a code another invoice holds, a bug) fails the whole set: the caller's
  * transaction rolls back, or its savepoint, and it may post the invoices one by one to find the one at fault.
  */
-export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands: readonly CreateInvoiceCommand[]): Promise<InvoiceOutcome[]> {
+export async function createInvoices(
+  tx: Transaction<DB>,
+  actor: Actor,
+  commands: readonly CreateInvoiceCommand[],
+): Promise<InvoiceOutcome[]> {
   if (commands.length === 0) return [];
   const organizationId = actor.organization.id;
   const outcomes: (InvoiceOutcome | null)[] = commands.map(() => null);
@@ -151,9 +175,17 @@ export async function createInvoices(tx: Transaction<DB>, actor: Actor, commands
   const set = await lockAndPlanSet(tx, organizationId, drafts, outcomes);
   if (set.accepted.length === 0) return outcomes as InvoiceOutcome[];
   const numbers = await writeInvoices(tx, organizationId, set);
-  await recordEvents(tx, organizationId, INVOICE_CREATED, INVOICE, set.accepted.map((draft) => draft.id));
+  await recordEvents(
+    tx,
+    organizationId,
+    INVOICE_CREATED,
+    INVOICE,
+    set.accepted.map((draft) => draft.id),
+  );
   await settleOrdersAndPayments(tx, actor, set.accepted);
-  set.accepted.forEach((draft, i) => { outcomes[draft.index] = { id: draft.id, number: numbers[i]! }; });
+  set.accepted.forEach((draft, i) => {
+    outcomes[draft.index] = { id: draft.id, number: numbers[i]! };
+  });
   return outcomes as InvoiceOutcome[];
 }
 
@@ -171,22 +203,48 @@ interface SetPlan {
  * The rows the set changes, locked in the one global order (valuations and levels, customers' empties, balances);
  * then stock, empties and credit, each invoice on what the accepted ones before it left. A refusal is its outcome.
  */
-async function lockAndPlanSet(tx: Transaction<DB>, organizationId: string, drafts: readonly Draft[], outcomes: (InvoiceOutcome | null)[]): Promise<SetPlan> {
-  const stock = await lockStock(tx, organizationId, drafts.flatMap((draft) => draft.movements));
-  const held = await lockEmpties(tx, organizationId, drafts.flatMap((draft) => draft.empties));
-  const balances = await lockCustomerBalances(tx, organizationId, drafts.map((draft) => ({ customerId: draft.command.customerId, currency: draft.command.currency })));
+async function lockAndPlanSet(
+  tx: Transaction<DB>,
+  organizationId: string,
+  drafts: readonly Draft[],
+  outcomes: (InvoiceOutcome | null)[],
+): Promise<SetPlan> {
+  const stock = await lockStock(
+    tx,
+    organizationId,
+    drafts.flatMap((draft) => draft.movements),
+  );
+  const held = await lockEmpties(
+    tx,
+    organizationId,
+    drafts.flatMap((draft) => draft.empties),
+  );
+  const balances = await lockCustomerBalances(
+    tx,
+    organizationId,
+    drafts.map((draft) => ({ customerId: draft.command.customerId, currency: draft.command.currency })),
+  );
   const accepted: AcceptedDraft[] = [];
   for (const draft of drafts) {
     const { command, totals } = draft;
     const plan = planMovements(stock, draft.movements, draft.fieldOf);
-    if (plan instanceof ApiError) { outcomes[draft.index] = plan; continue; }
+    if (plan instanceof ApiError) {
+      outcomes[draft.index] = plan;
+      continue;
+    }
     const emptiesAfter = planEmpties(held, draft.empties, draft.fieldOf);
-    if (emptiesAfter instanceof ApiError) { outcomes[draft.index] = emptiesAfter; continue; }
+    if (emptiesAfter instanceof ApiError) {
+      outcomes[draft.index] = emptiesAfter;
+      continue;
+    }
     const key = balanceKey(command.customerId, command.currency);
     const openBalance = balances.get(key)!;
     const onCredit = !command.payment && new Decimal(totals.total).greaterThan(0);
     const refusal = onCredit ? creditLimitRefusal(draft, openBalance) : null;
-    if (refusal) { outcomes[draft.index] = refusal; continue; }
+    if (refusal) {
+      outcomes[draft.index] = refusal;
+      continue;
+    }
     applyPlan(stock, plan);
     for (const [emptyKey, quantity] of emptiesAfter) held.set(emptyKey, quantity);
     if (onCredit) balances.set(key, openBalance.plus(totals.total));
@@ -203,9 +261,17 @@ function creditLimitRefusal(draft: Draft, openBalance: Decimal): ApiError | null
   const { command, totals, creditLimit } = draft;
   if (creditLimit === null || !openBalance.plus(totals.total).greaterThan(creditLimit)) return null;
   const currency = command.currency;
-  return new ApiError('credit_limit_exceeded', `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(creditLimit, currency)}.`, [
-    { field: '/customerId', code: 'credit_limit_exceeded', message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(creditLimit, currency)}` },
-  ]);
+  return new ApiError(
+    'credit_limit_exceeded',
+    `The customer owes ${roundToCurrency(openBalance, currency)} ${currency}; this invoice of ${totals.total} would pass its credit limit of ${roundToCurrency(creditLimit, currency)}.`,
+    [
+      {
+        field: '/customerId',
+        code: 'credit_limit_exceeded',
+        message: `open balance ${roundToCurrency(openBalance, currency)} + total ${totals.total} > credit limit ${roundToCurrency(creditLimit, currency)}`,
+      },
+    ],
+  );
 }
 
 /**
@@ -214,17 +280,45 @@ function creditLimitRefusal(draft: Draft, openBalance: Decimal): ApiError | null
  */
 async function writeInvoices(tx: Transaction<DB>, organizationId: string, set: SetPlan): Promise<string[]> {
   const { accepted } = set;
-  const moved = await writeMovements(tx, organizationId, set.stock, accepted.map((draft) => ({ document: { type: INVOICE, id: draft.id }, planned: draft.planned })));
-  await writeEmpties(tx, organizationId, set.held, accepted.map((draft, i) => {
-    const movementOf = new Map(moved[i]!.map((movement) => [movement.line, movement.id]));
-    return { document: { type: INVOICE, id: draft.id }, moves: draft.empties.map((move) => ({ ...move, stockMovementId: movementOf.get(move.line) ?? null })) };
-  }));
+  const moved = await writeMovements(
+    tx,
+    organizationId,
+    set.stock,
+    accepted.map((draft) => ({ document: { type: INVOICE, id: draft.id }, planned: draft.planned })),
+  );
+  await writeEmpties(
+    tx,
+    organizationId,
+    set.held,
+    accepted.map((draft, i) => {
+      const movementOf = new Map(moved[i]!.map((movement) => [movement.line, movement.id]));
+      return {
+        document: { type: INVOICE, id: draft.id },
+        moves: draft.empties.map((move) => ({ ...move, stockMovementId: movementOf.get(move.line) ?? null })),
+      };
+    }),
+  );
   const numbers = await nextDocumentNumbers(tx, organizationId, INVOICE, 'INV', accepted.length);
   const blocks = await queueInvoicePostings(tx, organizationId, accepted, numbers);
   await insertInvoiceRows(tx, organizationId, accepted, numbers, blocks);
-  await postAccountEntries(tx, organizationId, accepted.filter((draft) => new Decimal(draft.totals.total).greaterThan(0)).map((draft): AccountEntry => ({
-    customerId: draft.command.customerId, type: 'invoice', documentType: INVOICE, documentId: draft.id, lineNumber: null, invoiceId: draft.id, amount: draft.totals.total, currency: draft.command.currency,
-  })));
+  await postAccountEntries(
+    tx,
+    organizationId,
+    accepted
+      .filter((draft) => new Decimal(draft.totals.total).greaterThan(0))
+      .map(
+        (draft): AccountEntry => ({
+          customerId: draft.command.customerId,
+          type: 'invoice',
+          documentType: INVOICE,
+          documentId: draft.id,
+          lineNumber: null,
+          invoiceId: draft.id,
+          amount: draft.totals.total,
+          currency: draft.command.currency,
+        }),
+      ),
+  );
   for (const draft of accepted) {
     const codes = draft.command.externalCodes;
     if (codes && Object.keys(codes).length > 0) await assignCodes(tx, organizationId, INVOICE, draft.id, codes);
@@ -233,35 +327,96 @@ async function writeInvoices(tx: Transaction<DB>, organizationId: string, set: S
 }
 
 /** Their accounting postings and fiscal submissions, queued with them (they run after the transaction commits): each invoice's blocks, in the set's order. */
-async function queueInvoicePostings(tx: Transaction<DB>, organizationId: string, accepted: readonly AcceptedDraft[], numbers: readonly string[]): Promise<InitialBlocks[]> {
+async function queueInvoicePostings(
+  tx: Transaction<DB>,
+  organizationId: string,
+  accepted: readonly AcceptedDraft[],
+  numbers: readonly string[],
+): Promise<InitialBlocks[]> {
   const blocks: InitialBlocks[] = [];
   for (const fiscal of [true, false]) {
-    const members = accepted.map((draft, i) => ({ draft, i })).filter(({ draft }) => (draft.command.fiscalise !== false) === fiscal);
+    const members = accepted
+      .map((draft, i) => ({ draft, i }))
+      .filter(({ draft }) => (draft.command.fiscalise !== false) === fiscal);
     if (members.length === 0) continue;
-    const queued = await queuePostingsOf(tx, organizationId, members.map(({ draft, i }) => ({ type: 'invoice' as const, id: draft.id, number: numbers[i]! })), { fiscal });
-    members.forEach(({ i }, j) => { blocks[i] = queued[j]!; });
+    const queued = await queuePostingsOf(
+      tx,
+      organizationId,
+      members.map(({ draft, i }) => ({ type: 'invoice' as const, id: draft.id, number: numbers[i]! })),
+      { fiscal },
+    );
+    members.forEach(({ i }, j) => {
+      blocks[i] = queued[j]!;
+    });
   }
   return blocks;
 }
 
 /** The invoices' rows (balance 0: raised by their account entries) and all their lines. */
-async function insertInvoiceRows(tx: Transaction<DB>, organizationId: string, accepted: readonly AcceptedDraft[], numbers: readonly string[], blocks: readonly InitialBlocks[]): Promise<void> {
-  await tx.insertInto('invoices').values(accepted.map((draft, i) => {
-    const { command, totals } = draft;
-    return {
-      organization_id: organizationId, id: draft.id, number: numbers[i]!, customer_id: command.customerId, status: invoiceLifecycle.initial, ...blocks[i]!,
-      issue_date: command.issueDate, due_date: draft.dueDate, currency: command.currency, location_id: command.locationId, trip_id: draft.tripId, salesperson_id: draft.salespersonId,
-      order_id: command.orderId ?? null, subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total, balance: '0', // raised by its account entry
-    };
-  })).execute();
-  await tx.insertInto('invoice_lines').values(accepted.flatMap((draft) => draft.plans.map((plan) => ({
-    organization_id: organizationId, invoice_id: draft.id, line_number: plan.lineNumber, kind: plan.kind, product_id: plan.productId, unit: plan.unit,
-    quantity: plan.quantity, unit_price: plan.unitPrice, discount: plan.amounts.discount, tax_rate: plan.taxRate, amount: plan.amounts.amount, tax: plan.amounts.tax,
-  })))).execute();
+async function insertInvoiceRows(
+  tx: Transaction<DB>,
+  organizationId: string,
+  accepted: readonly AcceptedDraft[],
+  numbers: readonly string[],
+  blocks: readonly InitialBlocks[],
+): Promise<void> {
+  await tx
+    .insertInto('invoices')
+    .values(
+      accepted.map((draft, i) => {
+        const { command, totals } = draft;
+        return {
+          organization_id: organizationId,
+          id: draft.id,
+          number: numbers[i]!,
+          customer_id: command.customerId,
+          status: invoiceLifecycle.initial,
+          ...blocks[i]!,
+          issue_date: command.issueDate,
+          due_date: draft.dueDate,
+          currency: command.currency,
+          location_id: command.locationId,
+          trip_id: draft.tripId,
+          salesperson_id: draft.salespersonId,
+          order_id: command.orderId ?? null,
+          subtotal: totals.subtotal,
+          discount: totals.discount,
+          tax: totals.tax,
+          total: totals.total,
+          balance: '0', // raised by its account entry
+        };
+      }),
+    )
+    .execute();
+  await tx
+    .insertInto('invoice_lines')
+    .values(
+      accepted.flatMap((draft) =>
+        draft.plans.map((plan) => ({
+          organization_id: organizationId,
+          invoice_id: draft.id,
+          line_number: plan.lineNumber,
+          kind: plan.kind,
+          product_id: plan.productId,
+          unit: plan.unit,
+          quantity: plan.quantity,
+          unit_price: plan.unitPrice,
+          discount: plan.amounts.discount,
+          tax_rate: plan.taxRate,
+          amount: plan.amounts.amount,
+          tax: plan.amounts.tax,
+        })),
+      ),
+    )
+    .execute();
 }
 
 /** What follows each written invoice through the other modules' own posting functions: its order invoiced, its payment recorded. */
-async function settleOrdersAndPayments(tx: Transaction<DB>, actor: Actor, accepted: readonly AcceptedDraft[]): Promise<void> {
+async function settleOrdersAndPayments(
+  tx: Transaction<DB>,
+  actor: Actor,
+  accepted: readonly AcceptedDraft[],
+): Promise<void> {
   for (const draft of accepted) {
     const { command } = draft;
     // The order moves open -> invoiced by the orders module's own function (a guarded UPDATE: of two invoices racing
@@ -272,8 +427,13 @@ async function settleOrdersAndPayments(tx: Transaction<DB>, actor: Actor, accept
     if (command.payment && new Decimal(draft.totals.total).greaterThan(0)) {
       const total = { amount: draft.totals.total, currency: command.currency };
       await recordPayment(tx, actor, {
-        customerId: command.customerId, method: command.payment.method, reference: command.payment.reference ?? null, amount: total,
-        paymentDate: command.issueDate, tripId: draft.tripId, allocations: [{ invoiceId: draft.id, amount: total }],
+        customerId: command.customerId,
+        method: command.payment.method,
+        reference: command.payment.reference ?? null,
+        amount: total,
+        paymentDate: command.issueDate,
+        tripId: draft.tripId,
+        allocations: [{ invoiceId: draft.id, amount: total }],
       });
     }
   }
@@ -291,25 +451,59 @@ interface InvoiceFacts {
   trips: Map<string, { id: string; salesperson_id: string }[]>;
 }
 
-async function readFacts(tx: Transaction<DB>, actor: Actor, commands: readonly CreateInvoiceCommand[]): Promise<InvoiceFacts> {
+async function readFacts(
+  tx: Transaction<DB>,
+  actor: Actor,
+  commands: readonly CreateInvoiceCommand[],
+): Promise<InvoiceFacts> {
   const organizationId = actor.organization.id;
   // The organisation's row first (FOR SHARE): a period close waits for these invoices, and they for a close.
   const closedThrough = await booksClosedThrough(tx, organizationId);
   const customerIds = [...new Set(commands.map((command) => command.customerId))];
-  const customers = await tx.selectFrom('customers').select(['id', 'credit_limit_amount', 'payment_terms_days'])
-    .where('organization_id', '=', organizationId).where('id', 'in', customerIds).execute();
+  const customers = await tx
+    .selectFrom('customers')
+    .select(['id', 'credit_limit_amount', 'payment_terms_days'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', customerIds)
+    .execute();
   const productIds = [...new Set(commands.flatMap((command) => command.lines.map((line) => line.productId)))];
-  const products = productIds.length === 0 ? new Map<string, ProductRow>() : await readProducts(tx, organizationId, productIds);
+  const products =
+    productIds.length === 0 ? new Map<string, ProductRow>() : await readProducts(tx, organizationId, productIds);
   // The empties the goods carry, with the goods.
-  const emptyIds = [...new Set([...products.values()].flatMap((product) => product.empties.map((empty) => empty.productId)))].filter((id) => !products.has(id));
-  if (emptyIds.length > 0) for (const [id, product] of await readProducts(tx, organizationId, emptyIds)) products.set(id, product);
+  const emptyIds = [
+    ...new Set([...products.values()].flatMap((product) => product.empties.map((empty) => empty.productId))),
+  ].filter((id) => !products.has(id));
+  if (emptyIds.length > 0)
+    for (const [id, product] of await readProducts(tx, organizationId, emptyIds)) products.set(id, product);
   const locationIds = [...new Set(commands.map((command) => command.locationId))];
-  const locations = await tx.selectFrom('locations').select(['id', 'active', 'kind']).where('organization_id', '=', organizationId).where('id', 'in', locationIds).execute();
-  const named = [...new Set(commands.flatMap((command) => command.salespersonId ? [command.salespersonId] : []))];
-  const salespeople = named.length === 0 ? [] : await tx.selectFrom('salespeople').select('id').where('organization_id', '=', organizationId).where('id', 'in', named).execute();
+  const locations = await tx
+    .selectFrom('locations')
+    .select(['id', 'active', 'kind'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', locationIds)
+    .execute();
+  const named = [...new Set(commands.flatMap((command) => (command.salespersonId ? [command.salespersonId] : [])))];
+  const salespeople =
+    named.length === 0
+      ? []
+      : await tx
+          .selectFrom('salespeople')
+          .select('id')
+          .where('organization_id', '=', organizationId)
+          .where('id', 'in', named)
+          .execute();
   const vans = locations.filter((location) => location.kind === 'van').map((location) => location.id);
-  const trips = vans.length === 0 ? [] : await tx.selectFrom('trips').select(['id', 'salesperson_id', 'van_location_id'])
-    .where('organization_id', '=', organizationId).where('van_location_id', 'in', vans).where('status', '=', 'in_transit').orderBy('id').execute();
+  const trips =
+    vans.length === 0
+      ? []
+      : await tx
+          .selectFrom('trips')
+          .select(['id', 'salesperson_id', 'van_location_id'])
+          .where('organization_id', '=', organizationId)
+          .where('van_location_id', 'in', vans)
+          .where('status', '=', 'in_transit')
+          .orderBy('id')
+          .execute();
   const tripsOf = new Map<string, { id: string; salesperson_id: string }[]>();
   for (const trip of trips) tripsOf.set(trip.van_location_id, [...(tripsOf.get(trip.van_location_id) ?? []), trip]);
   return {
@@ -317,7 +511,12 @@ async function readFacts(tx: Transaction<DB>, actor: Actor, commands: readonly C
     customers: new Map(customers.map((row) => [row.id, row])),
     products,
     lines: {
-      products: new Map([...products].map(([id, row]) => [id, { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty }])),
+      products: new Map(
+        [...products].map(([id, row]) => [
+          id,
+          { packSize: row.pack_size, tracksStock: row.tracks_stock, isEmpty: row.is_empty },
+        ]),
+      ),
       locations: new Map(locations.map((row) => [row.id, row.active])),
     },
     locationKinds: new Map(locations.map((row) => [row.id, row.kind])),
@@ -347,85 +546,187 @@ interface Draft {
  * Checks one invoice (refusing it with the ApiError createInvoice has always thrown) and plans its lines. The steps:
  * the header, the order, the lines, the van sale's trip; then the lines' plan, totals, movements and empties.
  */
-async function draftInvoice(tx: Transaction<DB>, actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): Promise<Omit<Draft, 'index'>> {
+async function draftInvoice(
+  tx: Transaction<DB>,
+  actor: Actor,
+  command: CreateInvoiceCommand,
+  facts: InvoiceFacts,
+): Promise<Omit<Draft, 'index'>> {
   const customer = checkInvoiceHeader(actor, command, facts);
   if (command.orderId) await requireOrderToInvoice(tx, actor.organization.id, command.orderId, command.customerId);
-  checkLines(facts.lines, command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })), ['/locationId']);
+  checkLines(
+    facts.lines,
+    command.lines.map((line) => ({ productId: line.productId, locationIds: [command.locationId] })),
+    ['/locationId'],
+  );
   checkInvoiceLines(command.lines);
   const dueDate = command.dueDate ?? addDays(command.issueDate, customer.payment_terms_days);
-  if (dueDate < command.issueDate) throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
+  if (dueDate < command.issueDate)
+    throwIfAny([{ field: '/dueDate', code: 'invalid_field', message: 'before issueDate' }]);
   const { tripId, salespersonId } = chooseVanTrip(actor, command, facts);
   const products = facts.products;
   const plans = planInvoiceLines(command, products);
-  const totals = documentTotals(plans.map((plan) => plan.amounts), command.currency);
+  const totals = documentTotals(
+    plans.map((plan) => plan.amounts),
+    command.currency,
+  );
   // Goods and empties off the location (the lines whose product tracks stock), and the empties to the customer.
   const stockLines = plans.filter((plan) => products.get(plan.productId)!.tracks_stock);
   const tracked = new Set(stockLines.map((plan) => plan.lineNumber));
   return {
-    id: newId('inv'), command, plans, totals, dueDate, tripId, salespersonId, creditLimit: customer.credit_limit_amount,
-    movements: stockLines.map((plan): Movement => ({ line: plan.lineNumber, productId: plan.productId, fromLocationId: command.locationId, toLocationId: null, quantity: plan.baseQuantity })),
-    empties: plans.filter((plan) => plan.kind === 'empties').map((plan): EmptiesMove => ({
-      line: plan.lineNumber, type: 'issued_with_sale', direction: 'out', productId: plan.productId, quantity: plan.quantity,
-      customerId: command.customerId, tripId, locationId: tracked.has(plan.lineNumber) ? command.locationId : null, stockMovementId: null,
-    })),
+    id: newId('inv'),
+    command,
+    plans,
+    totals,
+    dueDate,
+    tripId,
+    salespersonId,
+    creditLimit: customer.credit_limit_amount,
+    movements: stockLines.map(
+      (plan): Movement => ({
+        line: plan.lineNumber,
+        productId: plan.productId,
+        fromLocationId: command.locationId,
+        toLocationId: null,
+        quantity: plan.baseQuantity,
+      }),
+    ),
+    empties: plans
+      .filter((plan) => plan.kind === 'empties')
+      .map(
+        (plan): EmptiesMove => ({
+          line: plan.lineNumber,
+          type: 'issued_with_sale',
+          direction: 'out',
+          productId: plan.productId,
+          quantity: plan.quantity,
+          customerId: command.customerId,
+          tripId,
+          locationId: tracked.has(plan.lineNumber) ? command.locationId : null,
+          stockMovementId: null,
+        }),
+      ),
     fieldOf: (line: number) => plans[line - 1]!.field,
   };
 }
 
 /** The invoice's header, in the order it has always been checked: fiscalisable, currency, period, customer, lines, payment reference. Its customer. */
-function checkInvoiceHeader(actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): { credit_limit_amount: string | null; payment_terms_days: number } {
+function checkInvoiceHeader(
+  actor: Actor,
+  command: CreateInvoiceCommand,
+  facts: InvoiceFacts,
+): { credit_limit_amount: string | null; payment_terms_days: number } {
   const currency = command.currency;
-  if (command.refuseUnfiscalisable && command.fiscalise !== false && command.payment && !FISCAL_SALE_METHODS.includes(command.payment.method)) {
-    throw new ApiError('not_fiscalisable', `A sale paid by ${command.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`, [
-      { field: '/payment/method', code: 'business_rule', message: 'cash or mobile money while the sale is fiscalised' },
-    ]);
+  if (
+    command.refuseUnfiscalisable &&
+    command.fiscalise !== false &&
+    command.payment &&
+    !FISCAL_SALE_METHODS.includes(command.payment.method)
+  ) {
+    throw new ApiError(
+      'not_fiscalisable',
+      `A sale paid by ${command.payment.method.replace('_', ' ')} cannot be fiscalised: the fiscal system records cash and mobile money only. Nothing was posted.`,
+      [
+        {
+          field: '/payment/method',
+          code: 'business_rule',
+          message: 'cash or mobile money while the sale is fiscalised',
+        },
+      ],
+    );
   }
   if (currency !== actor.organization.baseCurrency) {
-    throw new ApiError('currency_not_supported', `Invoices are in the organisation's base currency ${actor.organization.baseCurrency}; got ${currency}.`, [
-      { field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` },
-    ]);
+    throw new ApiError(
+      'currency_not_supported',
+      `Invoices are in the organisation's base currency ${actor.organization.baseCurrency}; got ${currency}.`,
+      [{ field: '/currency', code: 'currency_not_supported', message: `must be ${actor.organization.baseCurrency}` }],
+    );
   }
   refuseDateInClosedPeriod(facts.closedThrough, command.issueDate, '/issueDate');
   const customer = facts.customers.get(command.customerId);
-  if (!customer) throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [{ field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' }]);
-  if (command.lines.length === 0) throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
-  if (command.payment && NEEDS_REFERENCE.includes(command.payment.method) && (command.payment.reference ?? '').trim() === '') {
-    throw new ApiError('required_field', `A sale paid by ${command.payment.method.replace('_', ' ')} needs the payment's reference.`, [
-      { field: '/payment/reference', code: 'required_field', message: `required when method is ${command.payment.method}` },
+  if (!customer)
+    throw new ApiError('customer_not_found', `There is no customer ${command.customerId} in this organisation.`, [
+      { field: '/customerId', code: 'customer_not_found', message: 'not a customer of this organisation' },
     ]);
+  if (command.lines.length === 0)
+    throwIfAny([{ field: '/lines', code: 'invalid_field', message: 'an invoice has at least one line' }]);
+  if (
+    command.payment &&
+    NEEDS_REFERENCE.includes(command.payment.method) &&
+    (command.payment.reference ?? '').trim() === ''
+  ) {
+    throw new ApiError(
+      'required_field',
+      `A sale paid by ${command.payment.method.replace('_', ' ')} needs the payment's reference.`,
+      [
+        {
+          field: '/payment/reference',
+          code: 'required_field',
+          message: `required when method is ${command.payment.method}`,
+        },
+      ],
+    );
   }
   return customer;
 }
 
 /** Each line: a whole quantity more than 0; a free line priced 0 without discount; a discount not above the line's gross. */
 function checkInvoiceLines(lines: readonly InvoiceLineCommand[]): void {
-  throwIfAny(lines.flatMap((line, i): FieldError[] => {
-    const field = (name: string) => `/lines/${i}/${name}`;
-    if (!Number.isSafeInteger(line.quantity) || line.quantity <= 0) return [{ field: field('quantity'), code: 'invalid_field', message: 'a whole number of units, more than 0' }];
-    if (line.kind === 'free' && !new Decimal(line.unitPrice).isZero()) return [{ field: field('unitPrice'), code: 'invalid_field', message: 'a free line is priced 0' }];
-    if (line.kind === 'free' && line.discount !== undefined && !new Decimal(line.discount).isZero()) return [{ field: field('discount'), code: 'invalid_field', message: 'a free line has no discount' }];
-    if (line.discount !== undefined && new Decimal(line.discount).greaterThan(new Decimal(line.unitPrice).times(line.quantity))) {
-      return [{ field: field('discount'), code: 'invalid_field', message: 'more than quantity x unitPrice' }];
-    }
-    return [];
-  }));
+  throwIfAny(
+    lines.flatMap((line, i): FieldError[] => {
+      const field = (name: string) => `/lines/${i}/${name}`;
+      if (!Number.isSafeInteger(line.quantity) || line.quantity <= 0)
+        return [{ field: field('quantity'), code: 'invalid_field', message: 'a whole number of units, more than 0' }];
+      if (line.kind === 'free' && !new Decimal(line.unitPrice).isZero())
+        return [{ field: field('unitPrice'), code: 'invalid_field', message: 'a free line is priced 0' }];
+      if (line.kind === 'free' && line.discount !== undefined && !new Decimal(line.discount).isZero())
+        return [{ field: field('discount'), code: 'invalid_field', message: 'a free line has no discount' }];
+      if (
+        line.discount !== undefined &&
+        new Decimal(line.discount).greaterThan(new Decimal(line.unitPrice).times(line.quantity))
+      ) {
+        return [{ field: field('discount'), code: 'invalid_field', message: 'more than quantity x unitPrice' }];
+      }
+      return [];
+    }),
+  );
 }
 
 /** A van sale: the field sales modules, and the salesperson's in-transit trip with that van. A named salesperson must exist either way. */
-function chooseVanTrip(actor: Actor, command: CreateInvoiceCommand, facts: InvoiceFacts): { tripId: string | null; salespersonId: string | null } {
+function chooseVanTrip(
+  actor: Actor,
+  command: CreateInvoiceCommand,
+  facts: InvoiceFacts,
+): { tripId: string | null; salespersonId: string | null } {
   const salespersonId = command.salespersonId ?? null;
   if (salespersonId !== null && !facts.salespeople.has(salespersonId)) {
-    throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [{ field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' }]);
+    throw new ApiError('business_rule', `There is no salesperson ${salespersonId} in this organisation.`, [
+      { field: '/salespersonId', code: 'business_rule', message: 'not a salesperson of this organisation' },
+    ]);
   }
   if (facts.locationKinds.get(command.locationId) !== 'van') return { tripId: null, salespersonId };
   if (!actor.organization.fieldSalesModuleEnabled) {
-    throw new ApiError('field_sales_disabled', 'A sale from a van needs the field sales modules, which this organisation has switched off.', [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }]);
+    throw new ApiError(
+      'field_sales_disabled',
+      'A sale from a van needs the field sales modules, which this organisation has switched off.',
+      [{ field: '/locationId', code: 'field_sales_disabled', message: 'a van' }],
+    );
   }
-  const trip = (facts.trips.get(command.locationId) ?? []).find((candidate) => salespersonId === null || candidate.salesperson_id === salespersonId);
+  const trip = (facts.trips.get(command.locationId) ?? []).find(
+    (candidate) => salespersonId === null || candidate.salesperson_id === salespersonId,
+  );
   if (!trip) {
-    throw new ApiError('no_open_trip', `A van sale needs ${salespersonId === null ? 'a' : 'the salesperson\'s'} trip in transit with van ${command.locationId}; there is none.`, [
-      { field: salespersonId === null ? '/locationId' : '/salespersonId', code: 'no_open_trip', message: 'no in-transit trip with this van' },
-    ]);
+    throw new ApiError(
+      'no_open_trip',
+      `A van sale needs ${salespersonId === null ? 'a' : "the salesperson's"} trip in transit with van ${command.locationId}; there is none.`,
+      [
+        {
+          field: salespersonId === null ? '/locationId' : '/salespersonId',
+          code: 'no_open_trip',
+          message: 'no in-transit trip with this van',
+        },
+      ],
+    );
   }
   return { tripId: trip.id, salespersonId: trip.salesperson_id };
 }
@@ -439,9 +740,19 @@ function planInvoiceLines(command: CreateInvoiceCommand, products: ReadonlyMap<s
     const kind = line.kind ?? 'sale';
     const taxRate = kind === 'sale' ? product.tax_rate : '0';
     return {
-      lineNumber: i + 1, kind, productId: line.productId, unit: line.unit, quantity: line.quantity, unitPrice: line.unitPrice, taxRate,
-      amounts: lineAmounts({ quantity: line.quantity, unitPrice: line.unitPrice, discount: line.discount ?? 0, taxRate }, currency),
-      baseQuantity: line.quantity * perUnit, field: `/lines/${i}/quantity`,
+      lineNumber: i + 1,
+      kind,
+      productId: line.productId,
+      unit: line.unit,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      taxRate,
+      amounts: lineAmounts(
+        { quantity: line.quantity, unitPrice: line.unitPrice, discount: line.discount ?? 0, taxRate },
+        currency,
+      ),
+      baseQuantity: line.quantity * perUnit,
+      field: `/lines/${i}/quantity`,
     };
   });
   const carried = new Map<string, { quantity: number; field: string }>();
@@ -449,28 +760,54 @@ function planInvoiceLines(command: CreateInvoiceCommand, products: ReadonlyMap<s
     for (const empty of products.get(line.productId)!.empties) {
       // Per case: for each full case the line sells (bottles sold loose carry no crate); per bottle: for each bottle.
       const product = products.get(line.productId)!;
-      const pieces = empty.per === 'case' ? Math.floor(plans[i]!.baseQuantity / product.pack_size) * empty.quantity : plans[i]!.baseQuantity * empty.quantity;
+      const pieces =
+        empty.per === 'case'
+          ? Math.floor(plans[i]!.baseQuantity / product.pack_size) * empty.quantity
+          : plans[i]!.baseQuantity * empty.quantity;
       if (pieces === 0) continue;
       const before = carried.get(empty.productId);
-      carried.set(empty.productId, { quantity: (before?.quantity ?? 0) + pieces, field: before?.field ?? `/lines/${i}/quantity` });
+      carried.set(empty.productId, {
+        quantity: (before?.quantity ?? 0) + pieces,
+        field: before?.field ?? `/lines/${i}/quantity`,
+      });
     }
   });
   for (const [productId, { quantity, field }] of carried) {
     plans.push({
-      lineNumber: plans.length + 1, kind: 'empties', productId, unit: 'piece', quantity, unitPrice: '0', taxRate: '0',
-      amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency), baseQuantity: quantity, field,
+      lineNumber: plans.length + 1,
+      kind: 'empties',
+      productId,
+      unit: 'piece',
+      quantity,
+      unitPrice: '0',
+      taxRate: '0',
+      amounts: lineAmounts({ quantity, unitPrice: 0, taxRate: 0 }, currency),
+      baseQuantity: quantity,
+      field,
     });
   }
   return plans;
 }
 
 /** The order an invoice names: the organisation's, of the invoice's customer, and still open (422 naming /orderId). */
-async function requireOrderToInvoice(tx: Transaction<DB>, organizationId: string, orderId: string, customerId: string): Promise<void> {
+async function requireOrderToInvoice(
+  tx: Transaction<DB>,
+  organizationId: string,
+  orderId: string,
+  customerId: string,
+): Promise<void> {
   const order = await findOrder(tx, organizationId, orderId);
-  const problem = !order ? 'not an order of this organisation'
-    : order.customer_id !== customerId ? `an order of another customer (${order.customer_id})`
-      : order.status !== 'open' ? `the order is ${order.status}; only an open order is invoiced` : null;
-  if (problem) throw new ApiError('business_rule', `orderId: ${problem}.`, [{ field: '/orderId', code: 'business_rule', message: problem }]);
+  const problem = !order
+    ? 'not an order of this organisation'
+    : order.customer_id !== customerId
+      ? `an order of another customer (${order.customer_id})`
+      : order.status !== 'open'
+        ? `the order is ${order.status}; only an open order is invoiced`
+        : null;
+  if (problem)
+    throw new ApiError('business_rule', `orderId: ${problem}.`, [
+      { field: '/orderId', code: 'business_rule', message: problem },
+    ]);
 }
 
 /**
@@ -478,9 +815,15 @@ async function requireOrderToInvoice(tx: Transaction<DB>, organizationId: string
  * invalid_state otherwise): a reversing account entry, its goods and empties back through the ledgers, its status
  * void with the reason. Nothing posted is edited: the reversal is new rows of the ledgers.
  */
-export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: string, reason: string): Promise<PostedInvoice> {
+export async function voidInvoice(
+  tx: Transaction<DB>,
+  actor: Actor,
+  invoiceId: string,
+  reason: string,
+): Promise<PostedInvoice> {
   const organizationId = actor.organization.id;
-  if (reason.trim() === '') throwIfAny([{ field: '/reason', code: 'invalid_field', message: 'say why the invoice is voided' }]);
+  if (reason.trim() === '')
+    throwIfAny([{ field: '/reason', code: 'invalid_field', message: 'say why the invoice is voided' }]);
   // The invoice's row lock first, as every operation on its balance takes it: a payment racing this void waits for
   // it (or this void for the payment) and then sees the other's balance.
   const invoice = (await lockInvoices(tx, organizationId, [invoiceId])).get(invoiceId);
@@ -490,54 +833,128 @@ export async function voidInvoice(tx: Transaction<DB>, actor: Actor, invoiceId: 
   // A void of an invoice dated in a closed period would change closed books.
   await refuseClosedPeriod(tx, organizationId, invoice.issue_day, '/issueDate');
   if (!new Decimal(invoice.balance).equals(invoice.total)) {
-    throw new ApiError('invalid_state', `The invoice ${invoice.number} has ${roundToCurrency(new Decimal(invoice.total).minus(invoice.balance), invoice.currency)} ${invoice.currency} allocated or credited to it; reverse those first.`);
+    throw new ApiError(
+      'invalid_state',
+      `The invoice ${invoice.number} has ${roundToCurrency(new Decimal(invoice.total).minus(invoice.balance), invoice.currency)} ${invoice.currency} allocated or credited to it; reverse those first.`,
+    );
   }
 
   // Goods and empties back, as the invoice moved them: the stock movements reversed into the location, the empties
   // the customer was issued collected back.
-  const lines = await tx.selectFrom('invoice_lines').select(['line_number', 'kind', 'product_id', 'quantity'])
-    .where('organization_id', '=', organizationId).where('invoice_id', '=', invoiceId).orderBy('line_number').execute();
-  const moved = await tx.selectFrom('stock_movements').select(['line_number', 'product_id', 'quantity'])
-    .where('organization_id', '=', organizationId).where('document_type', '=', INVOICE).where('document_id', '=', invoiceId).orderBy('line_number').execute();
+  const lines = await tx
+    .selectFrom('invoice_lines')
+    .select(['line_number', 'kind', 'product_id', 'quantity'])
+    .where('organization_id', '=', organizationId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('line_number')
+    .execute();
+  const moved = await tx
+    .selectFrom('stock_movements')
+    .select(['line_number', 'product_id', 'quantity'])
+    .where('organization_id', '=', organizationId)
+    .where('document_type', '=', INVOICE)
+    .where('document_id', '=', invoiceId)
+    .orderBy('line_number')
+    .execute();
   const field = () => '/reason';
-  const posted = await postMovements(tx, organizationId, { type: INVOICE_VOID, id: invoiceId }, moved.map((m): Movement => ({
-    line: m.line_number, productId: m.product_id, fromLocationId: null, toLocationId: invoice.location_id, quantity: m.quantity,
-  })), field);
+  const posted = await postMovements(
+    tx,
+    organizationId,
+    { type: INVOICE_VOID, id: invoiceId },
+    moved.map(
+      (m): Movement => ({
+        line: m.line_number,
+        productId: m.product_id,
+        fromLocationId: null,
+        toLocationId: invoice.location_id,
+        quantity: m.quantity,
+      }),
+    ),
+    field,
+  );
   const movementOf = new Map(posted.map((movement) => [movement.line, movement.id]));
-  await postEmptiesMovements(tx, organizationId, { type: INVOICE_VOID, id: invoiceId }, lines.filter((line) => line.kind === 'empties').map((line): EmptiesMove => ({
-    line: line.line_number, type: 'collected', direction: 'in', productId: line.product_id, quantity: line.quantity,
-    customerId: invoice.customer_id, tripId: invoice.trip_id, locationId: movementOf.has(line.line_number) ? invoice.location_id : null, stockMovementId: movementOf.get(line.line_number) ?? null,
-  })), field);
+  await postEmptiesMovements(
+    tx,
+    organizationId,
+    { type: INVOICE_VOID, id: invoiceId },
+    lines
+      .filter((line) => line.kind === 'empties')
+      .map(
+        (line): EmptiesMove => ({
+          line: line.line_number,
+          type: 'collected',
+          direction: 'in',
+          productId: line.product_id,
+          quantity: line.quantity,
+          customerId: invoice.customer_id,
+          tripId: invoice.trip_id,
+          locationId: movementOf.has(line.line_number) ? invoice.location_id : null,
+          stockMovementId: movementOf.get(line.line_number) ?? null,
+        }),
+      ),
+    field,
+  );
 
   await lockCustomerBalance(tx, organizationId, invoice.customer_id, invoice.currency);
   if (new Decimal(invoice.total).greaterThan(0)) {
-    await postAccountEntries(tx, organizationId, [{
-      customerId: invoice.customer_id, type: 'invoice_void', documentType: INVOICE, documentId: invoiceId, lineNumber: null, invoiceId,
-      amount: new Decimal(invoice.total).negated().toFixed(), currency: invoice.currency,
-    }]);
+    await postAccountEntries(tx, organizationId, [
+      {
+        customerId: invoice.customer_id,
+        type: 'invoice_void',
+        documentType: INVOICE,
+        documentId: invoiceId,
+        lineNumber: null,
+        invoiceId,
+        amount: new Decimal(invoice.total).negated().toFixed(),
+        currency: invoice.currency,
+      },
+    ]);
   }
   // The external systems' side (the spec's reversal rules): a fiscalised invoice is never voided (409), a posting not
   // yet made is cancelled, one the accounting system holds gets its void there queued.
-  const reversal = await planReversal(tx, organizationId, { type: 'invoice', id: invoiceId, number: invoice.number }, 'Voided');
+  const reversal = await planReversal(
+    tx,
+    organizationId,
+    { type: 'invoice', id: invoiceId, number: invoice.number },
+    'Voided',
+  );
   // The move and its reason in one guarded UPDATE (a void always has its reason: a CHECK holds it); a void that
   // raced another finds the status changed and is 409.
   const { to, event } = invoiceLifecycle.next(status, 'void', invoiceId);
-  const { numUpdatedRows } = await tx.updateTable('invoices')
+  const { numUpdatedRows } = await tx
+    .updateTable('invoices')
     .set((eb) => ({
-      status: to, void_reason: reason, voided_at: eb.fn<Date>('now'), updated_at: eb.fn<Date>('now'),
+      status: to,
+      void_reason: reason,
+      voided_at: eb.fn<Date>('now'),
+      updated_at: eb.fn<Date>('now'),
       ...(reversal.posting ? { posting_status: reversal.posting.status, posting_reason: reversal.posting.reason } : {}),
       ...(reversal.fiscal ? { fiscal_status: reversal.fiscal.status } : {}),
     }))
-    .where('organization_id', '=', organizationId).where('id', '=', invoiceId).where('status', '=', status)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', invoiceId)
+    .where('status', '=', status)
     .executeTakeFirst();
-  if (numUpdatedRows === 0n) throw new ApiError('invalid_state', `The invoice ${invoice.number} is not ${status} any more: another request changed it first. Read it again.`);
+  if (numUpdatedRows === 0n)
+    throw new ApiError(
+      'invalid_state',
+      `The invoice ${invoice.number} is not ${status} any more: another request changed it first. Read it again.`,
+    );
   await recordEvent(tx, organizationId, event, INVOICE, invoiceId);
   return { id: invoiceId, number: invoice.number };
 }
 
-async function readProducts(tx: Transaction<DB>, organizationId: string, ids: string[]): Promise<Map<string, ProductRow>> {
-  const rows = await tx.selectFrom('products').select(['id', 'pack_size', 'tax_rate', 'is_empty', 'tracks_stock', 'empties'])
-    .where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+async function readProducts(
+  tx: Transaction<DB>,
+  organizationId: string,
+  ids: string[],
+): Promise<Map<string, ProductRow>> {
+  const rows = await tx
+    .selectFrom('products')
+    .select(['id', 'pack_size', 'tax_rate', 'is_empty', 'tracks_stock', 'empties'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute();
   return new Map(rows.map((row) => [row.id, { ...row, tax_rate: String(row.tax_rate), empties: row.empties ?? [] }]));
 }
 

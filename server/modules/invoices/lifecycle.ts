@@ -1,5 +1,6 @@
 // An invoice's lifecycle as a transition table (server/domain/documents/transitions.ts): created posted and open;
-// paid when its balance reaches zero and open again if a payment or credit is reversed (account.ts settleInvoiceStatuses); void
+// paid when its balance reaches zero and open again if a payment or credit is reversed (settleInvoiceStatuses in
+// customer-account/ledger.ts, which reads this table from the document registry: the manifest declares it); void
 // while nothing is allocated or credited to it. Void is terminal: a posted invoice is never edited back.
 import { defineTransitions } from '../../domain/documents/transitions.js';
 

@@ -10,7 +10,12 @@ export type Invoice = components['schemas']['Invoice'];
 
 const money = (amount: string, currency: string) => ({ amount: formatAmount(amount, currency), currency });
 
-export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[], linesTruncated: boolean, externalCodes: Record<string, string>): Invoice {
+export function toInvoice(
+  row: InvoiceRow,
+  lines: InvoiceLineRow[],
+  linesTruncated: boolean,
+  externalCodes: Record<string, string>,
+): Invoice {
   const currency = row.currency;
   return {
     id: row.id,

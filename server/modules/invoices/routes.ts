@@ -2,7 +2,7 @@
 // list request for the reads (repository.ts). Nothing here decides a rule.
 import type { Router } from 'express';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { acceptAmount } from '../../domain/money.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
@@ -39,9 +39,13 @@ export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
         currency: caller.baseCurrency,
         lines: body.lines.map((line, i) => ({
           ...(line.kind === undefined ? {} : { kind: line.kind }),
-          productId: line.productId, unit: line.unit, quantity: line.quantity,
+          productId: line.productId,
+          unit: line.unit,
+          quantity: line.quantity,
           unitPrice: acceptAmount(line.unitPrice, `/lines/${i}/unitPrice`, caller.baseCurrency).toFixed(),
-          ...(line.discount === undefined ? {} : { discount: acceptAmount(line.discount, `/lines/${i}/discount`, caller.baseCurrency).toFixed() }),
+          ...(line.discount === undefined
+            ? {}
+            : { discount: acceptAmount(line.discount, `/lines/${i}/discount`, caller.baseCurrency).toFixed() }),
         })),
       });
       return { status: 201, body: await read(tx, caller.actor, posted.id) };
@@ -54,13 +58,28 @@ export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
     await requireInvoiceFilters(db, actor.organization.id, query);
     const page = await listInvoices(db, actor, listRequestOf(req), query);
     const ids = page.rows.map((row) => row.id);
-    const [lines, codes] = [await linesOf(db, actor.organization.id, ids), await codesOf(db, actor.organization.id, INVOICE_RESOURCE, ids)];
-    sendPage(res, { ...page, rows: page.rows.map((row) => toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false, codes.get(row.id) ?? {})) });
+    const [lines, codes] = [
+      await linesOf(db, actor.organization.id, ids),
+      await codesOf(db, actor.organization.id, INVOICE_RESOURCE, ids),
+    ];
+    sendPage(res, {
+      ...page,
+      rows: page.rows.map((row) =>
+        toInvoice(row, lines.get(row.id)?.lines ?? [], lines.get(row.id)?.truncated ?? false, codes.get(row.id) ?? {}),
+      ),
+    });
   });
 
   router.get('/invoices/by-code/:system/:code', async (req, res) => {
     const actor = actorOf(res);
-    const id = await recordIdByCode(db, actor.organization.id, INVOICE_RESOURCE, 'invoice', req.params.system as string, req.params.code as string);
+    const id = await recordIdByCode(
+      db,
+      actor.organization.id,
+      INVOICE_RESOURCE,
+      'invoice',
+      req.params.system as string,
+      req.params.code as string,
+    );
     res.json(await read(db, actor, id));
   });
 
@@ -68,7 +87,9 @@ export function invoiceRoutes(db: Db, connectors: ConnectorSettings): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'invoice', id }, 'Voided'));
+  documentActionRoute(router, db, '/invoices/:id/void', voidInvoice, read, (actor, id) =>
+    checkReversible(db, connectors, actor.organization.id, { type: 'invoice', id }, 'Voided'),
+  );
 
   return router;
 }

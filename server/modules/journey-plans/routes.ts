@@ -12,13 +12,20 @@ export function journeyPlanRoutes(db: Db): Router {
   const router = apiRouter();
 
   router.get('/journey-plans', async (req, res) => {
-    sendPage(res, await listJourneyPlans(db, actorOf(res), listRequestOf(req), req.query as Record<string, string | undefined>));
+    sendPage(
+      res,
+      await listJourneyPlans(db, actorOf(res), listRequestOf(req), req.query as Record<string, string | undefined>),
+    );
   });
 
   router.put('/journey-plans', async (req, res) => {
     const caller = callerOf(res);
     await respondIdempotently(db, caller, req, res, async (tx) => {
-      const { created, plan } = await replaceJourneyPlan(tx, caller.actor, req.body as components['schemas']['JourneyPlanReplace']);
+      const { created, plan } = await replaceJourneyPlan(
+        tx,
+        caller.actor,
+        req.body as components['schemas']['JourneyPlanReplace'],
+      );
       return { status: created ? 201 : 200, body: plan };
     });
   });

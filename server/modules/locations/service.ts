@@ -2,10 +2,10 @@
 // a route reference must be a route of the organisation and belongs on vans only, and every change writes its
 // event in the same transaction.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { resourceService, type ResourceService } from '../../platform/resources/service.js';
-import { columnsOf } from '../routes/master-data.js';
+import { columnsOf } from '../../platform/resources/master-data.js';
 import { ROUTES, requireReference, referenceProblem } from '../../platform/resources/references.js';
 import type { ColumnsOf } from '../../platform/resources/table.js';
 import { meaningOfCode } from './codes.js';
@@ -34,14 +34,18 @@ const base = resourceService({
 function refuseRouteOffVan(location: Location, fields: LocationUpsert): Location {
   if (location.kind !== 'van' && location.routeId !== null) {
     const field = fields.routeId !== undefined || fields.code === undefined ? '/routeId' : '/code';
-    throw referenceProblem(field, `Only a van (code V_<routeCode>-G or -B) belongs to a route; ${location.code} is a ${location.kind === 'main' ? 'main warehouse' : 'damages store'}.`);
+    throw referenceProblem(
+      field,
+      `Only a van (code V_<routeCode>-G or -B) belongs to a route; ${location.code} is a ${location.kind === 'main' ? 'main warehouse' : 'damages store'}.`,
+    );
   }
   return location;
 }
 
 export const locations: ResourceService<LocationUpsert, Location> = {
   ...base,
-  create: async (tx, actor, fields, externalCodes) => refuseRouteOffVan(await base.create(tx, actor, fields, externalCodes), fields),
+  create: async (tx, actor, fields, externalCodes) =>
+    refuseRouteOffVan(await base.create(tx, actor, fields, externalCodes), fields),
   change: async (tx, actor, id, fields) => refuseRouteOffVan(await base.change(tx, actor, id, fields), fields),
   async upsertByCode(tx, actor, system, code, fields) {
     const result = await base.upsertByCode(tx, actor, system, code, fields);

@@ -14,12 +14,26 @@ export function notificationRoutes(db: Db): Router {
     const query = req.query as Record<string, unknown>;
     const unread = query.unread === true || query.unread === 'true';
     const limit = query.limit === undefined ? 25 : Number(query.limit);
-    res.json({ data: await listMemberNotifications(db, callerOf(res).organizationId, query.member === undefined ? undefined : String(query.member), { limit, unread }) });
+    res.json({
+      data: await listMemberNotifications(
+        db,
+        callerOf(res).organizationId,
+        query.member === undefined ? undefined : String(query.member),
+        { limit, unread },
+      ),
+    });
   });
 
   router.post('/notifications/:id/read', async (req, res) => {
     const query = req.query as Record<string, unknown>;
-    res.json(await markNotificationRead(db, callerOf(res).organizationId, query.member === undefined ? undefined : String(query.member), req.params.id as string));
+    res.json(
+      await markNotificationRead(
+        db,
+        callerOf(res).organizationId,
+        query.member === undefined ? undefined : String(query.member),
+        req.params.id as string,
+      ),
+    );
   });
 
   return router;

@@ -8,11 +8,15 @@ export type OrderCommand = 'invoice' | 'cancel';
 export const ORDER_CREATED = 'order.created';
 export const ORDER_STATUS_CHANGED = 'order.status_changed';
 
-export const orderLifecycle = defineTransitions<OrderStatus, OrderCommand, typeof ORDER_STATUS_CHANGED>('order', 'open', {
-  open: [
-    { command: 'invoice', to: 'invoiced', event: ORDER_STATUS_CHANGED, when: 'an invoice names it' },
-    { command: 'cancel', to: 'cancelled', event: ORDER_STATUS_CHANGED },
-  ],
-  invoiced: [],
-  cancelled: [],
-});
+export const orderLifecycle = defineTransitions<OrderStatus, OrderCommand, typeof ORDER_STATUS_CHANGED>(
+  'order',
+  'open',
+  {
+    open: [
+      { command: 'invoice', to: 'invoiced', event: ORDER_STATUS_CHANGED, when: 'an invoice names it' },
+      { command: 'cancel', to: 'cancelled', event: ORDER_STATUS_CHANGED },
+    ],
+    invoiced: [],
+    cancelled: [],
+  },
+);

@@ -2,9 +2,10 @@
 // moved to invoiced by the invoices module. `order.created` and `order.status_changed` are webhook events whose
 // object is the order as GET /orders/{id} answers it.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
-import { ORDER_CREATED, ORDER_STATUS_CHANGED } from './lifecycle.js';
+import { ORDER_CREATED, ORDER_STATUS_CHANGED, orderLifecycle } from './lifecycle.js';
 import { orderRoutes } from './routes.js';
 import { readOrder } from './service.js';
 
@@ -13,8 +14,9 @@ const orderObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/orders/${encodeURIComponent(id)}`,
 };
 
-export const ordersModule: ModuleManifest = {
+export const ordersModule: ModuleManifest & DocumentDeclarations = {
   name: 'orders',
+  documentTypes: [documentType(orderLifecycle)],
   routes: ({ db }) => orderRoutes(db),
   webhookObjects: { [ORDER_CREATED]: orderObject, [ORDER_STATUS_CHANGED]: orderObject },
 };

@@ -46,12 +46,26 @@ export function orderRoutes(db: Db): Router {
 
   router.get('/orders', async (req, res) => {
     const query = req.query as { status?: string; customerId?: string; externalCode?: string };
-    sendPage(res, await listOrders(db, actorOf(res), listRequestOf(req), { status: query.status, customerId: query.customerId, externalCode: query.externalCode }));
+    sendPage(
+      res,
+      await listOrders(db, actorOf(res), listRequestOf(req), {
+        status: query.status,
+        customerId: query.customerId,
+        externalCode: query.externalCode,
+      }),
+    );
   });
 
   router.get('/orders/by-code/:system/:code', async (req, res) => {
     const actor = actorOf(res);
-    const id = await recordIdByCode(db, actor.organization.id, ORDER_RESOURCE, 'order', req.params.system as string, req.params.code as string);
+    const id = await recordIdByCode(
+      db,
+      actor.organization.id,
+      ORDER_RESOURCE,
+      'order',
+      req.params.system as string,
+      req.params.code as string,
+    );
     res.json(await getOrder(db, actor, id));
   });
 

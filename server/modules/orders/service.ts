@@ -1,5 +1,5 @@
 // The orders module's reads: one order, the list (a page of orders with their lines), and the webhook object.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { codesOf } from '../../platform/external-codes/external-codes.js';
@@ -15,16 +15,26 @@ export interface OrderFilters {
   externalCode?: string;
 }
 
-export async function listOrders(db: Db, actor: Actor, request: ListRequest, filters: OrderFilters): Promise<Page<Order>> {
+export async function listOrders(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: OrderFilters,
+): Promise<Page<Order>> {
   const organizationId = actor.organization.id;
-  await requireFilterRecords(db, organizationId, [{ parameter: 'customerId', table: 'customers', what: 'customer', id: filters.customerId }]);
+  await requireFilterRecords(db, organizationId, [
+    { parameter: 'customerId', table: 'customers', what: 'customer', id: filters.customerId },
+  ]);
   const page = await readPage('orders', orderQuery(db, organizationId), organizationId, request, {
     status: equals('sales_orders', 'status', filters.status),
     customerId: equals('sales_orders', 'customer_id', filters.customerId),
     externalCode: hasExternalCode('sales_orders', ORDER_RESOURCE, filters.externalCode),
   });
   const ids = page.rows.map((row) => row.id);
-  const [lines, codes] = [await linesOf(db, organizationId, ids), await codesOf(db, organizationId, ORDER_RESOURCE, ids)];
+  const [lines, codes] = [
+    await linesOf(db, organizationId, ids),
+    await codesOf(db, organizationId, ORDER_RESOURCE, ids),
+  ];
   return { ...page, rows: page.rows.map((row) => toOrder(row, lines.get(row.id)!, codes.get(row.id) ?? {})) };
 }
 

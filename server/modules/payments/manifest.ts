@@ -1,6 +1,10 @@
-// Payments (collections): record, reverse, reads. Their account entries go through the invoices module's customer
-// account (account.ts). Its events carry the receipt.
+// Payments (collections): record, reverse, reads. Their account entries go through the customer account
+// (the customer-account module). Its events carry the receipt.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { DmsDeclarations } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
+import type { PostingDeclarations } from '../postings/subject.js';
+import { paymentLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { PAYMENT_CREATED, PAYMENT_REVERSED } from './documents.js';
@@ -8,6 +12,7 @@ import { PAYMENT_UPDATED, paymentPosting } from './posting.js';
 import { findPayment } from './repository.js';
 import { toPayment } from './representation.js';
 import { paymentRoutes } from './routes.js';
+import { chequeProcessing, customerCollection } from './dms.js';
 
 /** Every payment event carries the receipt as GET /payments/{id} answers it. */
 const paymentObject: WebhookObjectSource = {
@@ -18,8 +23,11 @@ const paymentObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/payments/${encodeURIComponent(id)}`,
 };
 
-export const paymentsModule: ModuleManifest = {
+export const paymentsModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
   name: 'payments',
+  // The DMS documents it maps onto its posting functions (dms.ts).
+  dmsHandlers: { customer_collection: customerCollection, cheque_processing: chequeProcessing },
+  documentTypes: [documentType(paymentLifecycle)],
   postingSubjects: [paymentPosting],
   routes: ({ db, connectors }) => paymentRoutes(db, connectors),
   webhookObjects: {

@@ -2,7 +2,7 @@
 // scoped by organization_id first.
 import { sql, type Selectable } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { readPage, type ListQuery, type ListRequest, type Page } from '../../platform/lists/page.js';
@@ -14,9 +14,28 @@ import { equals, hasExternalCode } from '../../platform/resources/filters.js';
  */
 export const PAYMENT_COLLECTION = 'payment_collection';
 
-const paymentColumns = ['id', 'number', 'receipt_group_id', 'status', 'customer_id', 'method', 'invoice_id', 'amount', 'currency', 'reference',
-  'trip_id', 'salesperson_id', 'reversal_reason', 'reversed_at', 'created_at', 'updated_at',
-  'posting_status', 'accounting_ref', 'accounting_type', 'posting_reason'] as const;
+const paymentColumns = [
+  'id',
+  'number',
+  'receipt_group_id',
+  'status',
+  'customer_id',
+  'method',
+  'invoice_id',
+  'amount',
+  'currency',
+  'reference',
+  'trip_id',
+  'salesperson_id',
+  'reversal_reason',
+  'reversed_at',
+  'created_at',
+  'updated_at',
+  'posting_status',
+  'accounting_ref',
+  'accounting_type',
+  'posting_reason',
+] as const;
 
 export type PaymentRow = Pick<Selectable<DB['payments']>, (typeof paymentColumns)[number]> & { payment_date: string };
 
@@ -28,13 +47,25 @@ const paymentSelection = [
 
 /** One receipt; null when the organisation has none with this id. */
 export async function findPayment(db: Db, organizationId: string, id: string): Promise<PaymentRow | null> {
-  return (await db.selectFrom('payments as t').select(paymentSelection).where('t.organization_id', '=', organizationId).where('t.id', '=', id).executeTakeFirst()) ?? null;
+  return (
+    (await db
+      .selectFrom('payments as t')
+      .select(paymentSelection)
+      .where('t.organization_id', '=', organizationId)
+      .where('t.id', '=', id)
+      .executeTakeFirst()) ?? null
+  );
 }
 
 /** Receipts by id, in the order of `ids`. */
 export async function findPayments(db: Db, organizationId: string, ids: readonly string[]): Promise<PaymentRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('payments as t').select(paymentSelection).where('t.organization_id', '=', organizationId).where('t.id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('payments as t')
+    .select(paymentSelection)
+    .where('t.organization_id', '=', organizationId)
+    .where('t.id', 'in', [...ids])
+    .execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)!);
 }
@@ -46,9 +77,13 @@ export async function findPayments(db: Db, organizationId: string, ids: readonly
  */
 export async function findCollection(db: Db, organizationId: string, receiptGroupId: string): Promise<PaymentRow[]> {
   // By length first: numbers are padded to 6 digits and grow past RCT-999999, where text order alone would not hold.
-  return db.selectFrom('payments as t').select(paymentSelection)
-    .where('t.organization_id', '=', organizationId).where('t.receipt_group_id', '=', receiptGroupId)
-    .orderBy(sql`length(t.number)`).orderBy('t.number')
+  return db
+    .selectFrom('payments as t')
+    .select(paymentSelection)
+    .where('t.organization_id', '=', organizationId)
+    .where('t.receipt_group_id', '=', receiptGroupId)
+    .orderBy(sql`length(t.number)`)
+    .orderBy('t.number')
     .execute();
 }
 
@@ -70,7 +105,12 @@ export async function requirePaymentFilters(db: Db, organizationId: string, quer
 }
 
 /** A page of receipts, newest first, or oldest change first with updatedSince. */
-export async function listPayments(db: Db, actor: Actor, request: ListRequest, filters: PaymentFilters): Promise<Page<PaymentRow>> {
+export async function listPayments(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: PaymentFilters,
+): Promise<Page<PaymentRow>> {
   const organizationId = actor.organization.id;
   const query = db.selectFrom('payments as t').select(paymentSelection).where('t.organization_id', '=', organizationId);
   return readPage('payments', query as unknown as ListQuery<PaymentRow>, organizationId, request, {

@@ -2,7 +2,7 @@
 // list request for the reads (repository.ts). Nothing here decides a rule.
 import type { Router } from 'express';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
@@ -14,7 +14,15 @@ import { checkReversible } from '../postings/reversal.js';
 import { apiRouter } from '../../platform/http/router.js';
 import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import { recordPayment, reversePayment } from './documents.js';
-import { findCollection, findPayment, findPayments, listPayments, PAYMENT_COLLECTION, requirePaymentFilters, type PaymentFilters } from './repository.js';
+import {
+  findCollection,
+  findPayment,
+  findPayments,
+  listPayments,
+  PAYMENT_COLLECTION,
+  requirePaymentFilters,
+  type PaymentFilters,
+} from './repository.js';
 import { toPayment, type Payment } from './representation.js';
 
 type CreateBody = components['schemas']['PaymentCreate'];
@@ -53,10 +61,20 @@ export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
   // A code names a collection (decision 0030): the answer is its receipts, the shape POST /payments answered.
   router.get('/payments/by-code/:system/:code', async (req, res) => {
     const actor = actorOf(res);
-    const groupId = await recordIdByCode(db, actor.organization.id, PAYMENT_COLLECTION, 'collection', req.params.system as string, req.params.code as string);
+    const groupId = await recordIdByCode(
+      db,
+      actor.organization.id,
+      PAYMENT_COLLECTION,
+      'collection',
+      req.params.system as string,
+      req.params.code as string,
+    );
     const receipts = await findCollection(db, actor.organization.id, groupId);
     // A code is written in the transaction of its receipts, and receipts are never deleted: none here is a fault.
-    if (receipts.length === 0) throw new Error(`the payment code ${req.params.system}/${req.params.code} names receipt group ${groupId}, which has no receipts`);
+    if (receipts.length === 0)
+      throw new Error(
+        `the payment code ${req.params.system}/${req.params.code} names receipt group ${groupId}, which has no receipts`,
+      );
     res.json({ payments: receipts.map(toPayment) });
   });
 
@@ -64,7 +82,9 @@ export function paymentRoutes(db: Db, connectors: ConnectorSettings): Router {
     res.json(await read(db, actorOf(res), req.params.id as string));
   });
 
-  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read, (actor, id) => checkReversible(db, connectors, actor.organization.id, { type: 'payment', id }, 'Reversed'));
+  documentActionRoute(router, db, '/payments/:id/reverse', reversePayment, read, (actor, id) =>
+    checkReversible(db, connectors, actor.organization.id, { type: 'payment', id }, 'Reversed'),
+  );
 
   return router;
 }

@@ -19,23 +19,51 @@ export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200):
   return inTransaction(db, async (tx) => {
     // Each organisation's oldest due rows, side by side: a LATERAL per organisation with due rows (the lock is taken in
     // it, FOR UPDATE SKIP LOCKED, so several workers dispatch side by side without queueing one row twice).
-    const organizations = tx.selectFrom('external_postings').select('organization_id').distinct()
-      .where('queued_at', 'is', null).where('status', '=', 'pending')
+    const organizations = tx
+      .selectFrom('external_postings')
+      .select('organization_id')
+      .distinct()
+      .where('queued_at', 'is', null)
+      .where('status', '=', 'pending')
       // Due by the database's clock.
       .where('next_attempt_at', '<=', sql<Date>`now()`)
       .limit(ORGANIZATIONS_PER_PASS);
-    const due = await tx.selectFrom(organizations.as('o'))
-      .innerJoinLateral((eb) => eb.selectFrom('external_postings as p').select(['p.organization_id', 'p.id'])
-        .whereRef('p.organization_id', '=', 'o.organization_id')
-        .where('p.queued_at', 'is', null).where('p.status', '=', 'pending')
-        .where('p.next_attempt_at', '<=', sql<Date>`now()`) // as above
-        .orderBy('p.next_attempt_at').limit(batch).forUpdate().skipLocked().as('d'), (join) => join.onTrue())
+    const due = await tx
+      .selectFrom(organizations.as('o'))
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('external_postings as p')
+            .select(['p.organization_id', 'p.id'])
+            .whereRef('p.organization_id', '=', 'o.organization_id')
+            .where('p.queued_at', 'is', null)
+            .where('p.status', '=', 'pending')
+            .where('p.next_attempt_at', '<=', sql<Date>`now()`) // as above
+            .orderBy('p.next_attempt_at')
+            .limit(batch)
+            .forUpdate()
+            .skipLocked()
+            .as('d'),
+        (join) => join.onTrue(),
+      )
       .select(['d.organization_id', 'd.id'])
       .execute();
     if (due.length === 0) return 0;
-    await sendMany<PostingJob>(POSTING_QUEUE, due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id }, fair: true })), tx);
-    await tx.updateTable('external_postings').set((eb) => ({ queued_at: eb.fn<Date>('now') }))
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', due.map((row) => eb.tuple(row.organization_id, row.id))))
+    await sendMany<PostingJob>(
+      POSTING_QUEUE,
+      due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id }, fair: true })),
+      tx,
+    );
+    await tx
+      .updateTable('external_postings')
+      .set((eb) => ({ queued_at: eb.fn<Date>('now') }))
+      .where((eb) =>
+        eb(
+          eb.refTuple('organization_id', 'id'),
+          'in',
+          due.map((row) => eb.tuple(row.organization_id, row.id)),
+        ),
+      )
       .execute();
     return due.length;
   });
@@ -43,8 +71,12 @@ export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200):
 
 /** When the next posting not yet queued falls due (a row written for later), or null: the loop sleeps until then. */
 export async function nextPostingDueAt(db: Db): Promise<Date | null> {
-  const row = await db.selectFrom('external_postings').select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('queued_at', 'is', null).where('status', '=', 'pending').executeTakeFirst();
+  const row = await db
+    .selectFrom('external_postings')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('queued_at', 'is', null)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
   return row?.at ? new Date(row.at) : null;
 }
 
@@ -57,15 +89,34 @@ export const UNCLAIMED_SECONDS = 60;
  * Runs after each heartbeat of a worker. Returns how many.
  */
 export async function requeueAbandonedPostings(db: Db): Promise<number> {
-  const result = await db.updateTable('external_postings').set({ queued_at: null, claimed_by: null })
-    .where('status', '=', 'pending').where('queued_at', 'is not', null)
-    .where((eb) => eb.or([
-      eb.and([eb('claimed_by', 'is not', null), eb.not(eb.exists(eb.selectFrom('service_processes as p').select('p.id')
-        .whereRef('p.id', '=', 'external_postings.claimed_by').where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())))]),
-      // Due and queued long ago, still unclaimed: the database's clock, the seconds bound.
-      eb.and([eb('claimed_by', 'is', null), eb('next_attempt_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
-        eb('queued_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`)]),
-    ]))
+  const result = await db
+    .updateTable('external_postings')
+    .set({ queued_at: null, claimed_by: null })
+    .where('status', '=', 'pending')
+    .where('queued_at', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('claimed_by', 'is not', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('service_processes as p')
+                .select('p.id')
+                .whereRef('p.id', '=', 'external_postings.claimed_by')
+                .where('p.stopped_at', 'is', null)
+                .where('p.heartbeat_at', '>', leaseCutoff()),
+            ),
+          ),
+        ]),
+        // Due and queued long ago, still unclaimed: the database's clock, the seconds bound.
+        eb.and([
+          eb('claimed_by', 'is', null),
+          eb('next_attempt_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
+          eb('queued_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
+        ]),
+      ]),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -81,9 +132,18 @@ export const abandonedPostingsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM e
 export type PostingDispatcher = BackgroundLoop;
 
 /** The dispatch loop of a worker: when woken, when the next row falls due, at once again while there is work. */
-export function startPostingDispatcher(options: { db: Db; sendMany: SendMany; onError: (error: unknown) => void; wake?: (count: number) => void; pollIntervalMs?: number }): PostingDispatcher {
+export function startPostingDispatcher(options: {
+  db: Db;
+  sendMany: SendMany;
+  onError: (error: unknown) => void;
+  wake?: (count: number) => void;
+  pollIntervalMs?: number;
+}): PostingDispatcher {
   return startDispatchLoop({
-    dispatch: () => dispatchPostings(options.db, options.sendMany), nextDueAt: () => nextPostingDueAt(options.db),
-    onError: options.onError, wake: options.wake, pollIntervalMs: options.pollIntervalMs,
+    dispatch: () => dispatchPostings(options.db, options.sendMany),
+    nextDueAt: () => nextPostingDueAt(options.db),
+    onError: options.onError,
+    wake: options.wake,
+    pollIntervalMs: options.pollIntervalMs,
   });
 }

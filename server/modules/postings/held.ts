@@ -3,11 +3,23 @@
 // beside the service's own record, so an accountant can see that the two agree (or where they do not) without
 // opening QuickBooks. A read only: nothing is written here or there.
 import type { Db } from '../../platform/database/transaction.js';
-import { accountingConnectorOf, fiscalConnectorOf, readConnection, type ConnectorSettings } from '../../connectors/connections.js';
+import {
+  accountingConnectorOf,
+  fiscalConnectorOf,
+  readConnection,
+  type ConnectorSettings,
+} from '../../connectors/connections.js';
 import type { AccountingHeld, AccountingType, ConnectorFailure, FiscalReceipt } from '../../connectors/types.js';
 import type { PostingView } from './operations.js';
 
-const ACCOUNTING_TYPES: readonly AccountingType[] = ['Invoice', 'Payment', 'CreditMemo', 'RefundReceipt', 'Bill', 'JournalEntry'];
+const ACCOUNTING_TYPES: readonly AccountingType[] = [
+  'Invoice',
+  'Payment',
+  'CreditMemo',
+  'RefundReceipt',
+  'Bill',
+  'JournalEntry',
+];
 
 export type HeldThere =
   /** The accounting system's document under the posting's ref (null: it holds none: deleted there, or never made). */
@@ -20,16 +32,33 @@ export type HeldThere =
   /** The system did not answer the read (down, refused, or not reachable from this process). */
   | { kind: 'unanswered'; why: string };
 
-const failureText = (failure: ConnectorFailure) => (failure.kind === 'rejected' ? `${failure.code} ${failure.message}` : failure.message);
+const failureText = (failure: ConnectorFailure) =>
+  failure.kind === 'rejected' ? `${failure.code} ${failure.message}` : failure.message;
 
-export async function readHeldThere(db: Db, settings: ConnectorSettings, organizationId: string, posting: PostingView): Promise<HeldThere> {
+export async function readHeldThere(
+  db: Db,
+  settings: ConnectorSettings,
+  organizationId: string,
+  posting: PostingView,
+): Promise<HeldThere> {
   const system = posting.system === 'fiscal' ? 'fiscal' : 'accounting';
-  if (posting.externalRef === null) return { kind: 'nothing-sent', why: `The posting has no reference in the ${system} system yet (${posting.status}).` };
+  if (posting.externalRef === null)
+    return {
+      kind: 'nothing-sent',
+      why: `The posting has no reference in the ${system} system yet (${posting.status}).`,
+    };
   if (system === 'fiscal' && posting.status !== 'posted') {
-    return { kind: 'nothing-sent', why: `The credit note's application ${posting.externalRef} waits for the tax authority; it has no fiscal number yet.` };
+    return {
+      kind: 'nothing-sent',
+      why: `The credit note's application ${posting.externalRef} waits for the tax authority; it has no fiscal number yet.`,
+    };
   }
   const connection = await readConnection(db, organizationId, system);
-  if (!connection) return { kind: 'no-connection', why: `The organisation has no ${system} connection (\`admin connector set\` makes one).` };
+  if (!connection)
+    return {
+      kind: 'no-connection',
+      why: `The organisation has no ${system} connection (\`admin connector set\` makes one).`,
+    };
   if (!connection.enabled) return { kind: 'no-connection', why: `The ${system} connection is turned off.` };
   try {
     if (system === 'fiscal') {
@@ -37,7 +66,11 @@ export async function readHeldThere(db: Db, settings: ConnectorSettings, organiz
       return read.ok ? { kind: 'fiscal', receipt: read.value } : { kind: 'unanswered', why: failureText(read.failure) };
     }
     const type = posting.externalType as AccountingType | null;
-    if (type === null || !ACCOUNTING_TYPES.includes(type)) return { kind: 'nothing-sent', why: `The posting names no document type of the accounting system (${type ?? 'none'}).` };
+    if (type === null || !ACCOUNTING_TYPES.includes(type))
+      return {
+        kind: 'nothing-sent',
+        why: `The posting names no document type of the accounting system (${type ?? 'none'}).`,
+      };
     const read = await accountingConnectorOf(connection, settings).read({ type, id: posting.externalRef });
     return read.ok ? { kind: 'accounting', held: read.value } : { kind: 'unanswered', why: failureText(read.failure) };
   } catch (error) {

@@ -8,19 +8,22 @@ import { POSTING_QUEUE, runPosting, type PostingJob } from './run.js';
 
 export const postingsModule: ModuleManifest = {
   name: 'postings',
-  jobs: ({ db, logger, connectors, processId }) => [{
-    queue: POSTING_QUEUE,
-    // Calls wait on the systems' network round trips, not on this process's CPU: several at once per worker. The
-    // accounting system's own limit (10 concurrent requests per company) is above what two workers send.
-    concurrency: 4,
-    wakeAfterJob: true,
-    // A job whose worker died is retried by pg-boss after its expiry; the heartbeat sweep usually re-queues sooner.
-    queueOptions: { expireInSeconds: 120, retryLimit: 20, retryDelay: 5 },
-    async handle(jobs: Job<PostingJob>[], sendMany: SendMany) {
-      for (const job of jobs) {
-        const outcome = await runPosting({ db, settings: connectors, processId, sendMany, logger }, job.data);
-        logger.debug({ posting: job.data.postingId, outcome }, 'posting attempt');
-      }
-    },
-  }] as never,
+  jobs: ({ db, logger, connectors, processId }) =>
+    [
+      {
+        queue: POSTING_QUEUE,
+        // Calls wait on the systems' network round trips, not on this process's CPU: several at once per worker. The
+        // accounting system's own limit (10 concurrent requests per company) is above what two workers send.
+        concurrency: 4,
+        wakeAfterJob: true,
+        // A job whose worker died is retried by pg-boss after its expiry; the heartbeat sweep usually re-queues sooner.
+        queueOptions: { expireInSeconds: 120, retryLimit: 20, retryDelay: 5 },
+        async handle(jobs: Job<PostingJob>[], sendMany: SendMany) {
+          for (const job of jobs) {
+            const outcome = await runPosting({ db, settings: connectors, processId, sendMany, logger }, job.data);
+            logger.debug({ posting: job.data.postingId, outcome }, 'posting attempt');
+          }
+        },
+      },
+    ] as never,
 };

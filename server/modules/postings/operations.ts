@@ -1,7 +1,7 @@
 // What the operator sees and does about postings (the CLI's `admin postings`): the documents and where they stand in
 // each system, and a retry of what failed.
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
-import type { PostedDocumentType } from '../../domain/postings.js';
+import type { PostedDocumentType } from './queue.js';
 import { subjectOf } from './registry.js';
 
 export interface PostingView {
@@ -20,17 +20,50 @@ export interface PostingView {
   updatedAt: string;
 }
 
-export async function listPostings(db: Db, organizationId: string, filters: { status?: string; limit?: number; id?: string } = {}): Promise<PostingView[]> {
-  let query = db.selectFrom('external_postings')
-    .select(['id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'attempts', 'external_type', 'external_ref', 'reason', 'next_attempt_at', 'updated_at'])
+export async function listPostings(
+  db: Db,
+  organizationId: string,
+  filters: { status?: string; limit?: number; id?: string } = {},
+): Promise<PostingView[]> {
+  let query = db
+    .selectFrom('external_postings')
+    .select([
+      'id',
+      'document_type',
+      'document_id',
+      'document_number',
+      'system',
+      'operation',
+      'status',
+      'attempts',
+      'external_type',
+      'external_ref',
+      'reason',
+      'next_attempt_at',
+      'updated_at',
+    ])
     .where('organization_id', '=', organizationId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.id) query = query.where('id', '=', filters.id);
-  const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit ?? 100).execute();
+  const rows = await query
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filters.limit ?? 100)
+    .execute();
   return rows.map((row) => ({
-    postingId: row.id, documentType: row.document_type, documentId: row.document_id, documentNumber: row.document_number, system: row.system, operation: row.operation,
-    status: row.status, attempts: row.attempts, externalType: row.external_type, externalRef: row.external_ref, reason: row.reason,
-    nextAttemptAt: row.next_attempt_at.toISOString(), updatedAt: row.updated_at.toISOString(),
+    postingId: row.id,
+    documentType: row.document_type,
+    documentId: row.document_id,
+    documentNumber: row.document_number,
+    system: row.system,
+    operation: row.operation,
+    status: row.status,
+    attempts: row.attempts,
+    externalType: row.external_type,
+    externalRef: row.external_ref,
+    reason: row.reason,
+    nextAttemptAt: row.next_attempt_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   }));
 }
 
@@ -49,19 +82,45 @@ export async function retryPostings(db: Db, organizationId: string, id: string):
  * too, so both ways are one): the failed postings of a document or one posting, optionally of one system, queued
  * again. Returns their ids.
  */
-export async function requeueFailedPostings(tx: Tx, organizationId: string, id: string, system?: 'accounting' | 'fiscal'): Promise<string[]> {
-  let query = tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id', 'system', 'operation'])
-    .where('organization_id', '=', organizationId).where((eb) => eb.or([eb('id', '=', id), eb('document_id', '=', id)]))
+export async function requeueFailedPostings(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+  system?: 'accounting' | 'fiscal',
+): Promise<string[]> {
+  let query = tx
+    .selectFrom('external_postings')
+    .select(['id', 'document_type', 'document_id', 'system', 'operation'])
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or([eb('id', '=', id), eb('document_id', '=', id)]))
     .where('status', '=', 'failed');
   if (system) query = query.where('system', '=', system);
   const rows = await query.orderBy('id').forUpdate().execute();
   for (const row of rows) {
-    await tx.updateTable('external_postings')
-      .set((eb) => ({ status: 'pending', attempts: 0, next_attempt_at: eb.fn<Date>('now'), queued_at: null, claimed_by: null, reason: null, updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
+    await tx
+      .updateTable('external_postings')
+      .set((eb) => ({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: eb.fn<Date>('now'),
+        queued_at: null,
+        claimed_by: null,
+        reason: null,
+        updated_at: eb.fn<Date>('now'),
+      }))
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', row.id)
+      .execute();
     const subject = subjectOf(row.document_type);
-    if (row.system === 'fiscal') await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
-    else if (row.operation === 'post') await subject.setPosting(tx, organizationId, row.document_id, { status: 'pending', accountingRef: null, accountingType: null, reason: null });
+    if (row.system === 'fiscal')
+      await subject.setFiscal!(tx, organizationId, row.document_id, { status: 'pending', receipt: null, reason: null });
+    else if (row.operation === 'post')
+      await subject.setPosting(tx, organizationId, row.document_id, {
+        status: 'pending',
+        accountingRef: null,
+        accountingType: null,
+        reason: null,
+      });
   }
   return rows.map((row) => row.id);
 }
@@ -71,16 +130,42 @@ export async function requeueFailedPostings(tx: Tx, organizationId: string, id: 
  * turned off): the rows `cancelled`, each document's fiscal block `cancelled` with the reason. A submission already
  * sent goes on. Returns how many were cancelled.
  */
-export async function cancelUnsentFiscal(tx: Tx, organizationId: string, documents: readonly { type: PostedDocumentType; id: string }[], reason: string): Promise<number> {
+export async function cancelUnsentFiscal(
+  tx: Tx,
+  organizationId: string,
+  documents: readonly { type: PostedDocumentType; id: string }[],
+  reason: string,
+): Promise<number> {
   if (documents.length === 0) return 0;
-  const rows = await tx.selectFrom('external_postings').select(['id', 'document_type', 'document_id'])
-    .where('organization_id', '=', organizationId).where('system', '=', 'fiscal').where('status', '=', 'pending').where('last_attempt_at', 'is', null)
-    .where((eb) => eb(eb.refTuple('document_type', 'document_id'), 'in', documents.map((d) => eb.tuple(d.type, d.id))))
-    .orderBy('id').forUpdate().execute();
+  const rows = await tx
+    .selectFrom('external_postings')
+    .select(['id', 'document_type', 'document_id'])
+    .where('organization_id', '=', organizationId)
+    .where('system', '=', 'fiscal')
+    .where('status', '=', 'pending')
+    .where('last_attempt_at', 'is', null)
+    .where((eb) =>
+      eb(
+        eb.refTuple('document_type', 'document_id'),
+        'in',
+        documents.map((d) => eb.tuple(d.type, d.id)),
+      ),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   for (const row of rows) {
-    await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', organizationId).where('id', '=', row.id).execute();
-    await subjectOf(row.document_type).setFiscal!(tx, organizationId, row.document_id, { status: 'cancelled', receipt: null, reason });
+    await tx
+      .updateTable('external_postings')
+      .set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', row.id)
+      .execute();
+    await subjectOf(row.document_type).setFiscal!(tx, organizationId, row.document_id, {
+      status: 'cancelled',
+      receipt: null,
+      reason,
+    });
   }
   return rows.length;
 }

@@ -11,12 +11,21 @@ export interface PostingRegistry {
 }
 
 /** Builds a registry from the modules' declarations; a document type declared twice is a bug. */
-export function postingRegistryOf(declarations: readonly { name: string; postingSubjects?: readonly PostingSubject[]; postingListeners?: readonly PostingListener[] }[]): PostingRegistry {
+export function postingRegistryOf(
+  declarations: readonly {
+    name: string;
+    postingSubjects?: readonly PostingSubject[];
+    postingListeners?: readonly PostingListener[];
+  }[],
+): PostingRegistry {
   const subjects = new Map<string, PostingSubject>();
   const owners = new Map<string, string>();
   for (const module of declarations) {
     for (const subject of module.postingSubjects ?? []) {
-      if (subjects.has(subject.type)) throw new Error(`posting subject ${subject.type} is declared by two modules (${owners.get(subject.type)}, ${module.name})`);
+      if (subjects.has(subject.type))
+        throw new Error(
+          `posting subject ${subject.type} is declared by two modules (${owners.get(subject.type)}, ${module.name})`,
+        );
       subjects.set(subject.type, subject);
       owners.set(subject.type, module.name);
     }
@@ -33,7 +42,10 @@ export function installPostingRegistry(registry: PostingRegistry): PostingRegist
 }
 
 function registry(): PostingRegistry {
-  if (!installed) throw new Error('No posting registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules\' manifests.');
+  if (!installed)
+    throw new Error(
+      "No posting registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules' manifests.",
+    );
   return installed;
 }
 
@@ -45,6 +57,11 @@ export function subjectOf(type: string): PostingSubject {
 }
 
 /** Tells every listener that a document's accounting posting settled, in the transaction that records it. */
-export async function accountingPostingSettled(tx: Tx, organizationId: string, document: { type: string; id: string }, outcome: AccountingOutcome): Promise<void> {
+export async function accountingPostingSettled(
+  tx: Tx,
+  organizationId: string,
+  document: { type: string; id: string },
+  outcome: AccountingOutcome,
+): Promise<void> {
   for (const listener of registry().listeners) await listener(tx, organizationId, document, outcome);
 }

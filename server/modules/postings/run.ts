@@ -13,7 +13,13 @@ import type { Logger } from 'pino';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
-import { accountingConnectorOf, fiscalConnectorOf, readConnection, SIMULATOR_BASE_URL, type ConnectorSettings } from '../../connectors/connections.js';
+import {
+  accountingConnectorOf,
+  fiscalConnectorOf,
+  readConnection,
+  SIMULATOR_BASE_URL,
+  type ConnectorSettings,
+} from '../../connectors/connections.js';
 import type { AccountingRef, AccountingType, ConnectorFailure, ConnectorResult } from '../../connectors/types.js';
 import { accountingPostingSettled, subjectOf } from './registry.js';
 import type { FiscalAnswer, PostedRefs, PostingSubject } from './subject.js';
@@ -40,10 +46,24 @@ export interface PostingRunner {
   logger: Logger;
 }
 
-type Row = { organization_id: string; id: string; document_type: string; document_id: string; document_number: string; system: string; operation: string;
-  status: string; request_id: string; attempts: number; external_type: string | null; external_ref: string | null; related_refs: string[] | null; created_at: Date };
+type Row = {
+  organization_id: string;
+  id: string;
+  document_type: string;
+  document_id: string;
+  document_number: string;
+  system: string;
+  operation: string;
+  status: string;
+  request_id: string;
+  attempts: number;
+  external_type: string | null;
+  external_ref: string | null;
+  related_refs: string[] | null;
+  created_at: Date;
+};
 
-type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | void>>;
+type Call = () => Promise<ConnectorResult<AccountingRef | FiscalAnswer | undefined>>;
 
 /** What one attempt came to (tests and the bench read it). */
 export type AttemptOutcome = 'done' | 'busy' | 'waiting' | 'posted' | 'retrying' | 'failed' | 'submitted';
@@ -51,40 +71,86 @@ export type AttemptOutcome = 'done' | 'busy' | 'waiting' | 'posted' | 'retrying'
 export async function runPosting(runner: PostingRunner, job: PostingJob): Promise<AttemptOutcome> {
   const claimed = await inTransaction(runner.db, (tx) => claim(runner, tx, job));
   if (typeof claimed === 'string') return claimed;
-  let result: ConnectorResult<AccountingRef | FiscalAnswer | void>;
+  let result: ConnectorResult<AccountingRef | FiscalAnswer | undefined>;
   try {
     result = await claimed.call();
   } catch (error) {
     // A bug or an unreadable answer: the claim is let go (so the job's retry can claim it) and pg-boss retries.
-    await runner.db.updateTable('external_postings').set({ claimed_by: null })
-      .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).execute();
+    await runner.db
+      .updateTable('external_postings')
+      .set({ claimed_by: null })
+      .where('organization_id', '=', job.organizationId)
+      .where('id', '=', job.postingId)
+      .execute();
     throw error;
   }
   return inTransaction(runner.db, (tx) => record(runner, tx, claimed.row, result));
 }
 
 /** The posting's row under its lock: what to call, or why there is nothing to do now. */
-async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<AttemptOutcome | { row: Row; call: Call }> {
-  const row = await tx.selectFrom('external_postings')
-    .select(['organization_id', 'id', 'document_type', 'document_id', 'document_number', 'system', 'operation', 'status', 'request_id', 'attempts', 'external_type', 'external_ref', 'related_refs', 'created_at', 'claimed_by'])
+async function claim(
+  runner: PostingRunner,
+  tx: Tx,
+  job: PostingJob,
+): Promise<AttemptOutcome | { row: Row; call: Call }> {
+  const row = await tx
+    .selectFrom('external_postings')
+    .select([
+      'organization_id',
+      'id',
+      'document_type',
+      'document_id',
+      'document_number',
+      'system',
+      'operation',
+      'status',
+      'request_id',
+      'attempts',
+      'external_type',
+      'external_ref',
+      'related_refs',
+      'created_at',
+      'claimed_by',
+    ])
     // Whether the process holding the claim still beats (a claim of a dead process is free).
-    .select((eb) => eb.exists(eb.selectFrom('service_processes as p').select('p.id').whereRef('p.id', '=', 'external_postings.claimed_by')
-      .where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff())).as('claim_alive'))
-    .where('organization_id', '=', job.organizationId).where('id', '=', job.postingId).forUpdate().executeTakeFirst();
-  if (!row || row.status !== 'pending') return 'done';
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('service_processes as p')
+            .select('p.id')
+            .whereRef('p.id', '=', 'external_postings.claimed_by')
+            .where('p.stopped_at', 'is', null)
+            .where('p.heartbeat_at', '>', leaseCutoff()),
+        )
+        .as('claim_alive'),
+    )
+    .where('organization_id', '=', job.organizationId)
+    .where('id', '=', job.postingId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (row?.status !== 'pending') return 'done';
   if (row.claimed_by !== null && row.claim_alive) return 'busy'; // another job of the same posting is calling right now
   const subject = subjectOf(row.document_type);
   const connection = await readConnection(tx, row.organization_id, row.system as 'accounting' | 'fiscal');
-  if (!connection) return fail(tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
+  if (!connection)
+    return fail(tx, row, `The organisation's ${row.system} connection was removed before this was sent.`);
   if (connection.baseUrl === SIMULATOR_BASE_URL && runner.settings.simulatorUrl === null) {
-    return fail(tx, row, `The ${row.system} connection points at the simulators, which run only in the sandbox environment (SIMULATORS=true).`);
+    return fail(
+      tx,
+      row,
+      `The ${row.system} connection points at the simulators, which run only in the sandbox environment (SIMULATORS=true).`,
+    );
   }
 
   let call: Call;
   if (row.operation === 'reverse') {
     // The document was reversed in the service: its void (Invoice, Payment) or deletion there, then the objects made
     // with it (each with a request id of its own, derived from the posting's).
-    const refs: AccountingRef[] = [{ type: row.external_type as AccountingType, id: row.external_ref! }, ...(row.related_refs ?? []).map(parseRef)];
+    const refs: AccountingRef[] = [
+      { type: row.external_type as AccountingType, id: row.external_ref! },
+      ...(row.related_refs ?? []).map(parseRef),
+    ];
     call = async () => {
       const connector = accountingConnectorOf(connection, runner.settings);
       for (const [i, ref] of refs.entries()) {
@@ -102,9 +168,17 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
     if (prepared.kind !== 'call') return notNow(runner, tx, row, subject, prepared);
     call = () => prepared.call(fiscalConnectorOf(connection, runner.settings));
   }
-  await tx.updateTable('external_postings')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: eb.fn<Date>('now'), claimed_by: runner.processId, updated_at: eb.fn<Date>('now') }))
-    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+  await tx
+    .updateTable('external_postings')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      last_attempt_at: eb.fn<Date>('now'),
+      claimed_by: runner.processId,
+      updated_at: eb.fn<Date>('now'),
+    }))
+    .where('organization_id', '=', row.organization_id)
+    .where('id', '=', row.id)
+    .execute();
   return { row: { ...row, attempts: row.attempts + 1 }, call };
 }
 
@@ -112,27 +186,63 @@ async function claim(runner: PostingRunner, tx: Tx, job: PostingJob): Promise<At
  * Nothing to send (the block says why), not yet (another document first: looked at again soon, for 48 hours), or
  * not before a set-up is fixed here (failed at once with the reason, nothing sent).
  */
-async function notNow(runner: PostingRunner, tx: Tx, row: Row, subject: PostingSubject, prepared: { kind: 'wait' | 'skip' | 'fail'; reason: string }): Promise<AttemptOutcome> {
+async function notNow(
+  runner: PostingRunner,
+  tx: Tx,
+  row: Row,
+  subject: PostingSubject,
+  prepared: { kind: 'wait' | 'skip' | 'fail'; reason: string },
+): Promise<AttemptOutcome> {
   if (prepared.kind === 'fail') return fail(tx, row, prepared.reason);
   if (prepared.kind === 'skip') {
-    await tx.updateTable('external_postings').set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
-    if (row.system === 'fiscal') await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: 'cancelled', receipt: null, reason: prepared.reason });
+    await tx
+      .updateTable('external_postings')
+      .set((eb) => ({ status: 'cancelled', reason: prepared.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', row.organization_id)
+      .where('id', '=', row.id)
+      .execute();
+    if (row.system === 'fiscal')
+      await subject.setFiscal!(tx, row.organization_id, row.document_id, {
+        status: 'cancelled',
+        receipt: null,
+        reason: prepared.reason,
+      });
     else {
-      await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'not_applicable', accountingRef: null, accountingType: null, reason: prepared.reason });
-      await accountingPostingSettled(tx, row.organization_id, { type: row.document_type, id: row.document_id }, { status: 'not_applicable' });
+      await subject.setPosting(tx, row.organization_id, row.document_id, {
+        status: 'not_applicable',
+        accountingRef: null,
+        accountingType: null,
+        reason: prepared.reason,
+      });
+      await accountingPostingSettled(
+        tx,
+        row.organization_id,
+        { type: row.document_type, id: row.document_id },
+        { status: 'not_applicable' },
+      );
     }
     return 'done';
   }
-  if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000) return fail(tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
+  if (Date.now() - row.created_at.getTime() > WAIT_LIMIT_HOURS * 3_600_000)
+    return fail(tx, row, `${prepared.reason} Gave up after ${WAIT_LIMIT_HOURS} hours.`);
   await later(runner, tx, row, WAIT_SECONDS, prepared.reason);
   return 'waiting';
 }
 
 /** The system's answer, recorded under the row's lock with the document's block and its event. */
-async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: ConnectorResult<AccountingRef | FiscalAnswer | void>): Promise<AttemptOutcome> {
-  const row = await tx.selectFrom('external_postings').select(['status'])
-    .where('organization_id', '=', claimed.organization_id).where('id', '=', claimed.id).forUpdate().executeTakeFirstOrThrow();
+async function record(
+  runner: PostingRunner,
+  tx: Tx,
+  claimed: Row,
+  result: ConnectorResult<AccountingRef | FiscalAnswer | undefined>,
+): Promise<AttemptOutcome> {
+  const row = await tx
+    .selectFrom('external_postings')
+    .select(['status'])
+    .where('organization_id', '=', claimed.organization_id)
+    .where('id', '=', claimed.id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
   if (row.status !== 'pending') return 'done';
   const subject = subjectOf(claimed.document_type);
   const org = claimed.organization_id;
@@ -142,7 +252,9 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
     await done(tx, claimed, {});
     const how = claimed.external_type === 'Invoice' || claimed.external_type === 'Payment' ? 'voided' : 'deleted';
     await subject.setPosting(tx, org, claimed.document_id, {
-      status: 'reversed', accountingRef: claimed.external_ref, accountingType: claimed.external_type,
+      status: 'reversed',
+      accountingRef: claimed.external_ref,
+      accountingType: claimed.external_type,
       reason: `${claimed.external_type} ${claimed.external_ref} was ${how} in the accounting system when the document was reversed here.`,
     });
     return 'posted';
@@ -150,29 +262,66 @@ async function record(runner: PostingRunner, tx: Tx, claimed: Row, result: Conne
 
   if (claimed.system === 'accounting') {
     const ref = result.value as PostedRefs;
-    await done(tx, claimed, { external_type: ref.type, external_ref: ref.id, related_refs: (ref.related ?? []).map((r) => `${r.type}:${r.id}`) });
-    await subject.setPosting(tx, org, claimed.document_id, { status: 'posted', accountingRef: ref.id, accountingType: ref.type, reason: null });
-    await accountingPostingSettled(tx, org, { type: claimed.document_type, id: claimed.document_id }, { status: 'posted', ref: ref.id });
+    await done(tx, claimed, {
+      external_type: ref.type,
+      external_ref: ref.id,
+      related_refs: (ref.related ?? []).map((r) => `${r.type}:${r.id}`),
+    });
+    await subject.setPosting(tx, org, claimed.document_id, {
+      status: 'posted',
+      accountingRef: ref.id,
+      accountingType: ref.type,
+      reason: null,
+    });
+    await accountingPostingSettled(
+      tx,
+      org,
+      { type: claimed.document_type, id: claimed.document_id },
+      { status: 'posted', ref: ref.id },
+    );
     return 'posted';
   }
   const answer = result.value as FiscalAnswer;
   if (answer.state === 'fiscalised') {
     await done(tx, claimed, { external_ref: answer.receipt.fdn });
-    await subject.setFiscal!(tx, org, claimed.document_id, { status: 'fiscalised', receipt: answer.receipt, reason: null });
+    await subject.setFiscal!(tx, org, claimed.document_id, {
+      status: 'fiscalised',
+      receipt: answer.receipt,
+      reason: null,
+    });
     return 'posted';
   }
   if (answer.state === 'rejected') {
-    await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason: answer.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
-      .where('organization_id', '=', org).where('id', '=', claimed.id).execute();
-    await subject.setFiscal!(tx, org, claimed.document_id, { status: 'rejected', receipt: null, reason: answer.reason });
+    await tx
+      .updateTable('external_postings')
+      .set((eb) => ({ status: 'failed', reason: answer.reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', org)
+      .where('id', '=', claimed.id)
+      .execute();
+    await subject.setFiscal!(tx, org, claimed.document_id, {
+      status: 'rejected',
+      receipt: null,
+      reason: answer.reason,
+    });
     return 'failed';
   }
   // A credit note application waiting for approval: asked about again soon; the block says submitted once.
   const first = claimed.external_ref === null;
-  await tx.updateTable('external_postings').set({ external_ref: answer.applicationId, attempts: 0 })
-    .where('organization_id', '=', org).where('id', '=', claimed.id).execute();
-  await later(runner, tx, claimed, APPLICATION_POLL_SECONDS, `Application ${answer.applicationId} waits for the fiscal system's approval.`);
-  if (first) await subject.setFiscal!(tx, org, claimed.document_id, { status: 'submitted', receipt: null, reason: null });
+  await tx
+    .updateTable('external_postings')
+    .set({ external_ref: answer.applicationId, attempts: 0 })
+    .where('organization_id', '=', org)
+    .where('id', '=', claimed.id)
+    .execute();
+  await later(
+    runner,
+    tx,
+    claimed,
+    APPLICATION_POLL_SECONDS,
+    `Application ${answer.applicationId} waits for the fiscal system's approval.`,
+  );
+  if (first)
+    await subject.setFiscal!(tx, org, claimed.document_id, { status: 'submitted', receipt: null, reason: null });
   return 'submitted';
 }
 
@@ -182,50 +331,105 @@ const parseRef = (text: string): AccountingRef => {
   return { type: text.slice(0, at) as AccountingType, id: text.slice(at + 1) };
 };
 
-async function done(tx: Tx, row: Row, set: { external_type?: string; external_ref?: string; related_refs?: string[] }): Promise<void> {
-  await tx.updateTable('external_postings').set((eb) => ({ status: 'posted', reason: null, claimed_by: null, updated_at: eb.fn<Date>('now'), ...set }))
-    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+async function done(
+  tx: Tx,
+  row: Row,
+  set: { external_type?: string; external_ref?: string; related_refs?: string[] },
+): Promise<void> {
+  await tx
+    .updateTable('external_postings')
+    .set((eb) => ({ status: 'posted', reason: null, claimed_by: null, updated_at: eb.fn<Date>('now'), ...set }))
+    .where('organization_id', '=', row.organization_id)
+    .where('id', '=', row.id)
+    .execute();
 }
 
 /** Tries again after `seconds`: the row's next attempt and its job, in this transaction. */
 async function later(runner: PostingRunner, tx: Tx, row: Row, seconds: number, reason: string): Promise<void> {
-  await tx.updateTable('external_postings')
+  await tx
+    .updateTable('external_postings')
     // The next attempt's time by the database's clock; the seconds are bound.
-    .set((eb) => ({ next_attempt_at: sql<Date>`now() + make_interval(secs => ${seconds})`, queued_at: eb.fn<Date>('now'), reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
-    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
-  await runner.sendMany<PostingJob>(POSTING_QUEUE, [{ data: { organizationId: row.organization_id, postingId: row.id }, startAfter: seconds }], tx);
+    .set((eb) => ({
+      next_attempt_at: sql<Date>`now() + make_interval(secs => ${seconds})`,
+      queued_at: eb.fn<Date>('now'),
+      reason,
+      claimed_by: null,
+      updated_at: eb.fn<Date>('now'),
+    }))
+    .where('organization_id', '=', row.organization_id)
+    .where('id', '=', row.id)
+    .execute();
+  await runner.sendMany<PostingJob>(
+    POSTING_QUEUE,
+    [{ data: { organizationId: row.organization_id, postingId: row.id }, startAfter: seconds }],
+    tx,
+  );
 }
 
 async function failure(runner: PostingRunner, tx: Tx, row: Row, failure: ConnectorFailure): Promise<AttemptOutcome> {
   const system = row.system === 'accounting' ? 'The accounting system' : 'The fiscal system';
   if (failure.kind === 'temporary' && row.attempts < MAX_ATTEMPTS) {
-    const wait = Math.max(failure.retryAfterSeconds ?? 0, RETRY_SECONDS[Math.min(row.attempts - 1, RETRY_SECONDS.length - 1)]!);
-    await later(runner, tx, row, wait, `Attempt ${row.attempts} of ${MAX_ATTEMPTS}: ${failure.message}; trying again in ${wait} s.`);
+    const wait = Math.max(
+      failure.retryAfterSeconds ?? 0,
+      RETRY_SECONDS[Math.min(row.attempts - 1, RETRY_SECONDS.length - 1)]!,
+    );
+    await later(
+      runner,
+      tx,
+      row,
+      wait,
+      `Attempt ${row.attempts} of ${MAX_ATTEMPTS}: ${failure.message}; trying again in ${wait} s.`,
+    );
     return 'retrying';
   }
-  const reason = failure.kind === 'temporary' ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
-    : failure.kind === 'period_closed' ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
-      : `${system} refused it (${failure.code}): ${failure.message}`;
+  const reason =
+    failure.kind === 'temporary'
+      ? `${system} could not be reached after ${row.attempts} attempts; the last answer: ${failure.message}. Retry it with \`admin postings retry ${row.id}\`.`
+      : failure.kind === 'period_closed'
+        ? `${system}'s books are closed${failure.closedThrough ? ` through ${failure.closedThrough}` : ''}: ${failure.message}. Reopen the period there or post it by hand.`
+        : `${system} refused it (${failure.code}): ${failure.message}`;
   return fail(tx, row, reason, failure.kind === 'rejected' ? 'rejected' : 'failed', failure.kind === 'period_closed');
 }
 
 /** The posting failed for good: the row and the document's block say why (a fiscal refusal is `rejected`). */
-async function fail(tx: Tx, row: Row, reason: string, fiscalStatus: 'failed' | 'rejected' = 'failed', periodClosed = false): Promise<AttemptOutcome> {
-  await tx.updateTable('external_postings').set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
-    .where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute();
+async function fail(
+  tx: Tx,
+  row: Row,
+  reason: string,
+  fiscalStatus: 'failed' | 'rejected' = 'failed',
+  periodClosed = false,
+): Promise<AttemptOutcome> {
+  await tx
+    .updateTable('external_postings')
+    .set((eb) => ({ status: 'failed', reason, claimed_by: null, updated_at: eb.fn<Date>('now') }))
+    .where('organization_id', '=', row.organization_id)
+    .where('id', '=', row.id)
+    .execute();
   const subject = subjectOf(row.document_type);
   if (row.system === 'fiscal') {
     await subject.setFiscal!(tx, row.organization_id, row.document_id, { status: fiscalStatus, receipt: null, reason });
   } else if (row.operation === 'reverse') {
     // Reversed in the service; the accounting system kept it (it came to hold it in between, or refused): by hand.
     await subject.setPosting(tx, row.organization_id, row.document_id, {
-      status: 'posted', accountingRef: row.external_ref, accountingType: row.external_type,
+      status: 'posted',
+      accountingRef: row.external_ref,
+      accountingType: row.external_type,
       reason: `Reversed in the service, but the accounting system did not void it: ${reason} Void ${row.external_type} ${row.external_ref} there by hand.`,
     });
   } else {
-    await subject.setPosting(tx, row.organization_id, row.document_id, { status: 'failed', accountingRef: null, accountingType: null, reason });
+    await subject.setPosting(tx, row.organization_id, row.document_id, {
+      status: 'failed',
+      accountingRef: null,
+      accountingType: null,
+      reason,
+    });
     // Whoever follows it hears (the DMS: a document that applied this one is rejected, R06 closed books there, R09 otherwise).
-    await accountingPostingSettled(tx, row.organization_id, { type: row.document_type, id: row.document_id }, { status: 'failed', reason, periodClosed });
+    await accountingPostingSettled(
+      tx,
+      row.organization_id,
+      { type: row.document_type, id: row.document_id },
+      { status: 'failed', reason, periodClosed },
+    );
   }
   return 'failed';
 }

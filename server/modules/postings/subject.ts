@@ -1,5 +1,17 @@
 // What the posting jobs need from each document module: the contract lives beside the connectors
 // (server/connectors/subjects.ts), where the manifests that declare subjects and listeners read it too; the document
 // modules' posting.ts files import it from here.
-export type { AccountingCall, AccountingOutcome, FiscalAnswer, FiscalBlock, FiscalCall, PostedRefs, PostingBlock, PostingListener, PostingSubject, Prepared } from '../../connectors/subjects.js';
+export type {
+  AccountingCall,
+  AccountingOutcome,
+  FiscalAnswer,
+  FiscalBlock,
+  FiscalCall,
+  PostedRefs,
+  PostingBlock,
+  PostingDeclarations,
+  PostingListener,
+  PostingSubject,
+  Prepared,
+} from '../../connectors/subjects.js';
 export { answerOfApplication } from '../../connectors/subjects.js';

@@ -23,14 +23,28 @@ export const priceTable: TableDefinition<'prices', PriceRow> = {
   resource: PRICE_RESOURCE,
   table: 'prices',
   listName: 'prices',
-  select: (query) => query.select((eb) => [
-    't.organization_id', 't.id', 't.product_id',
-    eb.selectFrom('products as p').select('p.product_code').whereRef('p.organization_id', '=', 't.organization_id').whereRef('p.id', '=', 't.product_id').$asScalar().$notNull().as('product_code'),
-    't.price_group', 't.unit', 't.amount', 't.currency',
-    // A DATE as its calendar day: pg would turn it into a Date at local midnight.
-    sql<string>`to_char(t.valid_from, 'YYYY-MM-DD')`.as('valid_from'),
-    't.created_at', 't.updated_at',
-  ]),
+  select: (query) =>
+    query.select((eb) => [
+      't.organization_id',
+      't.id',
+      't.product_id',
+      eb
+        .selectFrom('products as p')
+        .select('p.product_code')
+        .whereRef('p.organization_id', '=', 't.organization_id')
+        .whereRef('p.id', '=', 't.product_id')
+        .$asScalar()
+        .$notNull()
+        .as('product_code'),
+      't.price_group',
+      't.unit',
+      't.amount',
+      't.currency',
+      // A DATE as its calendar day: pg would turn it into a Date at local midnight.
+      sql<string>`to_char(t.valid_from, 'YYYY-MM-DD')`.as('valid_from'),
+      't.created_at',
+      't.updated_at',
+    ]),
 };
 
 export function priceFilters(query: Record<string, unknown>): Record<string, Filter | undefined> {
@@ -54,7 +68,12 @@ export interface PriceToWrite {
  * Upserts the prices by (product, price group, unit) and writes one price.created or price.updated event row
  * for each, in one statement; answers the rows in the order given. The items must be distinct by that key.
  */
-export async function upsertPrices(tx: Tx, organizationId: string, currency: string, items: readonly PriceToWrite[]): Promise<PriceRow[]> {
+export async function upsertPrices(
+  tx: Tx,
+  organizationId: string,
+  currency: string,
+  items: readonly PriceToWrite[],
+): Promise<PriceRow[]> {
   const input = items.map((item, position) => ({
     position,
     id: newId('prc'),
@@ -97,6 +116,12 @@ export async function upsertPrices(tx: Tx, organizationId: string, currency: str
 
 /** The price groups that have at least one price: the groups a customer may be put in. */
 export async function priceGroupsWithPrices(db: Db, organizationId: string): Promise<string[]> {
-  const rows = await db.selectFrom('prices').select('price_group').distinct().where('organization_id', '=', organizationId).orderBy('price_group').execute();
+  const rows = await db
+    .selectFrom('prices')
+    .select('price_group')
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .orderBy('price_group')
+    .execute();
   return rows.map((row) => row.price_group);
 }

@@ -15,13 +15,19 @@ export function priceRoutes(db: Db): Router {
   const router = apiRouter();
 
   router.get('/prices', async (req, res) => {
-    sendPage(res, await listPrices(db, actorOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)));
+    sendPage(
+      res,
+      await listPrices(db, actorOf(res), listRequestOf(req), priceFilters(req.query as Record<string, unknown>)),
+    );
   });
 
   router.put('/prices', async (req, res) => {
     const caller = callerOf(res);
     const { items } = req.body as PricesUpsert;
-    await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 200, body: { data: await setPrices(tx, caller.actor, items) } }));
+    await respondIdempotently(db, caller, req, res, async (tx) => ({
+      status: 200,
+      body: { data: await setPrices(tx, caller.actor, items) },
+    }));
   });
 
   router.get('/prices/:id', async (req, res) => {

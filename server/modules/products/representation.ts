@@ -18,8 +18,16 @@ export function toProduct(row: ProductRow, externalCodes: Record<string, string>
     tracksStock: row.tracks_stock,
     taxRate: Number(row.tax_rate),
     isEmpty: row.is_empty,
-    depositPrice: row.deposit_amount === null ? null : { amount: formatAmount(row.deposit_amount, row.deposit_currency!), currency: row.deposit_currency! },
-    empties: row.empties_view.map((empty) => ({ productId: empty.productId, productCode: empty.productCode, quantity: empty.quantity, per: empty.per })),
+    depositPrice:
+      row.deposit_amount === null
+        ? null
+        : { amount: formatAmount(row.deposit_amount, row.deposit_currency!), currency: row.deposit_currency! },
+    empties: row.empties_view.map((empty) => ({
+      productId: empty.productId,
+      productCode: empty.productCode,
+      quantity: empty.quantity,
+      per: empty.per,
+    })),
     externalCodes,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -2,7 +2,7 @@
 // the organisation that are empties; a deposit price is only for empties, in the base currency; a product that
 // others carry as an empty stays one. Every change writes its event in the same transaction (the shared base).
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { acceptAmount } from '../../domain/money.js';
@@ -20,8 +20,15 @@ const base = resourceService({
   idPrefix: 'prd',
   events: { created: 'product.created', updated: 'product.updated' },
   defaults: {
-    brand: null, category: null, status: 'active', tracks_stock: true, tax_rate: '0', is_empty: false,
-    deposit_amount: null, deposit_currency: null, empties: [],
+    brand: null,
+    category: null,
+    status: 'active',
+    tracks_stock: true,
+    tax_rate: '0',
+    is_empty: false,
+    deposit_amount: null,
+    deposit_currency: null,
+    empties: [],
   },
   requiredOnCreate: ['productCode', 'name', 'packSize', 'sellingUnits'],
   toColumns,
@@ -48,17 +55,21 @@ export const products: ResourceService<ProductFields, Product> = {
 
 async function checkResult(tx: Tx, actor: Actor, fields: ProductFields, product: Product): Promise<Product> {
   if (!product.isEmpty && product.depositPrice !== null) {
-    throw new ApiError('business_rule', `Only empties carry a deposit price; product ${product.productCode} is not an empty (isEmpty is false).`, [
-      { field: '/depositPrice', code: 'business_rule', message: 'only an empty (isEmpty true) has a deposit price' },
-    ]);
+    throw new ApiError(
+      'business_rule',
+      `Only empties carry a deposit price; product ${product.productCode} is not an empty (isEmpty is false).`,
+      [{ field: '/depositPrice', code: 'business_rule', message: 'only an empty (isEmpty true) has a deposit price' }],
+    );
   }
   // Only a write that sets isEmpty false can turn an empty into a full product (a new record is carried by none).
   if (fields.isEmpty === false) {
     const carriers = await productsCarrying(tx, actor.organization.id, product.id);
     if (carriers.length > 0) {
-      throw new ApiError('business_rule', `Product ${product.productCode} is carried as an empty by ${carriers.join(', ')}, so it must stay an empty.`, [
-        { field: '/isEmpty', code: 'business_rule', message: `carried as an empty by ${carriers.join(', ')}` },
-      ]);
+      throw new ApiError(
+        'business_rule',
+        `Product ${product.productCode} is carried as an empty by ${carriers.join(', ')}, so it must stay an empty.`,
+        [{ field: '/isEmpty', code: 'business_rule', message: `carried as an empty by ${carriers.join(', ')}` }],
+      );
     }
   }
   return product;
@@ -78,7 +89,10 @@ async function toColumns(tx: Tx, actor: Actor, fields: ProductFields): Promise<P
   if (fields.taxRate !== undefined) columns.tax_rate = acceptTaxRate(fields.taxRate);
   if (fields.isEmpty !== undefined) columns.is_empty = fields.isEmpty;
   if (fields.depositPrice !== undefined) {
-    columns.deposit_amount = fields.depositPrice === null ? null : acceptAmount(fields.depositPrice, '/depositPrice', actor.organization.baseCurrency).toString();
+    columns.deposit_amount =
+      fields.depositPrice === null
+        ? null
+        : acceptAmount(fields.depositPrice, '/depositPrice', actor.organization.baseCurrency).toString();
     columns.deposit_currency = fields.depositPrice === null ? null : fields.depositPrice.currency;
   }
   if (fields.empties !== undefined) columns.empties = await resolveEmpties(tx, actor, fields.empties);
@@ -89,28 +103,60 @@ async function toColumns(tx: Tx, actor: Actor, fields: ProductFields): Promise<P
 function acceptTaxRate(rate: number): string {
   const hundredths = Math.round(rate * 100);
   if (Math.abs(hundredths - rate * 100) > 1e-6) {
-    throw new ApiError('invalid_field', `A tax rate has at most 2 decimals; got ${rate}.`, [{ field: '/taxRate', code: 'invalid_field', message: 'must have at most 2 decimals' }]);
+    throw new ApiError('invalid_field', `A tax rate has at most 2 decimals; got ${rate}.`, [
+      { field: '/taxRate', code: 'invalid_field', message: 'must have at most 2 decimals' },
+    ]);
   }
   return (hundredths / 100).toFixed(2);
 }
 
 /** The empties by product id; every code must name an empty of the organisation (all problems listed at once). */
-async function resolveEmpties(tx: Tx, actor: Actor, empties: NonNullable<ProductFields['empties']>): Promise<StoredEmpty[]> {
+async function resolveEmpties(
+  tx: Tx,
+  actor: Actor,
+  empties: NonNullable<ProductFields['empties']>,
+): Promise<StoredEmpty[]> {
   if (empties.length === 0) return [];
-  const found = await findProductsByCode(tx, actor.organization.id, empties.map((empty) => empty.productCode));
+  const found = await findProductsByCode(
+    tx,
+    actor.organization.id,
+    empties.map((empty) => empty.productCode),
+  );
   const missing: FieldError[] = [];
   const notEmpties: FieldError[] = [];
   empties.forEach((empty, index) => {
     const product = found.get(empty.productCode);
     const field = `/empties/${index}/productCode`;
-    if (!product) missing.push({ field, code: 'product_not_found', message: `no product ${empty.productCode} in this organisation` });
-    else if (!product.is_empty) notEmpties.push({ field, code: 'business_rule', message: `product ${empty.productCode} is not an empty (isEmpty is false)` });
+    if (!product)
+      missing.push({
+        field,
+        code: 'product_not_found',
+        message: `no product ${empty.productCode} in this organisation`,
+      });
+    else if (!product.is_empty)
+      notEmpties.push({
+        field,
+        code: 'business_rule',
+        message: `product ${empty.productCode} is not an empty (isEmpty is false)`,
+      });
   });
   if (missing.length > 0) {
-    throw new ApiError('product_not_found', `The empties name products that do not exist: ${missing.map((e) => e.field).join(', ')}.`, [...missing, ...notEmpties]);
+    throw new ApiError(
+      'product_not_found',
+      `The empties name products that do not exist: ${missing.map((e) => e.field).join(', ')}.`,
+      [...missing, ...notEmpties],
+    );
   }
   if (notEmpties.length > 0) {
-    throw new ApiError('business_rule', `The empties must be products with isEmpty true: ${notEmpties.map((e) => e.field).join(', ')}.`, notEmpties);
+    throw new ApiError(
+      'business_rule',
+      `The empties must be products with isEmpty true: ${notEmpties.map((e) => e.field).join(', ')}.`,
+      notEmpties,
+    );
   }
-  return empties.map((empty) => ({ productId: found.get(empty.productCode)!.id, quantity: empty.quantity, per: empty.per }));
+  return empties.map((empty) => ({
+    productId: found.get(empty.productCode)!.id,
+    quantity: empty.quantity,
+    per: empty.per,
+  }));
 }

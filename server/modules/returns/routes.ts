@@ -2,7 +2,7 @@
 // request for the reads (repository.ts). Nothing here decides a rule.
 import type { Router } from 'express';
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { actorOf, callerOf } from '../../platform/access/context.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
@@ -31,7 +31,9 @@ export function returnRoutes(db: Db): Router {
         lines: body.lines.map((line) => ({
           ...(line.invoiceLineNumber === undefined ? {} : { invoiceLineNumber: line.invoiceLineNumber }),
           ...(line.productId === undefined ? {} : { productId: line.productId }),
-          unit: line.unit, quantity: line.quantity, condition: line.condition,
+          unit: line.unit,
+          quantity: line.quantity,
+          condition: line.condition,
         })),
       });
       return { status: 201, body: await read(tx, caller.actor, processed.id) };
@@ -44,7 +46,11 @@ export function returnRoutes(db: Db): Router {
     const request = listRequestOf(req);
     await requireReturnFilters(db, actor.organization.id, query, request);
     const page = await listReturns(db, actor, request, query);
-    const parts = await partsOf(db, actor.organization.id, page.rows.map((row) => row.id));
+    const parts = await partsOf(
+      db,
+      actor.organization.id,
+      page.rows.map((row) => row.id),
+    );
     sendPage(res, { ...page, rows: page.rows.map((row) => toReturn(row, parts.get(row.id)!)) });
   });
 

@@ -13,7 +13,10 @@ export function routeRoutes(db: Db): Router {
   router.put('/routes/:id/outlets', async (req, res) => {
     const caller = callerOf(res);
     const { customerIds } = req.body as { customerIds: string[] };
-    await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 200, body: await replaceRouteOutlets(tx, caller.actor, req.params.id as string, customerIds) }));
+    await respondIdempotently(db, caller, req, res, async (tx) => ({
+      status: 200,
+      body: await replaceRouteOutlets(tx, caller.actor, req.params.id as string, customerIds),
+    }));
   });
   return router;
 }

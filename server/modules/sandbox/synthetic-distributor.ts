@@ -16,7 +16,11 @@ type WithId<T> = T & { id: string };
 
 export interface SandboxDistributor {
   outlets: WithId<CustomerColumns>[];
-  products: WithId<Omit<SyntheticProduct, 'empties' | 'baseCasePrice'> & { empties: { productId: string; quantity: number; per: string }[] }>[];
+  products: WithId<
+    Omit<SyntheticProduct, 'empties' | 'baseCasePrice'> & {
+      empties: { productId: string; quantity: number; per: string }[];
+    }
+  >[];
   prices: WithId<SyntheticPrice & { product_id: string }>[];
   locations: WithId<Omit<SyntheticLocation, 'routeCode'> & { route_id: string | null }>[];
   salespeople: { id: string; salesman_code: string; name: string; phone: string; route_id: string }[];
@@ -33,15 +37,27 @@ export function sandboxDistributor(outletCount: number): SandboxDistributor {
     id: productIds.get(product.product_code)!,
     empties: empties.map((e) => ({ productId: productIds.get(e.productCode)!, quantity: e.quantity, per: e.per })),
   }));
-  const prices = syntheticPrices(catalogue).map((price) => ({ ...price, id: newId('prc'), product_id: productIds.get(price.product_code)! }));
+  const prices = syntheticPrices(catalogue).map((price) => ({
+    ...price,
+    id: newId('prc'),
+    product_id: productIds.get(price.product_code)!,
+  }));
 
   const plannedRoutes = syntheticRoutes();
   const routeIds = new Map(plannedRoutes.map((route) => [route.route_code, newId('rte')]));
-  const locations = syntheticLocations(plannedRoutes.map((route) => route.route_code)).map(({ routeCode, ...location }) => ({
-    ...location, id: newId('loc'), route_id: routeCode === null ? null : routeIds.get(routeCode)!,
-  }));
+  const locations = syntheticLocations(plannedRoutes.map((route) => route.route_code)).map(
+    ({ routeCode, ...location }) => ({
+      ...location,
+      id: newId('loc'),
+      route_id: routeCode === null ? null : routeIds.get(routeCode)!,
+    }),
+  );
   const locationIds = new Map(locations.map((location) => [location.code, location.id]));
-  const salespeople = plannedRoutes.map((route) => ({ ...route.salesperson, id: newId('slp'), route_id: routeIds.get(route.route_code)! }));
+  const salespeople = plannedRoutes.map((route) => ({
+    ...route.salesperson,
+    id: newId('slp'),
+    route_id: routeIds.get(route.route_code)!,
+  }));
   const routes = plannedRoutes.map((route, i) => ({
     id: routeIds.get(route.route_code)!,
     route_code: route.route_code,
@@ -59,7 +75,11 @@ export function sandboxDistributor(outletCount: number): SandboxDistributor {
   }));
   const journeyPlans = routes.map((route) => ({ id: newId('jpl'), route_id: route.id }));
   const visits = journeyPlans.flatMap((plan, i) =>
-    syntheticVisits(outlets.filter((outlet) => outlet.route_id === plan.route_id), i).map((visit) => ({ ...visit, journey_plan_id: plan.id })));
+    syntheticVisits(
+      outlets.filter((outlet) => outlet.route_id === plan.route_id),
+      i,
+    ).map((visit) => ({ ...visit, journey_plan_id: plan.id })),
+  );
 
   return { outlets, products, prices, locations, salespeople, routes, journeyPlans, visits };
 }

@@ -4,17 +4,27 @@
 // own seeded stream, so the same on every machine; only the dates follow the day the sandbox is written (the
 // weeks before it). A few hundred rows, written through the field-activity module's own posting functions (their batch forms).
 import { deflateSync } from 'node:zlib';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
-import { recordActivities, recordObservations, recordVisits, type RecordActivity, type RecordObservation, type RecordVisit } from '../field-activity/service.js';
+import {
+  recordActivities,
+  recordObservations,
+  recordVisits,
+  type RecordActivity,
+  type RecordObservation,
+  type RecordVisit,
+} from '../field-activity/service.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { picker, seededRandom, SANDBOX_SEED } from './seeded-random.js';
 
 const WEEKS = 3;
 const VISITS_PER_ROUTE_AND_DAY = 2;
 const BRANDS = [
-  { brand: 'Rival Cola', own: false }, { brand: 'Nile Fresh', own: false }, { brand: 'Sunny Malt', own: false },
-  { brand: 'Kampala Cola', own: true }, { brand: 'Crystal Water', own: true },
+  { brand: 'Rival Cola', own: false },
+  { brand: 'Nile Fresh', own: false },
+  { brand: 'Sunny Malt', own: false },
+  { brand: 'Kampala Cola', own: true },
+  { brand: 'Crystal Water', own: true },
 ];
 const NO_SALE_REASONS = ['Owner away', 'Enough stock', 'No cash today', 'Prefers a competitor'];
 const ACTIVITIES = [
@@ -31,7 +41,10 @@ export function syntheticPng(width: number, height: number, rgb: readonly [numbe
     const start = y * (1 + width * 3); // each row starts with filter type 0 (none)
     for (let x = 0; x < width; x += 1) {
       const shade = x === y ? 0.5 : 1;
-      rows.set(rgb.map((c) => Math.round(c * shade)), start + 1 + x * 3);
+      rows.set(
+        rgb.map((c) => Math.round(c * shade)),
+        start + 1 + x * 3,
+      );
     }
   }
   const header = Buffer.alloc(13);
@@ -40,7 +53,9 @@ export function syntheticPng(width: number, height: number, rgb: readonly [numbe
   header.set([8, 2, 0, 0, 0], 8); // bit depth 8, colour type 2 (RGB), deflate, adaptive filters, no interlace
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0)),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
   ]);
 }
 
@@ -81,7 +96,13 @@ function workingDays(today: Date): { date: string; weekday: number }[] {
  * `idOf` (synthetic id -> real id): every visit is drawn first, with what happened on it, then the three kinds are
  * written in one call each (a few set-based statements in all).
  */
-export async function writeFieldActivity(tx: Tx, actor: Actor, d: SandboxDistributor, idOf: ReadonlyMap<string, string>, today = new Date()): Promise<void> {
+export async function writeFieldActivity(
+  tx: Tx,
+  actor: Actor,
+  d: SandboxDistributor,
+  idOf: ReadonlyMap<string, string>,
+  today = new Date(),
+): Promise<void> {
   const random = seededRandom(SANDBOX_SEED + 11);
   const pick = picker(random);
   const routeOfPlan = new Map(d.journeyPlans.map((plan) => [plan.id, plan.route_id]));
@@ -91,7 +112,9 @@ export async function writeFieldActivity(tx: Tx, actor: Actor, d: SandboxDistrib
   const observations: { visit: number; command: Omit<RecordObservation, 'visitId'> }[] = [];
   for (const { date, weekday } of workingDays(today)) {
     for (const route of d.routes) {
-      const planned = d.visits.filter((visit) => visit.weekday === weekday && routeOfPlan.get(visit.journey_plan_id) === route.id);
+      const planned = d.visits.filter(
+        (visit) => visit.weekday === weekday && routeOfPlan.get(visit.journey_plan_id) === route.id,
+      );
       const salespersonId = idOf.get(salespersonOfRoute.get(route.id)!)!;
       for (const [n, planVisit] of planned.slice(0, VISITS_PER_ROUTE_AND_DAY).entries()) {
         const customerId = idOf.get(planVisit.customer_id)!;
@@ -100,26 +123,58 @@ export async function writeFieldActivity(tx: Tx, actor: Actor, d: SandboxDistrib
         const checkIn = new Date(`${date}T06:30:00.000Z`);
         checkIn.setUTCMinutes(checkIn.getUTCMinutes() + n * 95 + Math.floor(random() * 30));
         const checkOut = new Date(checkIn.getTime() + (8 + Math.floor(random() * 25)) * 60_000);
-        const visit = visits.push({
-          customerId, salespersonId, visitDate: date, checkInAt: checkIn.toISOString(), checkOutAt: checkOut.toISOString(), outcome,
-          noSaleReason: outcome === 'no_sale' ? pick(NO_SALE_REASONS) : null,
-        }) - 1;
+        const visit =
+          visits.push({
+            customerId,
+            salespersonId,
+            visitDate: date,
+            checkInAt: checkIn.toISOString(),
+            checkOutAt: checkOut.toISOString(),
+            outcome,
+            noSaleReason: outcome === 'no_sale' ? pick(NO_SALE_REASONS) : null,
+          }) - 1;
         if (outcome === 'closed_outlet') continue;
         if (random() < 0.5) {
           const activity = pick(ACTIVITIES);
-          activities.push({ visit, command: { customerId, salespersonId, kind: activity.kind, description: activity.description } });
+          activities.push({
+            visit,
+            command: { customerId, salespersonId, kind: activity.kind, description: activity.description },
+          });
         }
         if (random() < 0.35) {
           const { brand, own } = pick(BRANDS);
-          const photo = random() < 0.4
-            ? syntheticPng(16, 12, [Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)])
-            : undefined;
-          observations.push({ visit, command: { customerId, observedBy: salespersonId, brand, isOwnBrand: own, quantity: 1 + Math.floor(random() * 40), photo } });
+          const photo =
+            random() < 0.4
+              ? syntheticPng(16, 12, [
+                  Math.floor(random() * 256),
+                  Math.floor(random() * 256),
+                  Math.floor(random() * 256),
+                ])
+              : undefined;
+          observations.push({
+            visit,
+            command: {
+              customerId,
+              observedBy: salespersonId,
+              brand,
+              isOwnBrand: own,
+              quantity: 1 + Math.floor(random() * 40),
+              photo,
+            },
+          });
         }
       }
     }
   }
   const visitIds = (await recordVisits(tx, actor, visits)).map((visit) => visit.id);
-  await recordActivities(tx, actor, activities.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })));
-  await recordObservations(tx, actor, observations.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })));
+  await recordActivities(
+    tx,
+    actor,
+    activities.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })),
+  );
+  await recordObservations(
+    tx,
+    actor,
+    observations.map(({ visit, command }) => ({ ...command, visitId: visitIds[visit]! })),
+  );
 }

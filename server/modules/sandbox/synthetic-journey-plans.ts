@@ -19,9 +19,15 @@ export interface SyntheticVisit {
 const WORKING_DAYS = 6;
 
 /** The visits of one route's outlets; `routeIndex` gives each route its own stream of the seed. */
-export function syntheticVisits(outlets: PlannedOutlet[], routeIndex: number, seed = SANDBOX_SEED + 3): SyntheticVisit[] {
+export function syntheticVisits(
+  outlets: PlannedOutlet[],
+  routeIndex: number,
+  seed = SANDBOX_SEED + 3,
+): SyntheticVisit[] {
   const random = seededRandom(seed + routeIndex * 7919);
-  const ordered = [...outlets].sort((a, b) => Number(a.gps_longitude ?? 0) - Number(b.gps_longitude ?? 0) || a.outlet_code.localeCompare(b.outlet_code));
+  const ordered = [...outlets].sort(
+    (a, b) => Number(a.gps_longitude ?? 0) - Number(b.gps_longitude ?? 0) || a.outlet_code.localeCompare(b.outlet_code),
+  );
   const perDay = Math.ceil(ordered.length / WORKING_DAYS);
   return ordered.map((outlet, i) => {
     const biweekly = random() < 0.25;

@@ -16,8 +16,20 @@ export function syntheticLocations(routeCodes: string[]): SyntheticLocation[] {
     { code: 'M02', kind: 'main', stock_condition: null, name: 'Jinja main warehouse', routeCode: null },
     { code: 'D01', kind: 'damages', stock_condition: null, name: 'Damages store, Kampala', routeCode: null },
     ...routeCodes.flatMap((routeCode): SyntheticLocation[] => [
-      { code: vanCode(routeCode, 'G'), kind: 'van', stock_condition: 'good', name: `Van ${routeCode} - good stock`, routeCode },
-      { code: vanCode(routeCode, 'B'), kind: 'van', stock_condition: 'bad', name: `Van ${routeCode} - bad stock`, routeCode },
+      {
+        code: vanCode(routeCode, 'G'),
+        kind: 'van',
+        stock_condition: 'good',
+        name: `Van ${routeCode} - good stock`,
+        routeCode,
+      },
+      {
+        code: vanCode(routeCode, 'B'),
+        kind: 'van',
+        stock_condition: 'bad',
+        name: `Van ${routeCode} - bad stock`,
+        routeCode,
+      },
     ]),
   ];
 }

@@ -6,9 +6,31 @@ import { picker, SANDBOX_SEED, seededRandom } from './seeded-random.js';
 
 export { seededRandom } from './seeded-random.js';
 
-const NAMES = ['Mama Grace', 'Nakato', 'Kato', 'Ssemwanga', 'Achieng', 'Okello', 'Namubiru', 'Mugisha', 'Atim', 'Wasswa', 'Nabirye', 'Opio'];
+const NAMES = [
+  'Mama Grace',
+  'Nakato',
+  'Kato',
+  'Ssemwanga',
+  'Achieng',
+  'Okello',
+  'Namubiru',
+  'Mugisha',
+  'Atim',
+  'Wasswa',
+  'Nabirye',
+  'Opio',
+];
 const KINDS = ['Shop', 'Bar', 'Supermarket', 'Kiosk', 'Wholesalers', 'Restaurant', 'Hotel', 'Mini Mart'];
-const CHANNEL_OF: Record<string, string> = { Shop: 'retail', Bar: 'horeca', Supermarket: 'supermarket', Kiosk: 'kiosk', Wholesalers: 'wholesale', Restaurant: 'horeca', Hotel: 'horeca', 'Mini Mart': 'retail' };
+const CHANNEL_OF: Record<string, string> = {
+  Shop: 'retail',
+  Bar: 'horeca',
+  Supermarket: 'supermarket',
+  Kiosk: 'kiosk',
+  Wholesalers: 'wholesale',
+  Restaurant: 'horeca',
+  Hotel: 'horeca',
+  'Mini Mart': 'retail',
+};
 export const TOWNS = [
   { city: 'Kampala', district: 'Kampala Central', region: 'Central', lat: 0.3136, lng: 32.5811 },
   { city: 'Entebbe', district: 'Wakiso', region: 'Central', lat: 0.0512, lng: 32.4637 },
@@ -36,7 +58,13 @@ export function syntheticOutlets(count: number, seed = SANDBOX_SEED): CustomerCo
       credit_limit_amount: credit ? String(Math.round(random() * 40 + 5) * 50_000) : null,
       credit_limit_currency: credit ? 'UGX' : null,
       payment_terms_days: credit ? pick([7, 14, 30]) : 0,
-      address: { line1: `Plot ${1 + Math.floor(random() * 200)}, ${pick(['Main', 'Market', 'Station', 'Church', 'Kampala'])} Road`, line2: null, city: town.city, district: town.district, country: 'UG' },
+      address: {
+        line1: `Plot ${1 + Math.floor(random() * 200)}, ${pick(['Main', 'Market', 'Station', 'Church', 'Kampala'])} Road`,
+        line2: null,
+        city: town.city,
+        district: town.district,
+        country: 'UG',
+      },
       region: town.region,
       phone: `+256 7${digits().slice(0, 2)} ${digits().slice(0, 6)}`,
       tax_id: random() < 0.5 ? `10${digits().slice(0, 8)}` : null,

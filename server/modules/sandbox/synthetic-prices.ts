@@ -18,14 +18,24 @@ const MARKUP: Record<string, number> = { WHOLESALE: 1, 'RETAIL-B': 1.04, 'RETAIL
 
 export function syntheticPrices(products: SyntheticProduct[], seed = SANDBOX_SEED + 1): SyntheticPrice[] {
   const random = seededRandom(seed);
-  return products.filter((product) => !product.is_empty).flatMap((product) => {
-    const casePrice = product.baseCasePrice * (0.97 + random() * 0.06);
-    return PRICE_GROUPS.flatMap((group) => product.selling_units.map((unit) => {
-      const perCase = casePrice * MARKUP[group]!;
-      const amount = unit === 'case' ? roundTo(perCase, 500) : roundTo((perCase / product.pack_size) * 1.1, 50);
-      return { product_code: product.product_code, price_group: group, unit, amount: String(amount), valid_from: PRICES_VALID_FROM };
-    }));
-  });
+  return products
+    .filter((product) => !product.is_empty)
+    .flatMap((product) => {
+      const casePrice = product.baseCasePrice * (0.97 + random() * 0.06);
+      return PRICE_GROUPS.flatMap((group) =>
+        product.selling_units.map((unit) => {
+          const perCase = casePrice * MARKUP[group]!;
+          const amount = unit === 'case' ? roundTo(perCase, 500) : roundTo((perCase / product.pack_size) * 1.1, 50);
+          return {
+            product_code: product.product_code,
+            price_group: group,
+            unit,
+            amount: String(amount),
+            valid_from: PRICES_VALID_FROM,
+          };
+        }),
+      );
+    });
 }
 
 function roundTo(value: number, step: number): number {

@@ -34,8 +34,14 @@ const EMPTIES: SyntheticProduct[] = [
   empty('900202', 'Bottle 500ml returnable (beer)', 'bottle', 1_000),
 ];
 
-const SODA_GLASS = [{ productCode: '900101', quantity: 1, per: 'case' }, { productCode: '900102', quantity: 24, per: 'case' }] as const;
-const BEER_GLASS = [{ productCode: '900201', quantity: 1, per: 'case' }, { productCode: '900202', quantity: 24, per: 'case' }] as const;
+const SODA_GLASS = [
+  { productCode: '900101', quantity: 1, per: 'case' },
+  { productCode: '900102', quantity: 24, per: 'case' },
+] as const;
+const BEER_GLASS = [
+  { productCode: '900201', quantity: 1, per: 'case' },
+  { productCode: '900202', quantity: 24, per: 'case' },
+] as const;
 
 /** [code, name, brand, category, pack size, unit besides case, empties, wholesale case price]. */
 type Line = [string, string, string, string, number, 'bottle' | 'piece', readonly SyntheticEmpty[], number];
@@ -83,27 +89,40 @@ const BEVERAGES: Line[] = [
 export function syntheticProducts(): SyntheticProduct[] {
   return [
     ...EMPTIES,
-    ...BEVERAGES.map(([code, name, brand, category, packSize, unit, empties, price]): SyntheticProduct => ({
-      product_code: code,
-      name,
-      brand,
-      category,
-      status: 'active',
-      pack_size: packSize,
-      selling_units: ['case', unit],
-      tracks_stock: true,
-      tax_rate: '18',
-      is_empty: false,
-      deposit_amount: null,
-      empties: empties.map((e) => ({ ...e })),
-      baseCasePrice: price,
-    })),
+    ...BEVERAGES.map(
+      ([code, name, brand, category, packSize, unit, empties, price]): SyntheticProduct => ({
+        product_code: code,
+        name,
+        brand,
+        category,
+        status: 'active',
+        pack_size: packSize,
+        selling_units: ['case', unit],
+        tracks_stock: true,
+        tax_rate: '18',
+        is_empty: false,
+        deposit_amount: null,
+        empties: empties.map((e) => ({ ...e })),
+        baseCasePrice: price,
+      }),
+    ),
   ];
 }
 
 function empty(code: string, name: string, unit: 'piece' | 'bottle', deposit: number): SyntheticProduct {
   return {
-    product_code: code, name, brand: null, category: 'Empties', status: 'active', pack_size: 1, selling_units: [unit],
-    tracks_stock: true, tax_rate: '0', is_empty: true, deposit_amount: String(deposit), empties: [], baseCasePrice: 0,
+    product_code: code,
+    name,
+    brand: null,
+    category: 'Empties',
+    status: 'active',
+    pack_size: 1,
+    selling_units: [unit],
+    tracks_stock: true,
+    tax_rate: '0',
+    is_empty: true,
+    deposit_amount: String(deposit),
+    empties: [],
+    baseCasePrice: 0,
   };
 }

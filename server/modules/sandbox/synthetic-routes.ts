@@ -11,7 +11,18 @@ export interface SyntheticRoute {
 }
 
 const FIRST_NAMES = ['Joseph', 'Sarah', 'Moses', 'Esther', 'Brian', 'Harriet', 'Ivan', 'Prossy', 'Denis', 'Agnes'];
-const LAST_NAMES = ['Mukasa', 'Nansubuga', 'Okot', 'Tumusiime', 'Kiggundu', 'Akello', 'Byaruhanga', 'Nalwoga', 'Odongo', 'Kyomuhendo'];
+const LAST_NAMES = [
+  'Mukasa',
+  'Nansubuga',
+  'Okot',
+  'Tumusiime',
+  'Kiggundu',
+  'Akello',
+  'Byaruhanga',
+  'Nalwoga',
+  'Odongo',
+  'Kyomuhendo',
+];
 
 export function syntheticRoutes(seed = SANDBOX_SEED + 2): SyntheticRoute[] {
   const random = seededRandom(seed);

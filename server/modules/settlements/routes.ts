@@ -16,7 +16,13 @@ export function settlementRoutes(db: Db): Router {
 
   router.get('/settlements', async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    sendPage(res, await listSettlements(db, actorOf(res), listRequestOf(req), { salespersonId: query.salespersonId, tripId: query.tripId }));
+    sendPage(
+      res,
+      await listSettlements(db, actorOf(res), listRequestOf(req), {
+        salespersonId: query.salespersonId,
+        tripId: query.tripId,
+      }),
+    );
   });
 
   return router;

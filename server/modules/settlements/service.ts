@@ -12,9 +12,9 @@
 //   never paid from trip cash: an expense whose kind or description says fuel (fuel, diesel, petrol, gasoline) is 422
 //   business_rule naming it.
 // - Lock order: the trip's row first (FOR UPDATE: a second settle waits, then finds the trip closed), then numbers.
-import { queuePostings } from '../../domain/postings.js';
+import { queuePostings } from '../postings/queue.js';
 import { Decimal } from 'decimal.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { minorUnits, MAX_AMOUNT } from '../../domain/money.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
@@ -77,8 +77,16 @@ export async function settleTrip(tx: Tx, actor: Actor, command: SettleTripComman
   const trip = await lockTrip(tx, organizationId, command.tripId);
   refuseHandMoveOfDmsTrip(actor, trip);
   const existing = await settlementOfTrip(tx, organizationId, trip.id);
-  if (existing) throw new ApiError('invalid_state', `Trip ${trip.number} is settled already (settlement ${existing.id}, closed ${existing.closed_at.toISOString()}); a settlement is closed once.`);
-  if (trip.status !== 'returned') throw new ApiError('invalid_state', `Trip ${trip.number} is ${trip.status}; a trip is settled once it has returned (its van counted).`);
+  if (existing)
+    throw new ApiError(
+      'invalid_state',
+      `Trip ${trip.number} is settled already (settlement ${existing.id}, closed ${existing.closed_at.toISOString()}); a settlement is closed once.`,
+    );
+  if (trip.status !== 'returned')
+    throw new ApiError(
+      'invalid_state',
+      `Trip ${trip.number} is ${trip.status}; a trip is settled once it has returned (its van counted).`,
+    );
 
   const { handedIn, expenses } = checkCommand(command, currency);
   const cashExpenses = expenses.reduce((total, expense) => total.plus(expense.amount), new Decimal(0));
@@ -88,21 +96,53 @@ export async function settleTrip(tx: Tx, actor: Actor, command: SettleTripComman
 
   const id = newId('stl');
   // Its journal entry (expenses and difference) in the accounting system, queued with it.
-  const { posting_status, posting_reason } = await queuePostings(tx, organizationId, { type: 'settlement', id, number: `STL-${trip.number}` });
-  await tx.insertInto('settlements').values({
-    organization_id: organizationId, id, trip_id: trip.id, status: 'closed', currency, posting_status, posting_reason,
-    handed_in: handedIn.toFixed(), cash_expenses: cashExpenses.toFixed(), cash_expected: cashExpected.toFixed(), variance: variance.toFixed(),
-    notes: command.notes?.trim() ? command.notes.trim() : null,
-  }).execute();
+  const { posting_status, posting_reason } = await queuePostings(tx, organizationId, {
+    type: 'settlement',
+    id,
+    number: `STL-${trip.number}`,
+  });
+  await tx
+    .insertInto('settlements')
+    .values({
+      organization_id: organizationId,
+      id,
+      trip_id: trip.id,
+      status: 'closed',
+      currency,
+      posting_status,
+      posting_reason,
+      handed_in: handedIn.toFixed(),
+      cash_expenses: cashExpenses.toFixed(),
+      cash_expected: cashExpected.toFixed(),
+      variance: variance.toFixed(),
+      notes: command.notes?.trim() ? command.notes.trim() : null,
+    })
+    .execute();
   if (expenses.length > 0) {
-    await tx.insertInto('settlement_expenses').values(expenses.map((expense, i) => ({
-      organization_id: organizationId, settlement_id: id, line_number: i + 1, kind: expense.kind, description: expense.description,
-      amount: expense.amount.toFixed(), receipt_reference: expense.receiptReference,
-    }))).execute();
+    await tx
+      .insertInto('settlement_expenses')
+      .values(
+        expenses.map((expense, i) => ({
+          organization_id: organizationId,
+          settlement_id: id,
+          line_number: i + 1,
+          kind: expense.kind,
+          description: expense.description,
+          amount: expense.amount.toFixed(),
+          receipt_reference: expense.receiptReference,
+        })),
+      )
+      .execute();
   }
   await recordEvent(tx, organizationId, SETTLEMENT_CLOSED, SETTLEMENT, id);
   await closeTrip(tx, actor, trip.id);
-  return readSheet(tx, organizationId, (await findTrip(tx, organizationId, trip.id))!, await findSettlement(tx, organizationId, id), currency);
+  return readSheet(
+    tx,
+    organizationId,
+    (await findTrip(tx, organizationId, trip.id))!,
+    await findSettlement(tx, organizationId, id),
+    currency,
+  );
 }
 
 /**
@@ -117,9 +157,16 @@ export async function closeTripWithNothingToSettle(tx: Tx, actor: Actor, tripId:
   refuseHandMoveOfDmsTrip(actor, trip);
   if (trip.status === 'returned') {
     const sheet = await readSheet(tx, organizationId, trip, null, actor.organization.baseCurrency);
-    const documents = sheet.sales.invoiceCount + sheet.collections.receiptCount + sheet.collections.otherCurrencyReceipts + sheet.creditNotes.count;
+    const documents =
+      sheet.sales.invoiceCount +
+      sheet.collections.receiptCount +
+      sheet.collections.otherCurrencyReceipts +
+      sheet.creditNotes.count;
     if (documents > 0) {
-      throw new ApiError('invalid_state', `Trip ${trip.number} has ${sheet.sales.invoiceCount} invoice(s), ${sheet.collections.receiptCount + sheet.collections.otherCurrencyReceipts} receipt(s) and ${sheet.creditNotes.count} credit note(s) on it: settle it with the cash handed in (admin trip settle), which closes it.`);
+      throw new ApiError(
+        'invalid_state',
+        `Trip ${trip.number} has ${sheet.sales.invoiceCount} invoice(s), ${sheet.collections.receiptCount + sheet.collections.otherCurrencyReceipts} receipt(s) and ${sheet.creditNotes.count} credit note(s) on it: settle it with the cash handed in (admin trip settle), which closes it.`,
+      );
     }
   }
   return settleTrip(tx, actor, { tripId, handedIn: '0', expenses: [] });
@@ -127,7 +174,13 @@ export async function closeTripWithNothingToSettle(tx: Tx, actor: Actor, tripId:
 
 /** The trip's row locked (FOR UPDATE) for the settlement's transaction, then read; 404 when it is not the organisation's. */
 async function lockTrip(tx: Tx, organizationId: string, tripId: string): Promise<TripRow> {
-  const locked = await tx.selectFrom('trips').select('id').where('organization_id', '=', organizationId).where('id', '=', tripId).forUpdate().executeTakeFirst();
+  const locked = await tx
+    .selectFrom('trips')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', tripId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!locked) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
   return (await findTrip(tx, organizationId, tripId))!;
 }
@@ -143,34 +196,67 @@ interface CheckedExpense {
 function checkCommand(command: SettleTripCommand, currency: string): { handedIn: Decimal; expenses: CheckedExpense[] } {
   const problems: FieldError[] = [];
   const amount = (value: string, field: string, positive: boolean): Decimal => {
-    const problem = !/^-?\d{1,20}(\.\d{1,20})?$/.test(value) ? 'a decimal amount such as 125000 or 18.50'
-      : new Decimal(value).isNegative() ? 'must not be negative'
-        : positive && new Decimal(value).isZero() ? 'must be more than 0'
-          : new Decimal(value).greaterThanOrEqualTo(MAX_AMOUNT) ? `must be less than ${MAX_AMOUNT.toFixed()}`
-            : new Decimal(value).decimalPlaces() > minorUnits(currency) ? `${currency} has ${minorUnits(currency)} decimal places` : null;
+    const problem = !/^-?\d{1,20}(\.\d{1,20})?$/.test(value)
+      ? 'a decimal amount such as 125000 or 18.50'
+      : new Decimal(value).isNegative()
+        ? 'must not be negative'
+        : positive && new Decimal(value).isZero()
+          ? 'must be more than 0'
+          : new Decimal(value).greaterThanOrEqualTo(MAX_AMOUNT)
+            ? `must be less than ${MAX_AMOUNT.toFixed()}`
+            : new Decimal(value).decimalPlaces() > minorUnits(currency)
+              ? `${currency} has ${minorUnits(currency)} decimal places`
+              : null;
     if (problem) problems.push({ field, code: 'invalid_field', message: problem });
     return problem ? new Decimal(0) : new Decimal(value);
   };
   const handedIn = amount(command.handedIn, '/handedIn', false);
-  if (command.expenses.length > MAX_EXPENSES) problems.push({ field: '/expenses', code: 'invalid_field', message: `at most ${MAX_EXPENSES} expenses` });
+  if (command.expenses.length > MAX_EXPENSES)
+    problems.push({ field: '/expenses', code: 'invalid_field', message: `at most ${MAX_EXPENSES} expenses` });
   const expenses = command.expenses.map((expense, i): CheckedExpense => {
     const field = (name: string) => `/expenses/${i}/${name}`;
     const description = expense.description.trim();
     const receiptReference = expense.receiptReference?.trim() ? expense.receiptReference.trim() : null;
     if (FUEL.test(expense.kind) || FUEL.test(description)) {
-      problems.push({ field: field(FUEL.test(expense.kind) ? 'kind' : 'description'), code: 'business_rule', message: 'fuel is never paid from trip cash (it is a vehicle cost, booked apart); only crew allowances and receipted purchases are' });
+      problems.push({
+        field: field(FUEL.test(expense.kind) ? 'kind' : 'description'),
+        code: 'business_rule',
+        message:
+          'fuel is never paid from trip cash (it is a vehicle cost, booked apart); only crew allowances and receipted purchases are',
+      });
     } else if (!(EXPENSE_KINDS as readonly string[]).includes(expense.kind)) {
       problems.push({ field: field('kind'), code: 'invalid_field', message: `one of ${EXPENSE_KINDS.join(', ')}` });
     }
-    if (description === '' || description.length > 200) problems.push({ field: field('description'), code: 'invalid_field', message: 'say what was paid for, 1 to 200 characters' });
-    if (receiptReference !== null && receiptReference.length > 64) problems.push({ field: field('receiptReference'), code: 'invalid_field', message: 'at most 64 characters' });
-    if (expense.kind === 'purchase' && receiptReference === null) problems.push({ field: field('receiptReference'), code: 'business_rule', message: 'a purchase paid from trip cash names its receipt' });
-    return { kind: expense.kind as ExpenseKind, amount: amount(expense.amount, field('amount'), true), description, receiptReference };
+    if (description === '' || description.length > 200)
+      problems.push({
+        field: field('description'),
+        code: 'invalid_field',
+        message: 'say what was paid for, 1 to 200 characters',
+      });
+    if (receiptReference !== null && receiptReference.length > 64)
+      problems.push({ field: field('receiptReference'), code: 'invalid_field', message: 'at most 64 characters' });
+    if (expense.kind === 'purchase' && receiptReference === null)
+      problems.push({
+        field: field('receiptReference'),
+        code: 'business_rule',
+        message: 'a purchase paid from trip cash names its receipt',
+      });
+    return {
+      kind: expense.kind as ExpenseKind,
+      amount: amount(expense.amount, field('amount'), true),
+      description,
+      receiptReference,
+    };
   });
-  if (command.notes && command.notes.length > 500) problems.push({ field: '/notes', code: 'invalid_field', message: 'at most 500 characters' });
+  if (command.notes && command.notes.length > 500)
+    problems.push({ field: '/notes', code: 'invalid_field', message: 'at most 500 characters' });
   if (problems.length > 0) {
     const code = problems.some((p) => p.code === 'business_rule') ? 'business_rule' : 'invalid_field';
-    throw new ApiError(code, `The settlement cannot be closed: ${problems.map((p) => `${p.field.slice(1)}: ${p.message}`).join('; ')}.`, problems);
+    throw new ApiError(
+      code,
+      `The settlement cannot be closed: ${problems.map((p) => `${p.field.slice(1)}: ${p.message}`).join('; ')}.`,
+      problems,
+    );
   }
   return { handedIn, expenses };
 }
@@ -182,7 +268,13 @@ export async function getTripSettlement(db: Db, actor: Actor, tripId: string): P
   const organizationId = actor.organization.id;
   const trip = await findTrip(db, organizationId, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
-  return readSheet(db, organizationId, trip, await settlementOfTrip(db, organizationId, trip.id), actor.organization.baseCurrency);
+  return readSheet(
+    db,
+    organizationId,
+    trip,
+    await settlementOfTrip(db, organizationId, trip.id),
+    actor.organization.baseCurrency,
+  );
 }
 
 export interface SettlementFilters {
@@ -191,7 +283,12 @@ export interface SettlementFilters {
 }
 
 /** The closed settlements, at most 5 full sheets a page, newest first (or oldest change first with updatedSince). */
-export async function listSettlements(db: Db, actor: Actor, request: ListRequest, filters: SettlementFilters): Promise<Page<Settlement>> {
+export async function listSettlements(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: SettlementFilters,
+): Promise<Page<Settlement>> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   await requireFilterRecords(db, organizationId, [
@@ -199,13 +296,28 @@ export async function listSettlements(db: Db, actor: Actor, request: ListRequest
     { parameter: 'tripId', table: 'trips', what: 'trip', id: filters.tripId },
   ]);
   const eb = expressionBuilder<DB & { t: DB['settlements'] }, 't'>();
-  const page = await readPage(SETTLEMENT, settlementQuery(db, organizationId), organizationId,
-    { ...request, limit: Math.min(request.limit ?? MAX_SHEETS_PER_PAGE, MAX_SHEETS_PER_PAGE) }, {
+  const page = await readPage(
+    SETTLEMENT,
+    settlementQuery(db, organizationId),
+    organizationId,
+    { ...request, limit: Math.min(request.limit ?? MAX_SHEETS_PER_PAGE, MAX_SHEETS_PER_PAGE) },
+    {
       tripId: equals('settlements', 'trip_id', filters.tripId),
       // The salesperson is the trip's: the settlements whose trip is theirs.
-      salespersonId: when(filters.salespersonId, eb('t.trip_id', 'in', eb.selectFrom('trips').select('trips.id')
-        .whereRef('trips.organization_id', '=', 't.organization_id').where('trips.salesperson_id', '=', filters.salespersonId ?? ''))),
-    });
+      salespersonId: when(
+        filters.salespersonId,
+        eb(
+          't.trip_id',
+          'in',
+          eb
+            .selectFrom('trips')
+            .select('trips.id')
+            .whereRef('trips.organization_id', '=', 't.organization_id')
+            .where('trips.salesperson_id', '=', filters.salespersonId ?? ''),
+        ),
+      ),
+    },
+  );
   const rows: Settlement[] = [];
   for (const row of page.rows) rows.push(await sheetOf(db, actor, row));
   return { ...page, rows };

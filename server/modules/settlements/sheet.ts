@@ -8,7 +8,17 @@ import { formatAmount } from '../../domain/money.js';
 import type { Db } from '../../platform/database/transaction.js';
 import type { TripRow } from '../trips/repository.js';
 import { baseUnitOf } from '../stock/representation.js';
-import { collectionsOf, creditNotesOf, emptiesAmong, expensesOf, salesOf, salesPaymentsOf, tripMovements, type MovedQuantity, type SettlementRow } from './repository.js';
+import {
+  collectionsOf,
+  creditNotesOf,
+  emptiesAmong,
+  expensesOf,
+  salesOf,
+  salesPaymentsOf,
+  tripMovements,
+  type MovedQuantity,
+  type SettlementRow,
+} from './repository.js';
 
 export type Settlement = components['schemas']['Settlement'];
 type StockLine = Settlement['stock'][number];
@@ -19,17 +29,28 @@ const OTHER_METHODS = ['cheque', 'bank_transfer', 'card'] as const;
  * The sheet of `trip` (its settlement row when it has one), in the settlement's currency, or before it is closed in
  * `baseCurrency` (the organisation's).
  */
-export async function readSheet(db: Db, organizationId: string, trip: TripRow, settlement: SettlementRow | null, baseCurrency: string): Promise<Settlement> {
+export async function readSheet(
+  db: Db,
+  organizationId: string,
+  trip: TripRow,
+  settlement: SettlementRow | null,
+  baseCurrency: string,
+): Promise<Settlement> {
   const currency = settlement?.currency ?? baseCurrency;
   const money = (amount: Decimal.Value) => ({ amount: formatAmount(amount, currency), currency });
-  const sum = (values: Iterable<Decimal.Value>) => [...values].reduce<Decimal>((total, value) => total.plus(value), new Decimal(0));
+  const sum = (values: Iterable<Decimal.Value>) =>
+    [...values].reduce<Decimal>((total, value) => total.plus(value), new Decimal(0));
 
   const sales = await salesOf(db, organizationId, trip.id, currency);
   const paid = await salesPaymentsOf(db, organizationId, trip.id, currency);
   const paidBy = (method: string) => new Decimal(paid.get(method) ?? 0);
   const paidOther = sum(OTHER_METHODS.map(paidBy));
   // Invoice balance = total - live allocations - live credit applications: what is neither paid nor owed was credited.
-  const credited = new Decimal(sales.total).minus(sales.balance).minus(paidBy('cash')).minus(paidBy('mobile_money')).minus(paidOther);
+  const credited = new Decimal(sales.total)
+    .minus(sales.balance)
+    .minus(paidBy('cash'))
+    .minus(paidBy('mobile_money'))
+    .minus(paidOther);
 
   const receipts = await collectionsOf(db, organizationId, trip.id);
   const inCurrency = receipts.filter((row) => row.currency === currency);
@@ -71,9 +92,15 @@ export async function readSheet(db: Db, organizationId: string, trip: TripRow, s
       cheque: money(collected('cheque')),
       bankTransfer: money(collected('bank_transfer')),
       card: money(collected('card')),
-      otherCurrencyReceipts: receipts.filter((row) => row.currency !== currency).reduce((count, row) => count + row.count, 0),
+      otherCurrencyReceipts: receipts
+        .filter((row) => row.currency !== currency)
+        .reduce((count, row) => count + row.count, 0),
     },
-    creditNotes: { count: creditNotes.count, total: money(creditNotes.total), cashRefunds: money(creditNotes.cashRefunds) },
+    creditNotes: {
+      count: creditNotes.count,
+      total: money(creditNotes.total),
+      cashRefunds: money(creditNotes.cashRefunds),
+    },
     cashExpectedFromSales: money(cashExpectedFromSales),
     cashExpenses: money(cashExpenses),
     cashExpected: money(cashExpected),
@@ -102,10 +129,13 @@ export async function readSheet(db: Db, organizationId: string, trip: TripRow, s
  */
 async function vanStock(db: Db, organizationId: string, trip: TripRow): Promise<StockLine[]> {
   const moved = await tripMovements(db, organizationId, trip.id);
-  const lines = new Map<string, { loaded: number; sold: number; returned: number; returnedDamaged: number; counted: number }>();
+  const lines = new Map<
+    string,
+    { loaded: number; sold: number; returned: number; returnedDamaged: number; counted: number }
+  >();
   const line = (productId: string) => {
     let found = lines.get(productId);
-    if (!found) lines.set(productId, found = { loaded: 0, sold: 0, returned: 0, returnedDamaged: 0, counted: 0 });
+    if (!found) lines.set(productId, (found = { loaded: 0, sold: 0, returned: 0, returnedDamaged: 0, counted: 0 }));
     return found;
   };
   const van = trip.van_location_id;
@@ -121,18 +151,21 @@ async function vanStock(db: Db, organizationId: string, trip: TripRow): Promise<
   }
   for (const m of moved.returns) {
     if (m.toLocationId === van) line(m.productId).returned += m.quantity;
-    else if (m.toLocationId !== null && m.toLocationId === trip.bad_stock_location_id) line(m.productId).returnedDamaged += m.quantity;
+    else if (m.toLocationId !== null && m.toLocationId === trip.bad_stock_location_id)
+      line(m.productId).returnedDamaged += m.quantity;
   }
   const counted = trip.status === 'returned' || trip.status === 'closed';
   const empties = await emptiesAmong(db, organizationId, [...lines.keys()]);
-  return [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([productId, q]) => ({
-    productId,
-    unit: baseUnitOf(empties.get(productId) ?? false),
-    loaded: q.loaded,
-    sold: q.sold,
-    returned: q.returned,
-    returnedDamaged: q.returnedDamaged,
-    counted: counted ? q.counted : null,
-    difference: counted ? q.counted - (q.loaded - q.sold + q.returned) : null,
-  }));
+  return [...lines.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([productId, q]) => ({
+      productId,
+      unit: baseUnitOf(empties.get(productId) ?? false),
+      loaded: q.loaded,
+      sold: q.sold,
+      returned: q.returned,
+      returnedDamaged: q.returnedDamaged,
+      counted: counted ? q.counted : null,
+      difference: counted ? q.counted - (q.loaded - q.sold + q.returned) : null,
+    }));
 }

@@ -17,7 +17,12 @@ export interface LedgerDifference {
 export async function auditStock(db: Db, organizationId: string): Promise<LedgerDifference[]> {
   // Aggregates over the ledger joined in full with the kept balances: the builder has no FULL JOIN over grouped
   // subqueries; the organisation is a bound parameter.
-  const { rows: levels } = await sql<{ location_id: string; product_id: string; from_movements: number; kept: number | null }>`
+  const { rows: levels } = await sql<{
+    location_id: string;
+    product_id: string;
+    from_movements: number;
+    kept: number | null;
+  }>`
     WITH moved AS (
       SELECT location_id, product_id, sum(quantity)::int AS quantity FROM (
         SELECT to_location_id AS location_id, product_id, quantity FROM stock_movements WHERE organization_id = ${organizationId} AND to_location_id IS NOT NULL
@@ -38,13 +43,24 @@ export async function auditStock(db: Db, organizationId: string): Promise<Ledger
       FULL JOIN (SELECT * FROM stock_valuations WHERE organization_id = ${organizationId}) AS v ON v.product_id = l.product_id
      WHERE coalesce(l.quantity, 0) IS DISTINCT FROM coalesce(v.quantity, 0)
      ORDER BY 1`.execute(db);
-  const orphans = await db.selectFrom('stock_movements as m')
-    .leftJoin('stock_documents as d', (join) => join.onRef('d.organization_id', '=', 'm.organization_id').onRef('d.id', '=', 'm.document_id'))
+  const orphans = await db
+    .selectFrom('stock_movements as m')
+    .leftJoin('stock_documents as d', (join) =>
+      join.onRef('d.organization_id', '=', 'm.organization_id').onRef('d.id', '=', 'm.document_id'),
+    )
     .select(['m.id', 'm.document_id'])
-    .where('m.organization_id', '=', organizationId).where('m.document_type', '=', 'stock_document').where('d.id', 'is', null)
-    .orderBy('m.id').execute();
+    .where('m.organization_id', '=', organizationId)
+    .where('m.document_type', '=', 'stock_document')
+    .where('d.id', 'is', null)
+    .orderBy('m.id')
+    .execute();
   // As above: what each customer holds of each empty, from the empties ledger, against customer_empties.
-  const { rows: held } = await sql<{ customer_id: string; product_id: string; from_movements: number; kept: number | null }>`
+  const { rows: held } = await sql<{
+    customer_id: string;
+    product_id: string;
+    from_movements: number;
+    kept: number | null;
+  }>`
     SELECT coalesce(m.customer_id, c.customer_id) AS customer_id, coalesce(m.product_id, c.product_id) AS product_id,
            coalesce(m.quantity, 0) AS from_movements, c.quantity AS kept
       FROM (SELECT customer_id, product_id, sum(CASE direction WHEN 'out' THEN quantity ELSE -quantity END)::int AS quantity
@@ -56,31 +72,61 @@ export async function auditStock(db: Db, organizationId: string): Promise<Ledger
      ORDER BY 1, 2`.execute(db);
   // An empties movement that moved physically must agree with its stock movement: the same product and quantity,
   // into its location when it came in, out of it when it went out.
-  const mismatched = await db.selectFrom('empties_movements as e')
-    .leftJoin('stock_movements as m', (join) => join.onRef('m.organization_id', '=', 'e.organization_id').onRef('m.id', '=', 'e.stock_movement_id'))
+  const mismatched = await db
+    .selectFrom('empties_movements as e')
+    .leftJoin('stock_movements as m', (join) =>
+      join.onRef('m.organization_id', '=', 'e.organization_id').onRef('m.id', '=', 'e.stock_movement_id'),
+    )
     .select(['e.id', 'e.stock_movement_id'])
-    .where('e.organization_id', '=', organizationId).where('e.stock_movement_id', 'is not', null)
-    .where((eb) => eb.or([
-      eb('m.id', 'is', null),
-      eb('m.product_id', '!=', eb.ref('e.product_id')),
-      eb('m.quantity', '!=', eb.ref('e.quantity')),
-      eb.and([eb('e.direction', '=', 'in'), eb.or([eb('m.to_location_id', 'is', null), eb('m.to_location_id', '!=', eb.ref('e.location_id'))])]),
-      eb.and([eb('e.direction', '=', 'out'), eb.or([eb('m.from_location_id', 'is', null), eb('m.from_location_id', '!=', eb.ref('e.location_id'))])]),
-    ]))
-    .orderBy('e.id').execute();
+    .where('e.organization_id', '=', organizationId)
+    .where('e.stock_movement_id', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('m.id', 'is', null),
+        eb('m.product_id', '!=', eb.ref('e.product_id')),
+        eb('m.quantity', '!=', eb.ref('e.quantity')),
+        eb.and([
+          eb('e.direction', '=', 'in'),
+          eb.or([eb('m.to_location_id', 'is', null), eb('m.to_location_id', '!=', eb.ref('e.location_id'))]),
+        ]),
+        eb.and([
+          eb('e.direction', '=', 'out'),
+          eb.or([eb('m.from_location_id', 'is', null), eb('m.from_location_id', '!=', eb.ref('e.location_id'))]),
+        ]),
+      ]),
+    )
+    .orderBy('e.id')
+    .execute();
   return [
     ...held.map((row) => ({
-      kind: 'customer_empties', subject: `customer ${row.customer_id}, empty ${row.product_id}`,
-      expected: `${row.from_movements} from the empties movements${row.from_movements < 0 ? ' (below zero)' : ''}`, actual: row.kept === null ? 'no row' : `${row.kept} kept`,
+      kind: 'customer_empties',
+      subject: `customer ${row.customer_id}, empty ${row.product_id}`,
+      expected: `${row.from_movements} from the empties movements${row.from_movements < 0 ? ' (below zero)' : ''}`,
+      actual: row.kept === null ? 'no row' : `${row.kept} kept`,
     })),
-    ...mismatched.map((row) => ({ kind: 'empties_stock_movement', subject: `empties movement ${row.id}`, expected: `stock movement ${row.stock_movement_id} of the same product, quantity and location`, actual: 'missing or different' })),
+    ...mismatched.map((row) => ({
+      kind: 'empties_stock_movement',
+      subject: `empties movement ${row.id}`,
+      expected: `stock movement ${row.stock_movement_id} of the same product, quantity and location`,
+      actual: 'missing or different',
+    })),
     ...levels.map((row) => ({
-      kind: 'stock_level', subject: `location ${row.location_id}, product ${row.product_id}`,
-      expected: `${row.from_movements} from the movements${row.from_movements < 0 ? ' (below zero)' : ''}`, actual: row.kept === null ? 'no level row' : `${row.kept} kept`,
+      kind: 'stock_level',
+      subject: `location ${row.location_id}, product ${row.product_id}`,
+      expected: `${row.from_movements} from the movements${row.from_movements < 0 ? ' (below zero)' : ''}`,
+      actual: row.kept === null ? 'no level row' : `${row.kept} kept`,
     })),
     ...valuations.map((row) => ({
-      kind: 'stock_valuation', subject: `product ${row.product_id}`, expected: `${row.on_hand} on hand over all locations`, actual: row.kept === null ? 'no valuation row' : `${row.kept} kept`,
+      kind: 'stock_valuation',
+      subject: `product ${row.product_id}`,
+      expected: `${row.on_hand} on hand over all locations`,
+      actual: row.kept === null ? 'no valuation row' : `${row.kept} kept`,
     })),
-    ...orphans.map((row) => ({ kind: 'movement_document', subject: `movement ${row.id}`, expected: `stock document ${row.document_id}`, actual: 'no such document' })),
+    ...orphans.map((row) => ({
+      kind: 'movement_document',
+      subject: `movement ${row.id}`,
+      expected: `stock document ${row.document_id}`,
+      actual: 'no such document',
+    })),
   ];
 }

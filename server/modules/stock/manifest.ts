@@ -2,6 +2,8 @@
 // ledger, the stock.movement.created event of every inventory document, and their postings to the accounting system
 // (posting.ts: a JournalEntry at cost, or a supplier's Bill).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import type { DmsDeclarations } from '../dms/handlers/types.js';
+import type { PostingDeclarations } from '../postings/subject.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import { OBJECT_LIMIT_BYTES, type WebhookObject } from '../../platform/webhooks/objects.js';
 import { STOCK_MOVEMENT_CREATED } from './documents.js';
@@ -9,16 +11,26 @@ import { stockDocumentPosting } from './posting.js';
 import { findStockDocument } from './repository.js';
 import { toStockDocument } from './representation.js';
 import { stockRoutes } from './routes.js';
+import { companyInvoice, stockAdjustment, vanReplenishment, vanStockOut } from './dms.js';
 
-export const stockModule: ModuleManifest = {
+export const stockModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
   name: 'stock',
+  // The DMS documents it maps onto its posting functions (dms.ts).
+  dmsHandlers: {
+    van_replenishment: vanReplenishment,
+    van_stock_out: vanStockOut,
+    stock_adjustment: stockAdjustment,
+    company_invoice: companyInvoice,
+  },
   routes: ({ db }) => stockRoutes(db),
   postingSubjects: [stockDocumentPosting],
   webhookObjects: {
     [STOCK_MOVEMENT_CREATED]: {
       async read(db, actor, id) {
         const found = await findStockDocument(db, actor, id);
-        return found ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject) : null;
+        return found
+          ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject)
+          : null;
       },
       // The movements in full: the document's own movements of the ledger.
       fetchPath: (id) => `${API_BASE_PATH}/stock-movements?documentId=${encodeURIComponent(id)}`,

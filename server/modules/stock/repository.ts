@@ -2,7 +2,7 @@
 // movements. Every statement is scoped by organization_id first.
 import { expressionBuilder, sql } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Db } from '../../platform/database/transaction.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { equals, when } from '../../platform/resources/filters.js';
@@ -22,23 +22,71 @@ const FILTERS = [
 export type FilterParameter = (typeof FILTERS)[number]['parameter'];
 
 /** 404 not_found naming the query parameter when an id filter names no record of the organisation. */
-export async function requireStockFilters(db: Db, organizationId: string, query: Partial<Record<FilterParameter, string>>): Promise<void> {
-  await requireFilterRecords(db, organizationId, FILTERS.map((filter) => ({ ...filter, id: query[filter.parameter] })));
+export async function requireStockFilters(
+  db: Db,
+  organizationId: string,
+  query: Partial<Record<FilterParameter, string>>,
+): Promise<void> {
+  await requireFilterRecords(
+    db,
+    organizationId,
+    FILTERS.map((filter) => ({ ...filter, id: query[filter.parameter] })),
+  );
 }
 
-const movementColumns = ['t.id', 't.document_type', 't.document_id', 't.line_number', 't.product_id', 't.from_location_id', 't.to_location_id', 't.quantity', 't.unit_cost', 'p.is_empty', 't.created_at', 't.updated_at'] as const;
+const movementColumns = [
+  't.id',
+  't.document_type',
+  't.document_id',
+  't.line_number',
+  't.product_id',
+  't.from_location_id',
+  't.to_location_id',
+  't.quantity',
+  't.unit_cost',
+  'p.is_empty',
+  't.created_at',
+  't.updated_at',
+] as const;
 
 /** A stock document and its movements in line order; null when the organisation has no such document. */
-export async function findStockDocument(db: Db, actor: Actor, id: string): Promise<{ document: DocumentRow; movements: MovementRow[] } | null> {
+export async function findStockDocument(
+  db: Db,
+  actor: Actor,
+  id: string,
+): Promise<{ document: DocumentRow; movements: MovementRow[] } | null> {
   const organizationId = actor.organization.id;
-  const document = await db.selectFrom('stock_documents').select(['id', 'number', 'type', 'reason_code', 'note', 'trip_id', 'posting_status', 'accounting_ref', 'accounting_type', 'posting_reason', 'created_at', 'updated_at'])
-    .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const document = await db
+    .selectFrom('stock_documents')
+    .select([
+      'id',
+      'number',
+      'type',
+      'reason_code',
+      'note',
+      'trip_id',
+      'posting_status',
+      'accounting_ref',
+      'accounting_type',
+      'posting_reason',
+      'created_at',
+      'updated_at',
+    ])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!document) return null;
-  const movements = await db.selectFrom('stock_movements as t')
-    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'))
+  const movements = await db
+    .selectFrom('stock_movements as t')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'),
+    )
     .select(movementColumns)
-    .where('t.organization_id', '=', organizationId).where('t.document_type', '=', STOCK_DOCUMENT).where('t.document_id', '=', id)
-    .orderBy('t.line_number').orderBy('t.id')
+    .where('t.organization_id', '=', organizationId)
+    .where('t.document_type', '=', STOCK_DOCUMENT)
+    .where('t.document_id', '=', id)
+    .orderBy('t.line_number')
+    .orderBy('t.id')
     .execute();
   return { document, movements };
 }
@@ -49,17 +97,34 @@ export interface MovementFilters {
   documentId?: string;
 }
 
-export async function listStockMovements(db: Db, actor: Actor, request: ListRequest, filters: MovementFilters): Promise<Page<MovementRow>> {
+export async function listStockMovements(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: MovementFilters,
+): Promise<Page<MovementRow>> {
   const organizationId = actor.organization.id;
-  const query = db.selectFrom('stock_movements as t')
-    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'))
+  const query = db
+    .selectFrom('stock_movements as t')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.organization_id', '=', 't.organization_id').onRef('p.id', '=', 't.product_id'),
+    )
     .select(movementColumns)
     .where('t.organization_id', '=', organizationId);
   const eb = expressionBuilder<DB & { t: DB['stock_movements'] }, 't'>();
   return readPage('stock-movements', query as unknown as ListQuery<MovementRow>, organizationId, request, {
     productId: equals('stock_movements', 'product_id', filters.productId),
-    locationId: when(filters.locationId, eb.or([eb('t.from_location_id', '=', filters.locationId ?? ''), eb('t.to_location_id', '=', filters.locationId ?? '')])),
-    documentId: when(filters.documentId, eb.and([eb('t.document_type', '=', STOCK_DOCUMENT), eb('t.document_id', '=', filters.documentId ?? '')])),
+    locationId: when(
+      filters.locationId,
+      eb.or([
+        eb('t.from_location_id', '=', filters.locationId ?? ''),
+        eb('t.to_location_id', '=', filters.locationId ?? ''),
+      ]),
+    ),
+    documentId: when(
+      filters.documentId,
+      eb.and([eb('t.document_type', '=', STOCK_DOCUMENT), eb('t.document_id', '=', filters.documentId ?? '')]),
+    ),
   });
 }
 
@@ -73,12 +138,27 @@ export interface LevelFilters {
  * reads them through a subquery that names the key `location_id|product_id` (ids are fixed-length ULIDs, so the
  * string orders as the pair does).
  */
-export async function listStockLevels(db: Db, actor: Actor, request: ListRequest, filters: LevelFilters): Promise<Page<LevelRow & { id: string }>> {
+export async function listStockLevels(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: LevelFilters,
+): Promise<Page<LevelRow & { id: string }>> {
   const organizationId = actor.organization.id;
-  const levels = db.selectFrom('stock_levels as l')
-    .innerJoin('products as p', (join) => join.onRef('p.organization_id', '=', 'l.organization_id').onRef('p.id', '=', 'l.product_id'))
+  const levels = db
+    .selectFrom('stock_levels as l')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.organization_id', '=', 'l.organization_id').onRef('p.id', '=', 'l.product_id'),
+    )
     // The key as one text column: concatenation has no builder form other than a raw expression.
-    .select(['l.location_id', 'l.product_id', 'l.quantity', 'p.is_empty', 'l.updated_at', sql<string>`l.location_id || '|' || l.product_id`.as('id')])
+    .select([
+      'l.location_id',
+      'l.product_id',
+      'l.quantity',
+      'p.is_empty',
+      'l.updated_at',
+      sql<string>`l.location_id || '|' || l.product_id`.as('id'),
+    ])
     .where('l.organization_id', '=', organizationId);
   const query = db.selectFrom(levels.as('t')).selectAll('t');
   const eb = expressionBuilder<{ t: { location_id: string; product_id: string } }, 't'>();
@@ -96,7 +176,12 @@ export interface EmptiesFilters {
   tripId?: string;
 }
 
-export async function listEmptiesMovements(db: Db, actor: Actor, request: ListRequest, filters: EmptiesFilters): Promise<Page<EmptiesRow>> {
+export async function listEmptiesMovements(
+  db: Db,
+  actor: Actor,
+  request: ListRequest,
+  filters: EmptiesFilters,
+): Promise<Page<EmptiesRow>> {
   const organizationId = actor.organization.id;
   const query = db.selectFrom('empties_movements as t').selectAll('t').where('t.organization_id', '=', organizationId);
   return readPage('empties-movements', query as unknown as ListQuery<EmptiesRow>, organizationId, request, {

@@ -1,7 +1,7 @@
 // The exact JSON of the stock module's records (spec: components/schemas/StockDocument, StockMovement, StockLevel,
 // EmptiesMovement). Quantities are in the product's base unit; `unitCost` only for actors with payments:read.
 import type { components } from '../../../generated/api-types.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { toPostingBlock } from '../postings/blocks.js';
 
 export type StockDocumentBody = components['schemas']['StockDocument'];
@@ -43,7 +43,9 @@ export function toStockMovement(row: MovementRow, actor: Actor): StockMovementBo
     toLocationId: row.to_location_id,
     quantity: row.quantity,
     unit: baseUnitOf(row.is_empty),
-    ...(actor.scopes.has(COST_SCOPE) ? { unitCost: { amount: row.unit_cost, currency: actor.organization.baseCurrency } } : {}),
+    ...(actor.scopes.has(COST_SCOPE)
+      ? { unitCost: { amount: row.unit_cost, currency: actor.organization.baseCurrency } }
+      : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -88,7 +90,13 @@ export interface LevelRow {
 }
 
 export function toStockLevel(row: LevelRow): StockLevelBody {
-  return { locationId: row.location_id, productId: row.product_id, quantity: row.quantity, unit: baseUnitOf(row.is_empty), updatedAt: row.updated_at.toISOString() };
+  return {
+    locationId: row.location_id,
+    productId: row.product_id,
+    quantity: row.quantity,
+    unit: baseUnitOf(row.is_empty),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }
 
 export interface EmptiesRow {

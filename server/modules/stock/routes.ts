@@ -13,9 +13,15 @@ import { listRequestOf, sendPage } from '../../platform/lists/http.js';
 import type { ListRequest } from '../../platform/lists/page.js';
 import { organizationToday } from '../../platform/access/organizations.js';
 import { postStockAdjustment, postStockTransfer, type StockDocument } from './documents.js';
-import { findStockDocument, listEmptiesMovements, listStockLevels, listStockMovements, requireStockFilters } from './repository.js';
+import {
+  findStockDocument,
+  listEmptiesMovements,
+  listStockLevels,
+  listStockMovements,
+  requireStockFilters,
+} from './repository.js';
 import { toEmptiesMovement, toStockDocument, toStockLevel, toStockMovement } from './representation.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
 
 type AdjustmentBody = components['schemas']['StockAdjustmentCreate'];
@@ -34,10 +40,14 @@ export function stockRoutes(db: Db): Router {
         reasonCode: body.reasonCode,
         note: body.note ?? null,
         lines: body.lines.map((line, i) => ({
-          productId: line.productId, locationId: line.locationId, unit: line.unit,
+          productId: line.productId,
+          locationId: line.locationId,
+          unit: line.unit,
           ...(line.quantity === undefined ? {} : { quantity: line.quantity }),
           ...(line.countedQuantity === undefined ? {} : { countedQuantity: line.countedQuantity }),
-          ...(line.unitCost === undefined ? {} : { unitCost: acceptAmount(line.unitCost, `/lines/${i}/unitCost`, caller.baseCurrency).toFixed() }),
+          ...(line.unitCost === undefined
+            ? {}
+            : { unitCost: acceptAmount(line.unitCost, `/lines/${i}/unitCost`, caller.baseCurrency).toFixed() }),
         })),
       });
       return { status: 201, body: await represent(tx, caller.actor, document) };
@@ -48,7 +58,13 @@ export function stockRoutes(db: Db): Router {
     const caller = callerOf(res);
     const body = req.body as TransferBody;
     await respondIdempotently(db, caller, req, res, async (tx) => {
-      const document = await postStockTransfer(tx, caller.actor, { date: { day: await organizationToday(tx, caller.organizationId), field: '' }, fromLocationId: body.fromLocationId, toLocationId: body.toLocationId, note: body.note ?? null, lines: body.lines });
+      const document = await postStockTransfer(tx, caller.actor, {
+        date: { day: await organizationToday(tx, caller.organizationId), field: '' },
+        fromLocationId: body.fromLocationId,
+        toLocationId: body.toLocationId,
+        note: body.note ?? null,
+        lines: body.lines,
+      });
       return { status: 201, body: await represent(tx, caller.actor, document) };
     });
   });
@@ -71,7 +87,13 @@ export function stockRoutes(db: Db): Router {
 
   router.get('/empties-movements', async (req, res) => {
     const actor = actorOf(res);
-    const query = req.query as { type?: string; customerId?: string; productId?: string; locationId?: string; tripId?: string };
+    const query = req.query as {
+      type?: string;
+      customerId?: string;
+      productId?: string;
+      locationId?: string;
+      tripId?: string;
+    };
     await requireStockFilters(db, actor.organization.id, query);
     const page = await listEmptiesMovements(db, actor, listRequestOf(req), query);
     sendPage(res, { ...page, rows: page.rows.map(toEmptiesMovement) });
@@ -97,6 +119,9 @@ function feedRequestOf(req: Request): ListRequest {
     ]);
   }
   const problem = timestampProblem(since);
-  if (problem) throw new ApiError('invalid_field', `since ${problem}.`, [{ field: '/query/since', code: 'invalid_field', message: problem }]);
+  if (problem)
+    throw new ApiError('invalid_field', `since ${problem}.`, [
+      { field: '/query/since', code: 'invalid_field', message: problem },
+    ]);
   return { ...listRequestOf(req), updatedSince: toUtc(since) };
 }

@@ -76,7 +76,10 @@ export const apiReferencePage: RequestHandler = async (req, res) => {
 
 export const apiReferenceScript: RequestHandler = async (req, res) => {
   if (req.params.version !== scalarBundle.version) {
-    throw new ApiError('not_found', `This service serves the API reference script version ${scalarBundle.version} only: GET ${apiReferenceScriptPath}.`);
+    throw new ApiError(
+      'not_found',
+      `This service serves the API reference script version ${scalarBundle.version} only: GET ${apiReferenceScriptPath}.`,
+    );
   }
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
@@ -103,7 +106,12 @@ function renderPage(): string {
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /**
@@ -112,9 +120,14 @@ function escapeHtml(text: string): string {
  */
 function loadScalarBundle(): { version: string; script: Buffer } {
   const entry = import.meta.resolve(SCALAR_PACKAGE);
-  const manifest = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', entry)), 'utf8')) as { name?: string; version?: string };
+  const manifest = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', entry)), 'utf8')) as {
+    name?: string;
+    version?: string;
+  };
   if (manifest.name !== SCALAR_PACKAGE || !manifest.version) {
-    throw new Error(`${SCALAR_PACKAGE}: expected its package.json one level above ${entry}; the package layout changed.`);
+    throw new Error(
+      `${SCALAR_PACKAGE}: expected its package.json one level above ${entry}; the package layout changed.`,
+    );
   }
   return { version: manifest.version, script: readFileSync(fileURLToPath(new URL('browser/standalone.js', entry))) };
 }

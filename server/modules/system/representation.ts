@@ -1,4 +1,10 @@
-import { ERROR_CATALOGUE, FIELD_REASON_CATALOGUE, REFUSAL_REASON_CATALOGUE, catalogueEntry, type ErrorCodeEntry } from '../../platform/errors/catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  FIELD_REASON_CATALOGUE,
+  REFUSAL_REASON_CATALOGUE,
+  catalogueEntry,
+  type ErrorCodeEntry,
+} from '../../platform/errors/catalogue.js';
 import type { components } from '../../../generated/api-types.js';
 
 import type { CallerContext } from '../../platform/access/context.js';
@@ -14,7 +20,11 @@ export function errorCodeRepresentation(code: string, entry: ErrorCodeEntry): Er
 
 /** Every code, problem codes, refusal reasons and field reasons alike, ordered by status, then code. */
 export function errorCodeList(): ErrorCodeListBody {
-  const data = [...Object.keys(ERROR_CATALOGUE), ...Object.keys(REFUSAL_REASON_CATALOGUE), ...Object.keys(FIELD_REASON_CATALOGUE)]
+  const data = [
+    ...Object.keys(ERROR_CATALOGUE),
+    ...Object.keys(REFUSAL_REASON_CATALOGUE),
+    ...Object.keys(FIELD_REASON_CATALOGUE),
+  ]
     .map((code) => errorCodeRepresentation(code, catalogueEntry(code)!))
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
   return { data };

@@ -25,7 +25,9 @@ export function systemRoutes(options: { environment: Environment; db: Db }): Rou
     if (!workersRead || Date.now() - workersRead.at >= 1_000) {
       const value = workerHealth(options.db);
       workersRead = { at: Date.now(), value };
-      value.catch(() => { if (workersRead?.value === value) workersRead = null; }); // a failed read is not kept
+      value.catch(() => {
+        if (workersRead?.value === value) workersRead = null;
+      }); // a failed read is not kept
     }
     return workersRead.value;
   };
@@ -33,7 +35,10 @@ export function systemRoutes(options: { environment: Environment; db: Db }): Rou
   router.get('/health', async (_req, res) => {
     const workers = await workersNow();
     res.json({
-      status: 'ok', version: apiVersion, environment: options.environment, time: new Date().toISOString(),
+      status: 'ok',
+      version: apiVersion,
+      environment: options.environment,
+      time: new Date().toISOString(),
       workers: { alive: workers.alive, lastHeartbeatAt: workers.lastHeartbeatAt?.toISOString() ?? null },
     });
   });

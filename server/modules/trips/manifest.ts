@@ -3,6 +3,8 @@
 // event of a trip; the other moves (trip.opened, trip.loaded, trip.departed, trip.returned) are outbox rows that
 // no webhook carries yet (the spec's event kinds name only trip.closed).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
+import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
+import { tripLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { tripRoutes } from './routes.js';
@@ -13,8 +15,9 @@ const tripObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/trips/${encodeURIComponent(id)}`,
 };
 
-export const tripsModule: ModuleManifest = {
+export const tripsModule: ModuleManifest & DocumentDeclarations = {
   name: 'trips',
+  documentTypes: [documentType(tripLifecycle)],
   routes: ({ db }) => tripRoutes(db),
   webhookObjects: { 'trip.closed': tripObject },
 };

@@ -35,11 +35,13 @@ export function toTripLocation(row: TripLocationRow, includePii: boolean): TripL
     id: row.id,
     tripId: row.trip_id,
     recordedAt: row.recorded_at.toISOString(),
-    ...(includePii ? {
-      latitude: Number(row.latitude),
-      longitude: Number(row.longitude),
-      accuracyMeters: row.accuracy_meters === null ? null : Number(row.accuracy_meters),
-    } : {}),
+    ...(includePii
+      ? {
+          latitude: Number(row.latitude),
+          longitude: Number(row.longitude),
+          accuracyMeters: row.accuracy_meters === null ? null : Number(row.accuracy_meters),
+        }
+      : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -13,9 +13,16 @@ export function tripRoutes(db: Db): Router {
 
   router.get('/trips', async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    sendPage(res, await listTrips(db, actorOf(res), listRequestOf(req), {
-      status: query.status, salespersonId: query.salespersonId, routeId: query.routeId, vanLocationId: query.vanLocationId, businessDate: query.businessDate,
-    }));
+    sendPage(
+      res,
+      await listTrips(db, actorOf(res), listRequestOf(req), {
+        status: query.status,
+        salespersonId: query.salespersonId,
+        routeId: query.routeId,
+        vanLocationId: query.vanLocationId,
+        businessDate: query.businessDate,
+      }),
+    );
   });
 
   router.get('/trips/:id', async (req, res) => {
@@ -26,12 +33,18 @@ export function tripRoutes(db: Db): Router {
     const query = req.query as Record<string, unknown>;
     const since = query.since as string | undefined;
     const problem = since === undefined ? null : timestampProblem(since);
-    if (problem) throw new ApiError('invalid_field', `since ${problem}.`, [{ field: '/query/since', code: 'invalid_field', message: problem }]);
-    sendPage(res, await listTripLocations(db, actorOf(res), req.params.id as string, {
-      limit: query.limit === undefined ? undefined : Number(query.limit),
-      cursor: query.cursor as string | undefined,
-      since: since === undefined ? undefined : toUtc(since),
-    }));
+    if (problem)
+      throw new ApiError('invalid_field', `since ${problem}.`, [
+        { field: '/query/since', code: 'invalid_field', message: problem },
+      ]);
+    sendPage(
+      res,
+      await listTripLocations(db, actorOf(res), req.params.id as string, {
+        limit: query.limit === undefined ? undefined : Number(query.limit),
+        cursor: query.cursor as string | undefined,
+        since: since === undefined ? undefined : toUtc(since),
+      }),
+    );
   });
 
   return router;

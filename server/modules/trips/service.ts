@@ -13,7 +13,7 @@
 //   is one stock adjustment (reason TRIP_COUNT, the trip's id); then everything counted goes back to the trip's
 //   warehouse in one transfer.
 // - Every posting function refuses with 403 module_disabled when the organisation has the delivery module off.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../platform/access/actor.js';
 import { nextDocumentNumber } from '../../domain/documents/numbers.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { dateProblem, timestampProblem } from '../../platform/dates.js';
@@ -21,7 +21,13 @@ import { ApiError, type FieldError } from '../../platform/errors/api-error.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
 import { readPage, type Filter, type ListRequest, type Page } from '../../platform/lists/page.js';
-import { postStockAdjustment, postStockTransfer, STOCK_DOCUMENT, type StockDocument, type StockUnit } from '../stock/documents.js';
+import {
+  postStockAdjustment,
+  postStockTransfer,
+  STOCK_DOCUMENT,
+  type StockDocument,
+  type StockUnit,
+} from '../stock/documents.js';
 import { heldAt, lockLevels } from '../stock/ledger.js';
 import { requireFilterRecords } from '../../platform/lists/filter-records.js';
 import { tripLifecycle, type TripCommand, type TripStatus } from './lifecycle.js';
@@ -83,7 +89,10 @@ export interface TripMoved {
 /** 403 module_disabled unless the actor's organisation has the delivery module on. */
 export function requireDeliveryModule(actor: Actor): void {
   if (!actor.organization.deliveryModuleEnabled) {
-    throw new ApiError('module_disabled', 'Trips belong to the delivery module, which this organisation has switched off.');
+    throw new ApiError(
+      'module_disabled',
+      'Trips belong to the delivery module, which this organisation has switched off.',
+    );
   }
 }
 
@@ -93,7 +102,10 @@ export function requireDeliveryModule(actor: Actor): void {
  */
 export function refuseHandMoveOfDmsTrip(actor: Actor, trip: { number: string; source: string }): void {
   if (trip.source === 'dms' && actor.kind !== 'dms_connection') {
-    throw new ApiError('invalid_state', `Trip ${trip.number} is a salesman's DMS day (source dms): it is read-only, moved and settled only by the DMS's documents (its route settlement closes it).`);
+    throw new ApiError(
+      'invalid_state',
+      `Trip ${trip.number} is a salesman's DMS day (source dms): it is read-only, moved and settled only by the DMS's documents (its route settlement closes it).`,
+    );
   }
 }
 
@@ -105,54 +117,105 @@ function refuse(field: string, message: string, code: 'business_rule' | 'invalid
 export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): Promise<Trip> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(command.businessDate) || Number.isNaN(Date.parse(`${command.businessDate}T00:00:00Z`))
-    || new Date(`${command.businessDate}T00:00:00Z`).toISOString().slice(0, 10) !== command.businessDate) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(command.businessDate) ||
+    Number.isNaN(Date.parse(`${command.businessDate}T00:00:00Z`)) ||
+    new Date(`${command.businessDate}T00:00:00Z`).toISOString().slice(0, 10) !== command.businessDate
+  ) {
     throw refuse('/businessDate', 'a calendar date YYYY-MM-DD', 'invalid_field');
   }
   const dateIssue = dateProblem(command.businessDate);
   if (dateIssue) throw refuse('/businessDate', dateIssue, 'invalid_field');
 
   // The van first, locked: a concurrent open of the same van waits here and then sees this one's trip.
-  const van = await tx.selectFrom('locations').select(['id', 'code', 'kind', 'stock_condition', 'active', 'route_id'])
-    .where('organization_id', '=', organizationId).where('id', '=', command.vanLocationId).forNoKeyUpdate().executeTakeFirst();
-  if (!van) throw refuse('/vanLocationId', `there is no location ${command.vanLocationId} in this organisation`);
-  if (van.kind !== 'van' || van.stock_condition !== 'good') throw refuse('/vanLocationId', `${van.code} is not a van's good-stock location (V_<route>-G)`);
-  if (!van.active) throw refuse('/vanLocationId', `${van.code} is inactive`);
-  const open = await tx.selectFrom('trips').select(['number', 'status'])
-    .where('organization_id', '=', organizationId).where('van_location_id', '=', van.id).where('status', '<>', 'closed')
+  const van = await tx
+    .selectFrom('locations')
+    .select(['id', 'code', 'kind', 'stock_condition', 'active', 'route_id'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', command.vanLocationId)
+    .forNoKeyUpdate()
     .executeTakeFirst();
-  if (open) throw refuse('/vanLocationId', `the van ${van.code} is on trip ${open.number}, which is ${open.status}; close it first`);
+  if (!van) throw refuse('/vanLocationId', `there is no location ${command.vanLocationId} in this organisation`);
+  if (van.kind !== 'van' || van.stock_condition !== 'good')
+    throw refuse('/vanLocationId', `${van.code} is not a van's good-stock location (V_<route>-G)`);
+  if (!van.active) throw refuse('/vanLocationId', `${van.code} is inactive`);
+  const open = await tx
+    .selectFrom('trips')
+    .select(['number', 'status'])
+    .where('organization_id', '=', organizationId)
+    .where('van_location_id', '=', van.id)
+    .where('status', '<>', 'closed')
+    .executeTakeFirst();
+  if (open)
+    throw refuse(
+      '/vanLocationId',
+      `the van ${van.code} is on trip ${open.number}, which is ${open.status}; close it first`,
+    );
 
-  const warehouse = await tx.selectFrom('locations').select(['id', 'code', 'kind', 'active'])
-    .where('organization_id', '=', organizationId).where('id', '=', command.warehouseLocationId).forShare().executeTakeFirst();
-  if (!warehouse) throw refuse('/warehouseLocationId', `there is no location ${command.warehouseLocationId} in this organisation`);
-  if (warehouse.kind !== 'main' || !warehouse.active) throw refuse('/warehouseLocationId', `${warehouse.code} is not an active main warehouse`);
+  const warehouse = await tx
+    .selectFrom('locations')
+    .select(['id', 'code', 'kind', 'active'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', command.warehouseLocationId)
+    .forShare()
+    .executeTakeFirst();
+  if (!warehouse)
+    throw refuse('/warehouseLocationId', `there is no location ${command.warehouseLocationId} in this organisation`);
+  if (warehouse.kind !== 'main' || !warehouse.active)
+    throw refuse('/warehouseLocationId', `${warehouse.code} is not an active main warehouse`);
 
   const routeId = command.routeId ?? van.route_id;
   if (!routeId) throw refuse('/routeId', `the van ${van.code} belongs to no route; name the route`);
-  const route = await tx.selectFrom('routes').select(['id', 'route_code', 'salesperson_id'])
-    .where('organization_id', '=', organizationId).where('id', '=', routeId).forShare().executeTakeFirst();
+  const route = await tx
+    .selectFrom('routes')
+    .select(['id', 'route_code', 'salesperson_id'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', routeId)
+    .forShare()
+    .executeTakeFirst();
   if (!route) throw refuse('/routeId', `there is no route ${routeId} in this organisation`);
 
   const salespersonId = command.salespersonId ?? route.salesperson_id;
   if (!salespersonId) throw refuse('/salespersonId', `the route ${route.route_code} has no salesperson; name one`);
-  const salesperson = await tx.selectFrom('salespeople').select(['id', 'active'])
-    .where('organization_id', '=', organizationId).where('id', '=', salespersonId).forShare().executeTakeFirst();
+  const salesperson = await tx
+    .selectFrom('salespeople')
+    .select(['id', 'active'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', salespersonId)
+    .forShare()
+    .executeTakeFirst();
   if (!salesperson) throw refuse('/salespersonId', `there is no salesperson ${salespersonId} in this organisation`);
   if (!salesperson.active) throw refuse('/salespersonId', `the salesperson ${salespersonId} is inactive`);
 
   // The van's bad-stock location is its pair by code (V_R01-G -> V_R01-B), when the organisation has one.
-  const badStock = await tx.selectFrom('locations').select('id')
-    .where('organization_id', '=', organizationId).where('code', '=', van.code.replace(/-G$/, '-B')).where('kind', '=', 'van').where('stock_condition', '=', 'bad')
+  const badStock = await tx
+    .selectFrom('locations')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('code', '=', van.code.replace(/-G$/, '-B'))
+    .where('kind', '=', 'van')
+    .where('stock_condition', '=', 'bad')
     .executeTakeFirst();
 
   const id = newId('trp');
   const number = await nextDocumentNumber(tx, organizationId, 'trip', 'TRP');
-  const row = await tx.insertInto('trips').values({
-    organization_id: organizationId, id, number, status: tripLifecycle.initial, source: command.source ?? 'erp',
-    van_location_id: van.id, bad_stock_location_id: badStock?.id ?? null, warehouse_location_id: warehouse.id,
-    salesperson_id: salesperson.id, route_id: route.id, business_date: command.businessDate,
-  }).returningAll().executeTakeFirstOrThrow();
+  const row = await tx
+    .insertInto('trips')
+    .values({
+      organization_id: organizationId,
+      id,
+      number,
+      status: tripLifecycle.initial,
+      source: command.source ?? 'erp',
+      van_location_id: van.id,
+      bad_stock_location_id: badStock?.id ?? null,
+      warehouse_location_id: warehouse.id,
+      salesperson_id: salesperson.id,
+      route_id: route.id,
+      business_date: command.businessDate,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await recordEvent(tx, organizationId, 'trip.opened', TRIP_RESOURCE, id);
   return toTrip({ ...row, business_date: command.businessDate }); // the date as given (checked above), not as a local-midnight Date
 }
@@ -162,16 +225,36 @@ export async function openTrip(tx: Tx, actor: Actor, command: OpenTripCommand): 
  * trip (source `dms`) opened and departed at once, so that the day's van documents (sales, collections, returns)
  * have the trip the stock and money rules need. A van whose trip is returned and not yet closed is refused.
  */
-export async function dmsDayTrip(tx: Tx, actor: Actor, command: Required<Pick<OpenTripCommand, 'vanLocationId' | 'warehouseLocationId' | 'businessDate' | 'routeId'>> & { salespersonId?: string }): Promise<Trip> {
+export async function dmsDayTrip(
+  tx: Tx,
+  actor: Actor,
+  command: Required<Pick<OpenTripCommand, 'vanLocationId' | 'warehouseLocationId' | 'businessDate' | 'routeId'>> & {
+    salespersonId?: string;
+  },
+): Promise<Trip> {
   // The van first, locked as openTrip locks it: two documents of the same day posted at once open one trip, and the
   // second sees the first's.
-  await tx.selectFrom('locations').select('id').where('organization_id', '=', actor.organization.id).where('id', '=', command.vanLocationId).forNoKeyUpdate().execute();
-  const open = await tx.selectFrom('trips').select(['id', 'number', 'status'])
-    .where('organization_id', '=', actor.organization.id).where('van_location_id', '=', command.vanLocationId).where('status', '<>', 'closed')
+  await tx
+    .selectFrom('locations')
+    .select('id')
+    .where('organization_id', '=', actor.organization.id)
+    .where('id', '=', command.vanLocationId)
+    .forNoKeyUpdate()
+    .execute();
+  const open = await tx
+    .selectFrom('trips')
+    .select(['id', 'number', 'status'])
+    .where('organization_id', '=', actor.organization.id)
+    .where('van_location_id', '=', command.vanLocationId)
+    .where('status', '<>', 'closed')
     .executeTakeFirst();
   if (open?.status === 'in_transit') return current(tx, actor, open.id);
   if (open?.status === 'loading') return departTrip(tx, actor, open.id);
-  if (open) throw new ApiError('invalid_state', `The van's trip ${open.number} is ${open.status}: it must be closed before the van's next day.`);
+  if (open)
+    throw new ApiError(
+      'invalid_state',
+      `The van's trip ${open.number} is ${open.status}: it must be closed before the van's next day.`,
+    );
   const trip = await openTrip(tx, actor, { ...command, source: 'dms' });
   await adoptLoads(tx, actor.organization.id, trip.id, command.vanLocationId);
   return departTrip(tx, actor, trip.id);
@@ -182,8 +265,14 @@ export async function dmsDayTrip(tx: Tx, actor: Actor, command: Required<Pick<Op
  * loads (its transfer names the trip, and the settlement sheet counts it as loaded).
  */
 export async function openDmsTripOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null> {
-  const open = await tx.selectFrom('trips').select('id').where('organization_id', '=', organizationId).where('van_location_id', '=', vanLocationId)
-    .where('source', '=', 'dms').where('status', 'in', ['loading', 'in_transit']).executeTakeFirst();
+  const open = await tx
+    .selectFrom('trips')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('van_location_id', '=', vanLocationId)
+    .where('source', '=', 'dms')
+    .where('status', 'in', ['loading', 'in_transit'])
+    .executeTakeFirst();
   return open?.id ?? null;
 }
 
@@ -192,13 +281,30 @@ export async function openDmsTripOf(tx: Tx, organizationId: string, vanLocationI
  * (a replenishment the evening before, or the morning before the day's first sale opened the day).
  */
 async function adoptLoads(tx: Tx, organizationId: string, tripId: string, vanLocationId: string): Promise<void> {
-  const last = await tx.selectFrom('trips').select((eb) => eb.fn.max('returned_at').as('returned_at'))
-    .where('organization_id', '=', organizationId).where('van_location_id', '=', vanLocationId).where('id', '<>', tripId).executeTakeFirst();
-  let query = tx.updateTable('stock_documents').set({ trip_id: tripId })
-    .where('organization_id', '=', organizationId).where('trip_id', 'is', null).where('type', '=', 'transfer')
-    .where((eb) => eb.exists(eb.selectFrom('stock_movements as m').select('m.id')
-      .whereRef('m.organization_id', '=', 'stock_documents.organization_id').where('m.document_type', '=', STOCK_DOCUMENT)
-      .whereRef('m.document_id', '=', 'stock_documents.id').where('m.to_location_id', '=', vanLocationId)));
+  const last = await tx
+    .selectFrom('trips')
+    .select((eb) => eb.fn.max('returned_at').as('returned_at'))
+    .where('organization_id', '=', organizationId)
+    .where('van_location_id', '=', vanLocationId)
+    .where('id', '<>', tripId)
+    .executeTakeFirst();
+  let query = tx
+    .updateTable('stock_documents')
+    .set({ trip_id: tripId })
+    .where('organization_id', '=', organizationId)
+    .where('trip_id', 'is', null)
+    .where('type', '=', 'transfer')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('stock_movements as m')
+          .select('m.id')
+          .whereRef('m.organization_id', '=', 'stock_documents.organization_id')
+          .where('m.document_type', '=', STOCK_DOCUMENT)
+          .whereRef('m.document_id', '=', 'stock_documents.id')
+          .where('m.to_location_id', '=', vanLocationId),
+      ),
+    );
   if (last?.returned_at) query = query.where('created_at', '>', last.returned_at);
   await query.execute();
 }
@@ -208,7 +314,11 @@ export async function loadTrip(tx: Tx, actor: Actor, command: LoadTripCommand): 
   const { before: trip } = await move(tx, actor, command.tripId, 'load');
   if (command.lines.length === 0) throw refuse('/lines', 'a load moves at least one line', 'invalid_field');
   const transfer = await postStockTransfer(tx, actor, {
-    fromLocationId: trip.warehouse_location_id, toLocationId: trip.van_location_id, tripId: trip.id, note: `Load of trip ${trip.number}`, lines: command.lines,
+    fromLocationId: trip.warehouse_location_id,
+    toLocationId: trip.van_location_id,
+    tripId: trip.id,
+    note: `Load of trip ${trip.number}`,
+    lines: command.lines,
   });
   return { trip: await current(tx, actor, trip.id), documents: [transfer] };
 }
@@ -228,32 +338,65 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
   const seen = new Map<string, number>();
   command.lines.forEach((line, i) => {
     const first = seen.get(line.productId);
-    if (first !== undefined) problems.push({ field: `/lines/${i}/productId`, code: 'business_rule', message: `the product is already counted by /lines/${first}` });
+    if (first !== undefined)
+      problems.push({
+        field: `/lines/${i}/productId`,
+        code: 'business_rule',
+        message: `the product is already counted by /lines/${first}`,
+      });
     else seen.set(line.productId, i);
   });
   // What the van holds, read under the ledger's locks (valuations, then levels, in its one order) so that no other
   // document moves it between this count's check and its postings: a first read finds the products, lockLevels locks
   // their rows, and the second read is the one the count is checked against.
   const onVan = await heldAt(tx, actor.organization.id, trip.van_location_id);
-  await lockLevels(tx, actor.organization.id, [...onVan.keys()].map((productId) => ({ locationId: trip.van_location_id, productId })));
+  await lockLevels(
+    tx,
+    actor.organization.id,
+    [...onVan.keys()].map((productId) => ({ locationId: trip.van_location_id, productId })),
+  );
   const held = await heldAt(tx, actor.organization.id, trip.van_location_id);
   const uncounted = [...held.keys()].filter((productId) => !seen.has(productId)).sort();
-  if (uncounted.length > 0) problems.push({ field: '/lines', code: 'business_rule', message: `the van holds products the count does not name: ${uncounted.join(', ')} (count each, 0 when none was found)` });
-  if (problems.length > 0) throw new ApiError('business_rule', `The count cannot be posted: ${problems.map((p) => `${p.field.slice(1)}: ${p.message}`).join('; ')}.`, problems);
+  if (uncounted.length > 0)
+    problems.push({
+      field: '/lines',
+      code: 'business_rule',
+      message: `the van holds products the count does not name: ${uncounted.join(', ')} (count each, 0 when none was found)`,
+    });
+  if (problems.length > 0)
+    throw new ApiError(
+      'business_rule',
+      `The count cannot be posted: ${problems.map((p) => `${p.field.slice(1)}: ${p.message}`).join('; ')}.`,
+      problems,
+    );
 
   const documents: StockDocument[] = [];
   if (await countDiffers(tx, actor.organization.id, command.lines, held)) {
-    documents.push(await postStockAdjustment(tx, actor, {
-      reasonCode: TRIP_COUNT_REASON, note: `Count of trip ${trip.number} at its return`, tripId: trip.id,
-      lines: command.lines.map((line) => ({ productId: line.productId, locationId: trip.van_location_id, unit: line.unit, countedQuantity: line.countedQuantity })),
-    }));
+    documents.push(
+      await postStockAdjustment(tx, actor, {
+        reasonCode: TRIP_COUNT_REASON,
+        note: `Count of trip ${trip.number} at its return`,
+        tripId: trip.id,
+        lines: command.lines.map((line) => ({
+          productId: line.productId,
+          locationId: trip.van_location_id,
+          unit: line.unit,
+          countedQuantity: line.countedQuantity,
+        })),
+      }),
+    );
   }
   const back = command.lines.filter((line) => line.countedQuantity > 0);
   if (back.length > 0) {
-    documents.push(await postStockTransfer(tx, actor, {
-      fromLocationId: trip.van_location_id, toLocationId: trip.warehouse_location_id, tripId: trip.id, note: `Return of trip ${trip.number}`,
-      lines: back.map((line) => ({ productId: line.productId, unit: line.unit, quantity: line.countedQuantity })),
-    }));
+    documents.push(
+      await postStockTransfer(tx, actor, {
+        fromLocationId: trip.van_location_id,
+        toLocationId: trip.warehouse_location_id,
+        tripId: trip.id,
+        note: `Return of trip ${trip.number}`,
+        lines: back.map((line) => ({ productId: line.productId, unit: line.unit, quantity: line.countedQuantity })),
+      }),
+    );
   }
   return { trip: after!, documents };
 }
@@ -264,10 +407,27 @@ export async function returnTrip(tx: Tx, actor: Actor, command: ReturnTripComman
  * adjustment's posting function refuses it by its field. `held` was read under the levels' locks (returnTrip), so it
  * is what the postings that follow will find.
  */
-async function countDiffers(tx: Tx, organizationId: string, lines: ReturnTripCommand['lines'], held: Map<string, number>): Promise<boolean> {
+async function countDiffers(
+  tx: Tx,
+  organizationId: string,
+  lines: ReturnTripCommand['lines'],
+  held: Map<string, number>,
+): Promise<boolean> {
   if (lines.length === 0) return false;
-  const packSizes = new Map((await tx.selectFrom('products').select(['id', 'pack_size'])
-    .where('organization_id', '=', organizationId).where('id', 'in', lines.map((line) => line.productId)).execute()).map((row) => [row.id, row.pack_size]));
+  const packSizes = new Map(
+    (
+      await tx
+        .selectFrom('products')
+        .select(['id', 'pack_size'])
+        .where('organization_id', '=', organizationId)
+        .where(
+          'id',
+          'in',
+          lines.map((line) => line.productId),
+        )
+        .execute()
+    ).map((row) => [row.id, row.pack_size]),
+  );
   return lines.some((line) => {
     const packSize = packSizes.get(line.productId);
     if (packSize === undefined || !Number.isSafeInteger(line.countedQuantity) || line.countedQuantity < 0) return true;
@@ -282,8 +442,17 @@ async function countDiffers(tx: Tx, organizationId: string, lines: ReturnTripCom
  */
 export async function closeTrip(tx: Tx, actor: Actor, tripId: string): Promise<Trip> {
   const { before, after } = await move(tx, actor, tripId, 'close', 'closed_at');
-  const settled = await tx.selectFrom('settlements').select('id').where('organization_id', '=', actor.organization.id).where('trip_id', '=', before.id).executeTakeFirst();
-  if (!settled) throw new ApiError('invalid_state', `Trip ${before.number} has no settlement; a trip closes with its settlement (admin trip settle, or admin trip close when nothing was sold, collected or credited on it).`);
+  const settled = await tx
+    .selectFrom('settlements')
+    .select('id')
+    .where('organization_id', '=', actor.organization.id)
+    .where('trip_id', '=', before.id)
+    .executeTakeFirst();
+  if (!settled)
+    throw new ApiError(
+      'invalid_state',
+      `Trip ${before.number} has no settlement; a trip closes with its settlement (admin trip settle, or admin trip close when nothing was sold, collected or credited on it).`,
+    );
   return after!;
 }
 
@@ -292,26 +461,56 @@ export async function recordTripLocations(tx: Tx, actor: Actor, tripId: string, 
   requireDeliveryModule(actor);
   const trip = await findTrip(tx, actor.organization.id, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
-  if (trip.status === 'closed') throw new ApiError('invalid_state', `Trip ${trip.number} is closed; its GPS trail is final.`);
+  if (trip.status === 'closed')
+    throw new ApiError('invalid_state', `Trip ${trip.number} is closed; its GPS trail is final.`);
   refuseHandMoveOfDmsTrip(actor, trip);
-  if (points.length > MAX_POINTS) throw refuse('/points', `at most ${MAX_POINTS} points per call, not ${points.length}`, 'invalid_field');
+  if (points.length > MAX_POINTS)
+    throw refuse('/points', `at most ${MAX_POINTS} points per call, not ${points.length}`, 'invalid_field');
   const problems: FieldError[] = [];
-  const finite = (value: unknown, min: number, max: number) => typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+  const finite = (value: unknown, min: number, max: number) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
   points.forEach((point, i) => {
     const when = typeof point.recordedAt === 'string' ? timestampProblem(point.recordedAt) : 'is not a date-time';
     if (when) problems.push({ field: `/points/${i}/recordedAt`, code: 'invalid_field', message: when });
-    if (!finite(point.latitude, -90, 90)) problems.push({ field: `/points/${i}/latitude`, code: 'invalid_field', message: 'a number from -90 to 90' });
-    if (!finite(point.longitude, -180, 180)) problems.push({ field: `/points/${i}/longitude`, code: 'invalid_field', message: 'a number from -180 to 180' });
-    if (point.accuracyMeters !== undefined && point.accuracyMeters !== null && !finite(point.accuracyMeters, 0, 999_999)) {
-      problems.push({ field: `/points/${i}/accuracyMeters`, code: 'invalid_field', message: 'a number of metres from 0 to 999999' });
+    if (!finite(point.latitude, -90, 90))
+      problems.push({ field: `/points/${i}/latitude`, code: 'invalid_field', message: 'a number from -90 to 90' });
+    if (!finite(point.longitude, -180, 180))
+      problems.push({ field: `/points/${i}/longitude`, code: 'invalid_field', message: 'a number from -180 to 180' });
+    if (
+      point.accuracyMeters !== undefined &&
+      point.accuracyMeters !== null &&
+      !finite(point.accuracyMeters, 0, 999_999)
+    ) {
+      problems.push({
+        field: `/points/${i}/accuracyMeters`,
+        code: 'invalid_field',
+        message: 'a number of metres from 0 to 999999',
+      });
     }
   });
-  if (problems.length > 0) throw new ApiError('invalid_field', problems.length === 1 ? `${problems[0]!.field.slice(1)}: ${problems[0]!.message}.` : 'Several points are invalid; errors[] names each.', problems);
+  if (problems.length > 0)
+    throw new ApiError(
+      'invalid_field',
+      problems.length === 1
+        ? `${problems[0]!.field.slice(1)}: ${problems[0]!.message}.`
+        : 'Several points are invalid; errors[] names each.',
+      problems,
+    );
   if (points.length === 0) return 0;
-  await tx.insertInto('trip_locations').values(points.map((point) => ({
-    organization_id: actor.organization.id, id: newId('tlc'), trip_id: trip.id, recorded_at: new Date(Date.parse(point.recordedAt)),
-    latitude: point.latitude.toFixed(6), longitude: point.longitude.toFixed(6), accuracy_meters: point.accuracyMeters == null ? null : point.accuracyMeters.toFixed(2),
-  }))).execute();
+  await tx
+    .insertInto('trip_locations')
+    .values(
+      points.map((point) => ({
+        organization_id: actor.organization.id,
+        id: newId('tlc'),
+        trip_id: trip.id,
+        recorded_at: new Date(Date.parse(point.recordedAt)),
+        latitude: point.latitude.toFixed(6),
+        longitude: point.longitude.toFixed(6),
+        accuracy_meters: point.accuracyMeters == null ? null : point.accuracyMeters.toFixed(2),
+      })),
+    )
+    .execute();
   return points.length;
 }
 
@@ -319,18 +518,31 @@ export async function recordTripLocations(tx: Tx, actor: Actor, tripId: string, 
  * Moves the trip by its transition table (a guarded UPDATE: a concurrent move makes this one 409 invalid_state),
  * sets the move's timestamp column, and writes the move's event. Returns the trip as it was read before the move.
  */
-async function move(tx: Tx, actor: Actor, tripId: string, command: TripCommand, stamp?: 'departed_at' | 'returned_at' | 'closed_at'): Promise<{ before: TripRow; after: Trip | null }> {
+async function move(
+  tx: Tx,
+  actor: Actor,
+  tripId: string,
+  command: TripCommand,
+  stamp?: 'departed_at' | 'returned_at' | 'closed_at',
+): Promise<{ before: TripRow; after: Trip | null }> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   const trip = await findTrip(tx, organizationId, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
   refuseHandMoveOfDmsTrip(actor, trip);
-  const { event } = await tripLifecycle.move(tx, { table: 'trips', organizationId, id: trip.id, from: trip.status as TripStatus }, command);
+  const { event } = await tripLifecycle.move(
+    tx,
+    { table: 'trips', organizationId, id: trip.id, from: trip.status as TripStatus },
+    command,
+  );
   await recordEvent(tx, organizationId, event, TRIP_RESOURCE, trip.id);
   if (!stamp) return { before: trip, after: null };
   // The move's time, and the trip as it is now (the status and updated_at the guarded UPDATE just wrote).
-  const row = await tx.updateTable('trips').set((eb) => ({ [stamp]: eb.fn<Date>('now') }))
-    .where('organization_id', '=', organizationId).where('id', '=', trip.id)
+  const row = await tx
+    .updateTable('trips')
+    .set((eb) => ({ [stamp]: eb.fn<Date>('now') }))
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', trip.id)
     .returning(['status', 'departed_at', 'returned_at', 'closed_at', 'updated_at'])
     .executeTakeFirstOrThrow();
   return { before: trip, after: toTrip({ ...trip, ...row }) };
@@ -360,7 +572,10 @@ export async function listTrips(db: Db, actor: Actor, request: ListRequest, filt
   ]);
   if (filters.businessDate !== undefined) {
     const problem = dateProblem(filters.businessDate);
-    if (problem) throw new ApiError('invalid_field', `businessDate ${problem}.`, [{ field: '/query/businessDate', code: 'invalid_field', message: problem }]);
+    if (problem)
+      throw new ApiError('invalid_field', `businessDate ${problem}.`, [
+        { field: '/query/businessDate', code: 'invalid_field', message: problem },
+      ]);
   }
   const conditions: Record<string, Filter | undefined> = {
     status: equals('trips', 'status', filters.status),
@@ -381,13 +596,23 @@ export async function getTrip(db: Db, actor: Actor, id: string): Promise<Trip> {
 }
 
 /** The trail as a `since` feed: oldest change first, by (updatedAt, id); from the start when `since` is absent. */
-export async function listTripLocations(db: Db, actor: Actor, tripId: string, request: { limit?: number; cursor?: string; since?: string }): Promise<Page<TripLocation>> {
+export async function listTripLocations(
+  db: Db,
+  actor: Actor,
+  tripId: string,
+  request: { limit?: number; cursor?: string; since?: string },
+): Promise<Page<TripLocation>> {
   requireDeliveryModule(actor);
   const organizationId = actor.organization.id;
   const trip = await findTrip(db, organizationId, tripId);
   if (!trip) throw new ApiError('not_found', `No trip ${tripId} in this organisation.`);
-  const page = await readPage(`trips/${trip.id}/locations`, trailQuery(db, organizationId, trip.id), organizationId,
-    { limit: request.limit, cursor: request.cursor, updatedSince: request.since ?? new Date(0).toISOString() }, {});
+  const page = await readPage(
+    `trips/${trip.id}/locations`,
+    trailQuery(db, organizationId, trip.id),
+    organizationId,
+    { limit: request.limit, cursor: request.cursor, updatedSince: request.since ?? new Date(0).toISOString() },
+    {},
+  );
   const includePii = actor.scopes.has('customers:pii');
   return { ...page, rows: page.rows.map((row) => toTripLocation(row, includePii)) };
 }

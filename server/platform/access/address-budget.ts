@@ -56,28 +56,44 @@ function takeForAddressesUpsert(query: QueryCreator<DB & { waiting: AddressRow }
   // as above: the refill since the row's last statement, capped at the burst
   const available = sql<number>`LEAST(${row('burst')}, address_rate_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - address_rate_buckets.refilled_at)) * ${row('per_minute')} / 60)`;
   const taken = granted(available, row('wanted'));
-  return query.insertInto('address_rate_buckets')
+  return query
+    .insertInto('address_rate_buckets')
     .columns(['address', 'tokens', 'refilled_at', 'last_granted'])
-    .expression((eb) => eb.selectFrom('waiting').select([
-      'waiting.address', sql<number>`waiting.burst - ${first}`.as('tokens'), // as above
-      sql<Date>`statement_timestamp()`.as('refilled_at'), first.as('last_granted'), // as above: one timestamp
-    ]).orderBy('waiting.address'))
-    .onConflict((conflict) => conflict.column('address').doUpdateSet({
-      tokens: sql<number>`${available} - ${taken}`, // as above: the refill, then the tokens taken
-      last_granted: taken,
-      // as above: the statement's one timestamp, never moving backwards
-      refilled_at: sql<Date>`GREATEST(address_rate_buckets.refilled_at, statement_timestamp())`,
-    }))
+    .expression((eb) =>
+      eb
+        .selectFrom('waiting')
+        .select([
+          'waiting.address',
+          sql<number>`waiting.burst - ${first}`.as('tokens'), // as above
+          sql<Date>`statement_timestamp()`.as('refilled_at'),
+          first.as('last_granted'), // as above: one timestamp
+        ])
+        .orderBy('waiting.address'),
+    )
+    .onConflict((conflict) =>
+      conflict.column('address').doUpdateSet({
+        tokens: sql<number>`${available} - ${taken}`, // as above: the refill, then the tokens taken
+        last_granted: taken,
+        // as above: the statement's one timestamp, never moving backwards
+        refilled_at: sql<Date>`GREATEST(address_rate_buckets.refilled_at, statement_timestamp())`,
+      }),
+    )
     .returning(['address', 'tokens', 'last_granted']);
 }
 
 /** One statement for a batch of addresses, given as one JSON array; compiled once (see prepared.ts). */
 const takeForAddresses = preparedStatement(
-  (a: { batch: string }) => statementBuilder
-    // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
-    .with('waiting', () => sql<AddressRow>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(address text, per_minute float8, burst float8, wanted int))`)
-    .with('bucket', (q) => takeForAddressesUpsert(q as never))
-    .selectFrom('bucket').selectAll(),
+  (a: { batch: string }) =>
+    statementBuilder
+      // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
+      .with(
+        'waiting',
+        () =>
+          sql<AddressRow>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(address text, per_minute float8, burst float8, wanted int))`,
+      )
+      .with('bucket', (q) => takeForAddressesUpsert(q as never))
+      .selectFrom('bucket')
+      .selectAll(),
   ['batch'],
 );
 
@@ -97,14 +113,20 @@ export class AddressBudget {
   private readonly refused = new Map<string, { level: number; at: number; until: number }>();
   private lastSweep = 0;
 
-  constructor(private readonly buckets: Db, readonly limit: RateLimit) {}
+  constructor(
+    private readonly buckets: Db,
+    readonly limit: RateLimit,
+  ) {}
 
   take(address: string): Promise<TokenAnswer> {
     const refusal = this.refused.get(address);
     if (refusal) {
       const now = Date.now();
       if (now < refusal.until) {
-        return Promise.resolve({ allowed: false, remaining: Math.min(0.999, refusal.level + ((now - refusal.at) / 60_000) * this.limit.perMinute) });
+        return Promise.resolve({
+          allowed: false,
+          remaining: Math.min(0.999, refusal.level + ((now - refusal.at) / 60_000) * this.limit.perMinute),
+        });
       }
       this.refused.delete(address);
     }
@@ -117,7 +139,12 @@ export class AddressBudget {
   }
 
   private async takeFor(batch: Map<string, Waiter[]>): Promise<void> {
-    const rows: AddressRow[] = [...batch].map(([address, waiters]) => ({ address, per_minute: this.limit.perMinute, burst: this.limit.burst, wanted: waiters.length }));
+    const rows: AddressRow[] = [...batch].map(([address, waiters]) => ({
+      address,
+      per_minute: this.limit.perMinute,
+      burst: this.limit.burst,
+      wanted: waiters.length,
+    }));
     let answers: Awaited<ReturnType<typeof takeForAddresses>>;
     try {
       answers = await takeForAddresses(this.buckets, { batch: JSON.stringify(rows) });
@@ -131,11 +158,16 @@ export class AddressBudget {
       const level = Number(row.tokens);
       // Each token as the count it left the bucket with: the first of the batch sees the most left (as RateBudget).
       waiters.forEach((waiter, i) => {
-        waiter.resolve(i < row.last_granted ? { allowed: true, remaining: level + row.last_granted - 1 - i } : { allowed: false, remaining: level });
+        waiter.resolve(
+          i < row.last_granted
+            ? { allowed: true, remaining: level + row.last_granted - 1 - i }
+            : { allowed: false, remaining: level },
+        );
       });
       if (row.last_granted < waiters.length) this.remember(row.address, level);
     }
-    for (const [address, waiters] of batch) for (const waiter of waiters) waiter.reject(new Error(`no bucket row came back for address ${address}`));
+    for (const [address, waiters] of batch)
+      for (const waiter of waiters) waiter.reject(new Error(`no bucket row came back for address ${address}`));
   }
 
   private remember(address: string, level: number): void {
@@ -157,8 +189,13 @@ export class AddressBudget {
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
     const fullAfterMs = (this.limit.burst * 60_000) / this.limit.perMinute;
-    void this.buckets.deleteFrom('address_rate_buckets').where('refilled_at', '<', new Date(now - fullAfterMs - SWEEP_EVERY_MS)).execute()
-      .catch(() => { /* the next sweep tries again; a full bucket left behind is harmless */ });
+    void this.buckets
+      .deleteFrom('address_rate_buckets')
+      .where('refilled_at', '<', new Date(now - fullAfterMs - SWEEP_EVERY_MS))
+      .execute()
+      .catch(() => {
+        /* the next sweep tries again; a full bucket left behind is harmless */
+      });
   }
 }
 
@@ -198,7 +235,13 @@ export async function chargedFailure(req: Request, res: Response, error: ApiErro
 async function charge(budget: AddressBudget, req: Request, res: Response, announce: boolean): Promise<ApiError | null> {
   const answer = await budget.take(addressBucketOf(req.ip ?? req.socket.remoteAddress));
   const decision = rateDecision(budget.limit, answer.allowed, answer.remaining);
-  if (announce || !decision.allowed) for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+  if (announce || !decision.allowed)
+    for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
   if (decision.allowed) return null;
-  return new ApiError('rate_limited', `The budget of this address for requests without a valid key (${budget.limit.perMinute} per minute, burst ${budget.limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+  return new ApiError(
+    'rate_limited',
+    `The budget of this address for requests without a valid key (${budget.limit.perMinute} per minute, burst ${budget.limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`,
+    undefined,
+    { 'Retry-After': String(decision.retryAfterSeconds) },
+  );
 }

@@ -22,7 +22,12 @@ export const refuseKeyInQuery: RequestHandler = (req, _res, next) => {
   if (query >= 0 && KEY_LIKE.test(decodeURIComponentSafe(req.originalUrl.slice(query + 1)))) {
     // The API log and the process log record the path without its query string for this request.
     req.url = req.url.split('?')[0]!;
-    next(new ApiError('key_in_query', 'An API key was sent in the query string, where it is logged and cached. Send it only in the Authorization header, and rotate this key now.'));
+    next(
+      new ApiError(
+        'key_in_query',
+        'An API key was sent in the query string, where it is logged and cached. Send it only in the Authorization header, and rotate this key now.',
+      ),
+    );
     return;
   }
   next();
@@ -48,7 +53,10 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
   const securityOf = operationSecurityIndex(options.document);
   return async (req, res, next) => {
     // HEAD is looked up as GET, as knownOperation finds it: a HEAD of a keyed read needs the key its GET needs.
-    const security = securityOf(req.method === 'HEAD' ? 'GET' : req.method, req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path);
+    const security = securityOf(
+      req.method === 'HEAD' ? 'GET' : req.method,
+      req.path.startsWith(API_BASE_PATH) ? req.path.slice(API_BASE_PATH.length) : req.path,
+    );
     if (!security || security.scopes === null) return next();
 
     const header = req.headers.authorization ?? '';
@@ -56,10 +64,19 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
     const parsed = match ? parseSecret(match[1]!) : null;
     if (!parsed) throw await chargedFailure(req, res, new ApiError('unauthorized', UNAUTHORIZED_DETAIL));
     if (parsed.environment !== options.environment) {
-      throw await chargedFailure(req, res, new ApiError('wrong_environment', `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`));
+      throw await chargedFailure(
+        req,
+        res,
+        new ApiError(
+          'wrong_environment',
+          `This is the ${options.environment} environment; it takes keys containing _${environmentMarker(options.environment)}_, and this key contains _${environmentMarker(parsed.environment)}_.`,
+        ),
+      );
     }
     const secretHash = hashSecret(match![1]!);
-    const key = await options.keys.find(parsed.prefix, secretHash, () => readKey(options.buckets, parsed.prefix, secretHash, options.environment));
+    const key = await options.keys.find(parsed.prefix, secretHash, () =>
+      readKey(options.buckets, parsed.prefix, secretHash, options.environment),
+    );
     // Unknown, revoked, expired and mistyped keys get the very same answer. The stored hash is compared once
     // more in constant time, so that no code path depends on a variable-time comparison of the secret.
     if (!key || !secretMatches(match![1]!, key.secretHash)) {
@@ -69,22 +86,37 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
 
     // Only a usable key takes a token: a wrong secret cannot spend someone else's budget.
     const limit = caller.rateLimits[security.rateClass];
-    const answer = await options.budget.take({ organizationId: caller.organizationId, id: caller.apiKeyId }, security.rateClass, limit);
+    const answer = await options.budget.take(
+      { organizationId: caller.organizationId, id: caller.apiKeyId },
+      security.rateClass,
+      limit,
+    );
     const decision = rateDecision(limit, answer.allowed, answer.remaining);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     res.locals.caller = caller;
     if (!decision.allowed) {
-      throw new ApiError('rate_limited', `The ${security.rateClass} budget of this key (${limit.perMinute} per minute, burst ${limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+      throw new ApiError(
+        'rate_limited',
+        `The ${security.rateClass} budget of this key (${limit.perMinute} per minute, burst ${limit.burst}) is spent. Retry after ${decision.retryAfterSeconds} s.`,
+        undefined,
+        { 'Retry-After': String(decision.retryAfterSeconds) },
+      );
     }
     if (!apiAccessEnabled) {
-      throw new ApiError('api_disabled', `API access is switched off for ${caller.organizationName}. An administrator must enable it.`);
+      throw new ApiError(
+        'api_disabled',
+        `API access is switched off for ${caller.organizationName}. An administrator must enable it.`,
+      );
     }
     if (allowlist.length > 0 && !addressInRanges(req.ip ?? '', allowlist)) {
       throw new ApiError('ip_not_allowed', `Calls from ${req.ip} are outside this key's IP allowlist.`);
     }
     const missing = security.scopes.filter((scope) => !caller.scopes.has(scope));
     if (missing.length > 0) {
-      throw new ApiError('insufficient_scope', `This operation needs the scope ${missing.join(', ')}, which the key does not have.`);
+      throw new ApiError(
+        'insufficient_scope',
+        `This operation needs the scope ${missing.join(', ')}, which the key does not have.`,
+      );
     }
     next();
   };
@@ -92,30 +124,57 @@ export function authenticate(options: AuthenticationOptions): RequestHandler {
 
 /** The key by prefix and secret hash, with its organisation, when it is neither revoked nor expired now. */
 export function keyQuery(db: Db, prefix: string, secretHash: string, environment: Environment) {
-  return db.selectFrom('api_keys as k').innerJoin('organizations as o', 'o.id', 'k.organization_id')
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
     .select([
-      'k.organization_id', 'k.id', 'k.name', 'k.prefix', 'k.environment', 'k.secret_hash', 'k.scopes', 'k.rate_limits', 'k.ip_allowlist',
-      'k.revoked_at', 'k.expires_at', 'k.created_by_member_id',
-      'o.name as organization_name', 'o.api_access_enabled', 'o.base_currency', 'o.delivery_module_enabled', 'o.field_sales_module_enabled',
+      'k.organization_id',
+      'k.id',
+      'k.name',
+      'k.prefix',
+      'k.environment',
+      'k.secret_hash',
+      'k.scopes',
+      'k.rate_limits',
+      'k.ip_allowlist',
+      'k.revoked_at',
+      'k.expires_at',
+      'k.created_by_member_id',
+      'o.name as organization_name',
+      'o.api_access_enabled',
+      'o.base_currency',
+      'o.delivery_module_enabled',
+      'o.field_sales_module_enabled',
     ])
-    .where('k.prefix', '=', prefix).where('k.secret_hash', '=', secretHash).where('k.environment', '=', environment)
+    .where('k.prefix', '=', prefix)
+    .where('k.secret_hash', '=', secretHash)
+    .where('k.environment', '=', environment)
     .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', eb.fn<Date>('now'))]))
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))]));
 }
 
 /** The same statement, compiled once (a request with a key not in memory runs it; see platform/database/prepared.ts). */
 const keyByPrefix = preparedStatement(
-  (args: { prefix: string; secretHash: string; environment: string }) => keyQuery(statementBuilder, args.prefix, args.secretHash, args.environment as Environment),
+  (args: { prefix: string; secretHash: string; environment: string }) =>
+    keyQuery(statementBuilder, args.prefix, args.secretHash, args.environment as Environment),
   ['prefix', 'secretHash', 'environment'],
 );
 
 type KeyRow = Awaited<ReturnType<typeof keyByPrefix>>[number];
 
-async function readKey(db: Db, prefix: string, secretHash: string, environment: Environment): Promise<KnownKey<KeyFacts> | undefined> {
+async function readKey(
+  db: Db,
+  prefix: string,
+  secretHash: string,
+  environment: Environment,
+): Promise<KnownKey<KeyFacts> | undefined> {
   const [row] = await keyByPrefix(db, { prefix, secretHash, environment });
   if (!row) return undefined;
   return {
-    organizationId: row.organization_id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at,
+    organizationId: row.organization_id,
+    secretHash: row.secret_hash,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
     facts: {
       caller: toCaller(row),
       apiAccessEnabled: row.api_access_enabled,

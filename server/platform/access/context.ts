@@ -1,7 +1,7 @@
 // The HTTP edge's view of the caller: the key that authenticated the request, with its key-only facts (rate
 // limits, prefix, name) beside the Actor that everything below the routes receives.
 import type { Response } from 'express';
-import type { ApiKeyActor } from '../../domain/actor.js';
+import type { ApiKeyActor } from './actor.js';
 import type { Environment } from '../config.js';
 import type { RateLimits } from './rate-limit.js';
 

@@ -46,7 +46,11 @@ export class KeyCache<Facts> {
    * The key with this prefix and secret hash, usable now (not revoked, not expired), or undefined. A cached one
    * when the cache is working; otherwise `read` (the database), whose answer is kept when nothing changed meanwhile.
    */
-  async find(prefix: string, secretHash: string, read: () => Promise<KnownKey<Facts> | undefined>): Promise<KnownKey<Facts> | undefined> {
+  async find(
+    prefix: string,
+    secretHash: string,
+    read: () => Promise<KnownKey<Facts> | undefined>,
+  ): Promise<KnownKey<Facts> | undefined> {
     const cached = this.listening ? this.entries.get(prefix) : undefined;
     if (cached && cached.secretHash === secretHash) {
       if (usable(cached, Date.now())) return cached;
@@ -82,7 +86,9 @@ export class KeyCache<Facts> {
   organizationChanged(organizationId: string): void {
     this.generation += 1;
     if (organizationId === '*') this.entries.clear();
-    else for (const [prefix, entry] of this.entries) if (entry.organizationId === organizationId) this.entries.delete(prefix);
+    else
+      for (const [prefix, entry] of this.entries)
+        if (entry.organizationId === organizationId) this.entries.delete(prefix);
     for (const listener of this.changeListeners) listener(organizationId);
   }
 
@@ -95,5 +101,8 @@ export class KeyCache<Facts> {
 
 /** Neither revoked nor expired at `now` (a key can be revoked or expire at a time still to come: rotation). */
 function usable(key: { revokedAt: Date | null; expiresAt: Date | null }, now: number): boolean {
-  return (key.revokedAt === null || key.revokedAt.getTime() > now) && (key.expiresAt === null || key.expiresAt.getTime() > now);
+  return (
+    (key.revokedAt === null || key.revokedAt.getTime() > now) &&
+    (key.expiresAt === null || key.expiresAt.getTime() > now)
+  );
 }

@@ -38,12 +38,14 @@ function checkName(name: string): string {
 
 function checkEmail(email: string): string {
   const trimmed = email.trim().toLowerCase();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new MemberRefusal(`--email ${email} is not an e-mail address (name@example.com)`);
+  if (!EMAIL.test(trimmed) || trimmed.length > 254)
+    throw new MemberRefusal(`--email ${email} is not an e-mail address (name@example.com)`);
   return trimmed;
 }
 
 function checkRole(role: string): MemberRole {
-  if (!(MEMBER_ROLES as readonly string[]).includes(role)) throw new MemberRefusal(`--role must be one of ${MEMBER_ROLES.join(', ')}, not ${role}`);
+  if (!(MEMBER_ROLES as readonly string[]).includes(role))
+    throw new MemberRefusal(`--role must be one of ${MEMBER_ROLES.join(', ')}, not ${role}`);
   return role as MemberRole;
 }
 
@@ -53,47 +55,87 @@ function checkRole(role: string): MemberRole {
  */
 async function refuseSecondOwner(tx: Tx, organizationId: string, exceptId: string | null): Promise<void> {
   await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().execute();
-  let query = tx.selectFrom('members').select(['id', 'email']).where('organization_id', '=', organizationId).where('role', '=', 'owner');
+  let query = tx
+    .selectFrom('members')
+    .select(['id', 'email'])
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner');
   if (exceptId) query = query.where('id', '<>', exceptId);
   const owner = await query.executeTakeFirst();
-  if (owner) throw new MemberRefusal(`the organisation already has an owner, ${owner.id} (${owner.email}); change that member's role first`);
+  if (owner)
+    throw new MemberRefusal(
+      `the organisation already has an owner, ${owner.id} (${owner.email}); change that member's role first`,
+    );
 }
 
 async function refuseTakenEmail(tx: Tx, organizationId: string, email: string, exceptId: string | null): Promise<void> {
-  let query = tx.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('email', '=', email);
+  let query = tx
+    .selectFrom('members')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('email', '=', email);
   if (exceptId) query = query.where('id', '<>', exceptId);
   const taken = await query.executeTakeFirst();
   if (taken) throw new MemberRefusal(`${email} is already member ${taken.id} of this organisation`);
 }
 
-export async function addMember(db: Db, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
+export async function addMember(
+  db: Db,
+  organizationId: string,
+  input: { name: string; email: string; role: string },
+): Promise<MemberRecord> {
   return inTransaction(db, (tx) => addMemberIn(tx, organizationId, input));
 }
 
 /** addMember in the caller's transaction (the sandbox bootstrap makes its distributor's members in its own). */
-export async function addMemberIn(tx: Tx, organizationId: string, input: { name: string; email: string; role: string }): Promise<MemberRecord> {
+export async function addMemberIn(
+  tx: Tx,
+  organizationId: string,
+  input: { name: string; email: string; role: string },
+): Promise<MemberRecord> {
   const name = checkName(input.name);
   const email = checkEmail(input.email);
   const role = checkRole(input.role);
-  const organization = await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).executeTakeFirst();
+  const organization = await tx
+    .selectFrom('organizations')
+    .select('id')
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
   if (!organization) throw new MemberRefusal(`no organisation ${organizationId} (org list shows them)`);
   if (role === 'owner') await refuseSecondOwner(tx, organizationId, null);
   await refuseTakenEmail(tx, organizationId, email, null);
-  const row = await tx.insertInto('members').values({ organization_id: organizationId, id: newId('mbr'), name, email, role }).returningAll().executeTakeFirstOrThrow();
+  const row = await tx
+    .insertInto('members')
+    .values({ organization_id: organizationId, id: newId('mbr'), name, email, role })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toRecord(row);
 }
 
-export async function updateMember(db: Db, organizationId: string, id: string, change: { name?: string; email?: string; role?: string }): Promise<MemberRecord> {
+export async function updateMember(
+  db: Db,
+  organizationId: string,
+  id: string,
+  change: { name?: string; email?: string; role?: string },
+): Promise<MemberRecord> {
   const name = change.name === undefined ? undefined : checkName(change.name);
   const email = change.email === undefined ? undefined : checkEmail(change.email);
   const role = change.role === undefined ? undefined : checkRole(change.role);
   return inTransaction(db, async (tx) => {
     if (role === 'owner') await refuseSecondOwner(tx, organizationId, id);
     if (email !== undefined) await refuseTakenEmail(tx, organizationId, email, id);
-    const row = await tx.updateTable('members')
-      .set((eb) => ({ ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }), ...(role === undefined ? {} : { role }), updated_at: eb.fn('now') }))
-      .where('organization_id', '=', organizationId).where('id', '=', id)
-      .returningAll().executeTakeFirst();
+    const row = await tx
+      .updateTable('members')
+      .set((eb) => ({
+        ...(name === undefined ? {} : { name }),
+        ...(email === undefined ? {} : { email }),
+        ...(role === undefined ? {} : { role }),
+        updated_at: eb.fn('now'),
+      }))
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
     if (!row) throw new MemberRefusal(`no member ${id} in ${organizationId} (member list --org shows them)`);
     return toRecord(row);
   });
@@ -106,28 +148,72 @@ export async function updateMember(db: Db, organizationId: string, id: string, c
  */
 export async function removeMember(db: Db, organizationId: string, id: string): Promise<void> {
   await inTransaction(db, async (tx) => {
-    const member = await tx.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+    const member = await tx
+      .selectFrom('members')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
     if (!member) throw new MemberRefusal(`no member ${id} in ${organizationId} (member list --org shows them)`);
-    const keys = await tx.selectFrom('api_keys').select('id').where('organization_id', '=', organizationId).where('created_by_member_id', '=', id).execute();
-    if (keys.length > 0) throw new MemberRefusal(`member ${id} made the key(s) ${keys.map((k) => k.id).join(', ')}, which keep its id; set its role to none instead`);
-    const salesmen = await tx.selectFrom('salespeople').select('salesman_code').where('organization_id', '=', organizationId).where('member_id', '=', id).execute();
-    if (salesmen.length > 0) throw new MemberRefusal(`salesman ${salesmen.map((s) => s.salesman_code).join(', ')} is linked to member ${id}; unlink it first (salespeople API memberId: null)`);
-    await tx.deleteFrom('notification_recipients').where('organization_id', '=', organizationId).where('member_id', '=', id).execute();
+    const keys = await tx
+      .selectFrom('api_keys')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('created_by_member_id', '=', id)
+      .execute();
+    if (keys.length > 0)
+      throw new MemberRefusal(
+        `member ${id} made the key(s) ${keys.map((k) => k.id).join(', ')}, which keep its id; set its role to none instead`,
+      );
+    const salesmen = await tx
+      .selectFrom('salespeople')
+      .select('salesman_code')
+      .where('organization_id', '=', organizationId)
+      .where('member_id', '=', id)
+      .execute();
+    if (salesmen.length > 0)
+      throw new MemberRefusal(
+        `salesman ${salesmen.map((s) => s.salesman_code).join(', ')} is linked to member ${id}; unlink it first (salespeople API memberId: null)`,
+      );
+    await tx
+      .deleteFrom('notification_recipients')
+      .where('organization_id', '=', organizationId)
+      .where('member_id', '=', id)
+      .execute();
     await tx.deleteFrom('members').where('organization_id', '=', organizationId).where('id', '=', id).execute();
   });
 }
 
 export async function listMembers(db: Db, organizationId: string): Promise<MemberRecord[]> {
-  const rows = await db.selectFrom('members').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('members')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(toRecord);
 }
 
 /** Whether the id is a member of the organisation. */
 export async function isMember(db: Db, organizationId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('members').select('id').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('members')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 function toRecord(row: Selectable<Member>): MemberRecord {
-  return { id: row.id, name: row.name, email: row.email, role: row.role as MemberRole, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    role: row.role as MemberRole,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }

@@ -1,7 +1,7 @@
 // Operator actions on organisations (the CLI and the sandbox bootstrap use them).
 import type { Selectable } from 'kysely';
 import type { Organization } from '../../../generated/kysely/types.js';
-import type { ActingOrganization } from '../../domain/actor.js';
+import type { ActingOrganization } from './actor.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
@@ -22,24 +22,49 @@ export interface OrganizationRecord {
 export const MODULES = ['delivery', 'field-sales'] as const;
 export type Module = (typeof MODULES)[number];
 
-export async function createOrganization(db: Db, input: { name: string; baseCurrency?: string; apiAccessEnabled?: boolean; modules?: Module[] }): Promise<OrganizationRecord> {
+export async function createOrganization(
+  db: Db,
+  input: { name: string; baseCurrency?: string; apiAccessEnabled?: boolean; modules?: Module[] },
+): Promise<OrganizationRecord> {
   const currency = (input.baseCurrency ?? 'UGX').toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`--currency must be a three-letter ISO 4217 code, not ${input.baseCurrency}`);
+  if (!/^[A-Z]{3}$/.test(currency))
+    throw new Error(`--currency must be a three-letter ISO 4217 code, not ${input.baseCurrency}`);
   if (input.name.trim() === '') throw new Error('--name must not be empty');
-  const row = await db.insertInto('organizations').values((eb) => ({
-    id: newId('org'), name: input.name.trim(), base_currency: currency, api_access_enabled: input.apiAccessEnabled ?? true,
-    delivery_module_enabled: input.modules?.includes('delivery') ?? false, field_sales_module_enabled: input.modules?.includes('field-sales') ?? false,
-    updated_at: eb.fn('now'),
-  })).returningAll().executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('organizations')
+    .values((eb) => ({
+      id: newId('org'),
+      name: input.name.trim(),
+      base_currency: currency,
+      api_access_enabled: input.apiAccessEnabled ?? true,
+      delivery_module_enabled: input.modules?.includes('delivery') ?? false,
+      field_sales_module_enabled: input.modules?.includes('field-sales') ?? false,
+      updated_at: eb.fn('now'),
+    }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toRecord(row);
 }
 
-export async function updateOrganization(db: Db, id: string, change: { apiAccessEnabled?: boolean; modules?: Module[]; timeZone?: string }): Promise<OrganizationRecord> {
-  if (change.timeZone !== undefined && !isIanaTimeZone(change.timeZone)) throw new Error(`--time-zone must be an IANA time zone such as Africa/Kampala or Europe/London, not ${change.timeZone}`);
-  const row = await db.updateTable('organizations')
+export async function updateOrganization(
+  db: Db,
+  id: string,
+  change: { apiAccessEnabled?: boolean; modules?: Module[]; timeZone?: string },
+): Promise<OrganizationRecord> {
+  if (change.timeZone !== undefined && !isIanaTimeZone(change.timeZone))
+    throw new Error(
+      `--time-zone must be an IANA time zone such as Africa/Kampala or Europe/London, not ${change.timeZone}`,
+    );
+  const row = await db
+    .updateTable('organizations')
     .set((eb) => ({
       ...(change.apiAccessEnabled === undefined ? {} : { api_access_enabled: change.apiAccessEnabled }),
-      ...(change.modules === undefined ? {} : { delivery_module_enabled: change.modules.includes('delivery'), field_sales_module_enabled: change.modules.includes('field-sales') }),
+      ...(change.modules === undefined
+        ? {}
+        : {
+            delivery_module_enabled: change.modules.includes('delivery'),
+            field_sales_module_enabled: change.modules.includes('field-sales'),
+          }),
       ...(change.timeZone === undefined ? {} : { time_zone: change.timeZone }),
       updated_at: eb.fn('now'),
     }))
@@ -65,9 +90,12 @@ export async function listOrganizations(db: Db): Promise<OrganizationRecord[]> {
 
 /** Registers a code system; doing it again changes nothing. True when this call registered it. */
 export async function registerCodeSystem(db: Db, organizationId: string, name: string): Promise<boolean> {
-  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(name)) throw new Error('a code system name is 1 to 32 lowercase letters, digits, _ or -, starting with a letter');
+  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(name))
+    throw new Error('a code system name is 1 to 32 lowercase letters, digits, _ or -, starting with a letter');
   if (name === 'dms') throw new Error('dms is built in');
-  const inserted = await db.insertInto('code_systems').values({ organization_id: organizationId, name })
+  const inserted = await db
+    .insertInto('code_systems')
+    .values({ organization_id: organizationId, name })
     .onConflict((conflict) => conflict.doNothing())
     .returning('name')
     .executeTakeFirst();
@@ -76,7 +104,12 @@ export async function registerCodeSystem(db: Db, organizationId: string, name: s
 
 /** The organisation's code systems, the built-in dms first, then the registered ones by name. */
 export async function listCodeSystems(db: Db, organizationId: string): Promise<string[]> {
-  const rows = await db.selectFrom('code_systems').select('name').where('organization_id', '=', organizationId).orderBy('name').execute();
+  const rows = await db
+    .selectFrom('code_systems')
+    .select('name')
+    .where('organization_id', '=', organizationId)
+    .orderBy('name')
+    .execute();
   return ['dms', ...rows.map((row) => row.name)];
 }
 
@@ -94,7 +127,11 @@ function toRecord(row: Selectable<Organization>): OrganizationRecord {
 
 /** The organisation's time zone (its default when the row has none to read, as for an unknown id). */
 export async function timeZoneOf(db: Db, organizationId: string): Promise<string> {
-  const row = await db.selectFrom('organizations').select('time_zone').where('id', '=', organizationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('organizations')
+    .select('time_zone')
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
   return row?.time_zone ?? DEFAULT_TIME_ZONE;
 }
 
@@ -106,7 +143,10 @@ export async function organizationToday(db: Db, organizationId: string): Promise
 /** The organisation as an actor acts for it. */
 export function actingOrganization(record: OrganizationRecord): ActingOrganization {
   return {
-    id: record.id, name: record.name, baseCurrency: record.baseCurrency,
-    deliveryModuleEnabled: record.deliveryModuleEnabled, fieldSalesModuleEnabled: record.fieldSalesModuleEnabled,
+    id: record.id,
+    name: record.name,
+    baseCurrency: record.baseCurrency,
+    deliveryModuleEnabled: record.deliveryModuleEnabled,
+    fieldSalesModuleEnabled: record.fieldSalesModuleEnabled,
   };
 }

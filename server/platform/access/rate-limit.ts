@@ -108,23 +108,49 @@ export function takeTokenUpsert(query: QueryCreator<DB & { key: TokenSource }>) 
     sql<number>`(SELECT b.${sql.ref(column)} FROM key AS b WHERE b.id = rate_limit_buckets.api_key_id AND b.class = rate_limit_buckets.class)`;
   const available = sql<number>`LEAST(excluded.burst, rate_limit_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - rate_limit_buckets.refilled_at)) * excluded.per_minute / 60)`;
   const taken = granted(available, row('wanted'), row('prefetch'));
-  return query.insertInto('rate_limit_buckets')
-    .columns(['organization_id', 'api_key_id', 'class', 'tokens', 'refilled_at', 'last_allowed', 'last_granted', 'per_minute', 'burst'])
-    .expression((eb) => eb.selectFrom('key').select([
-      'key.organization_id', 'key.id', 'key.class', sql<number>`key.burst - ${first}`.as('tokens'), // as above
-      sql<Date>`statement_timestamp()`.as('refilled_at'), // as above: the statement's one timestamp
-      sql<boolean>`${first} >= 1`.as('last_allowed'), first.as('last_granted'), 'key.per_minute', 'key.burst', // as above
-    ]).orderBy('key.organization_id').orderBy('key.id').orderBy('key.class'))
-    .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'class']).doUpdateSet({
-      // as above: the refill, then the tokens taken while whole ones are there
-      tokens: sql<number>`${available} - ${taken}`,
-      last_allowed: sql<boolean>`${taken} >= 1`,
-      last_granted: taken,
-      // as above: the statement's one timestamp, never moving backwards
-      refilled_at: sql<Date>`GREATEST(rate_limit_buckets.refilled_at, statement_timestamp())`,
-      per_minute: (eb) => eb.ref('excluded.per_minute'),
-      burst: (eb) => eb.ref('excluded.burst'),
-    }))
+  return query
+    .insertInto('rate_limit_buckets')
+    .columns([
+      'organization_id',
+      'api_key_id',
+      'class',
+      'tokens',
+      'refilled_at',
+      'last_allowed',
+      'last_granted',
+      'per_minute',
+      'burst',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('key')
+        .select([
+          'key.organization_id',
+          'key.id',
+          'key.class',
+          sql<number>`key.burst - ${first}`.as('tokens'), // as above
+          sql<Date>`statement_timestamp()`.as('refilled_at'), // as above: the statement's one timestamp
+          sql<boolean>`${first} >= 1`.as('last_allowed'),
+          first.as('last_granted'),
+          'key.per_minute',
+          'key.burst', // as above
+        ])
+        .orderBy('key.organization_id')
+        .orderBy('key.id')
+        .orderBy('key.class'),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(['organization_id', 'api_key_id', 'class']).doUpdateSet({
+        // as above: the refill, then the tokens taken while whole ones are there
+        tokens: sql<number>`${available} - ${taken}`,
+        last_allowed: sql<boolean>`${taken} >= 1`,
+        last_granted: taken,
+        // as above: the statement's one timestamp, never moving backwards
+        refilled_at: sql<Date>`GREATEST(rate_limit_buckets.refilled_at, statement_timestamp())`,
+        per_minute: (eb) => eb.ref('excluded.per_minute'),
+        burst: (eb) => eb.ref('excluded.burst'),
+      }),
+    )
     .returning(['api_key_id', 'class', 'last_allowed', 'last_granted', 'tokens']);
 }
 
@@ -136,11 +162,17 @@ export interface BudgetedKey {
 
 /** One statement for a batch of keys, given as one JSON array; compiled once (see prepared.ts). */
 const takeBatch = preparedStatement(
-  (a: { batch: string }) => statementBuilder
-    // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
-    .with('key', () => sql<TokenSource>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(organization_id text, id text, class text, per_minute float8, burst float8, wanted int, prefetch int))`)
-    .with('bucket', (q) => takeTokenUpsert(q as never))
-    .selectFrom('bucket').selectAll(),
+  (a: { batch: string }) =>
+    statementBuilder
+      // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
+      .with(
+        'key',
+        () =>
+          sql<TokenSource>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(organization_id text, id text, class text, per_minute float8, burst float8, wanted int, prefetch int))`,
+      )
+      .with('bucket', (q) => takeTokenUpsert(q as never))
+      .selectFrom('bucket')
+      .selectAll(),
   ['batch'],
 );
 
@@ -210,8 +242,13 @@ export class RateBudget {
 
   private async takeFor(batch: Map<string, Waiting>): Promise<void> {
     const rows = [...batch.values()].map(({ key, rateClass, limit, waiters }) => ({
-      organization_id: key.organizationId, id: key.id, class: rateClass, per_minute: limit.perMinute, burst: limit.burst,
-      wanted: waiters.length, prefetch: waiters.length > 1 ? Math.min(PREFETCH_MAX, waiters.length) : 0,
+      organization_id: key.organizationId,
+      id: key.id,
+      class: rateClass,
+      per_minute: limit.perMinute,
+      burst: limit.burst,
+      wanted: waiters.length,
+      prefetch: waiters.length > 1 ? Math.min(PREFETCH_MAX, waiters.length) : 0,
     }));
     let answers: Awaited<ReturnType<typeof takeBatch>>;
     try {
@@ -236,13 +273,21 @@ export class RateBudget {
       const held = [...kept, ...taken].sort((a, b) => b - a);
       entry.waiters.forEach((waiter, i) => {
         const count = i < direct.length ? direct[i] : held.shift();
-        waiter.resolve(count === undefined ? { allowed: false, remaining: level } : { allowed: true, remaining: count });
+        waiter.resolve(
+          count === undefined ? { allowed: false, remaining: level } : { allowed: true, remaining: count },
+        );
       });
-      if (held.length > 0) this.states.set(name, { organizationId: entry.key.organizationId, held, heldSince: kept.length > 0 ? before!.heldSince : Date.now() });
+      if (held.length > 0)
+        this.states.set(name, {
+          organizationId: entry.key.organizationId,
+          held,
+          heldSince: kept.length > 0 ? before!.heldSince : Date.now(),
+        });
       else this.states.delete(name); // nothing to remember: the map keeps only the keys with tokens in hand
     }
     // Every row asked for is answered by the upsert; should one not be, its requests fail rather than hang.
-    for (const entry of batch.values()) for (const waiter of entry.waiters) waiter.reject(new Error(`no bucket row came back for key ${entry.key.id}`));
+    for (const entry of batch.values())
+      for (const waiter of entry.waiters) waiter.reject(new Error(`no bucket row came back for key ${entry.key.id}`));
   }
 }
 

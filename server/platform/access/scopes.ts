@@ -21,12 +21,15 @@ export interface OperationSecurity {
 }
 
 /** Finds an operation's security by method and path (relative to /api/v1), from the spec's one operation index. */
-export function operationSecurityIndex(document: ApiDocument = apiDocument): (method: string, path: string) => OperationSecurity | null {
+export function operationSecurityIndex(
+  document: ApiDocument = apiDocument,
+): (method: string, path: string) => OperationSecurity | null {
   const operations = operationIndex(document);
   return (method, path) => {
     const operation = operations.find(method, path);
     if (!operation) return null;
-    const rateClass = operation.method === 'GET' ? 'read' : operation.pathTemplate.startsWith('/dms/') ? 'ingest' : 'write';
+    const rateClass =
+      operation.method === 'GET' ? 'read' : operation.pathTemplate.startsWith('/dms/') ? 'ingest' : 'write';
     return { scopes: operation.scopes, rateClass, pathTemplate: operation.pathTemplate };
   };
 }

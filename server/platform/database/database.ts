@@ -40,7 +40,10 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   let embedded: EmbeddedPostgres | null = null;
   let url = config.databaseUrl;
   if (url === null) {
-    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
+    embedded = await startEmbeddedPostgres({
+      dataDir: join(config.dataDir, 'postgres'),
+      port: config.embeddedPostgresPort,
+    });
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE_NAME);
     url = embedded.url(EMBEDDED_DATABASE_NAME);
     logger.info({ port: embedded.port, startedHere: embedded.ownsServer }, 'embedded PostgreSQL ready');
@@ -53,7 +56,12 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   // transactions (payments, invoices) run on next.
   const pooled = directUrl !== url;
   const pool = new pg.Pool({ connectionString: url, max: 20, application_name: 'erp-api' });
-  const relaxedPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'erp-api-bookkeeping', ...(pooled ? {} : { options: '-c synchronous_commit=off' }) });
+  const relaxedPool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    application_name: 'erp-api-bookkeeping',
+    ...(pooled ? {} : { options: '-c synchronous_commit=off' }),
+  });
   for (const p of [pool, relaxedPool]) {
     p.on('error', (error) => logger.error({ err: error }, 'idle database connection failed'));
     // A checked-out connection that dies (backend terminated, failover) must fail its request with a 500, not

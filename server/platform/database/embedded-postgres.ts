@@ -41,11 +41,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   const logFd = openSync(join(dataDir, '..', `${basenameOf(dataDir)}.log`), 'a');
   const flags = [
-    '-D', dataDir,
-    '-p', String(options.port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=200',
+    '-D',
+    dataDir,
+    '-p',
+    String(options.port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'max_connections=200',
   ];
   if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const child = spawn(binaries.postgres, flags, {
@@ -56,13 +61,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   closeSync(logFd);
   child.unref();
   let exited: number | null = null;
-  child.once('exit', (code) => { exited = code ?? -1; });
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
 
   const url = connectionUrl(options.port, 'postgres');
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited !== null) {
-      throw new Error(`embedded Postgres exited with code ${exited} at start; see ${dataDir}/../${basenameOf(dataDir)}.log`);
+      throw new Error(
+        `embedded Postgres exited with code ${exited} at start; see ${dataDir}/../${basenameOf(dataDir)}.log`,
+      );
     }
     if (await canConnect(url)) break;
     if (Date.now() > deadline) throw new Error('embedded Postgres did not accept connections within 30 s');
@@ -77,7 +86,10 @@ async function postgresBinaries(): Promise<{ initdb: string; postgres: string }>
   try {
     return (await import(platformPackage)) as { initdb: string; postgres: string };
   } catch (error) {
-    throw new Error(`No embedded PostgreSQL for ${process.platform}-${process.arch} (${platformPackage}); set DATABASE_URL instead`, { cause: error });
+    throw new Error(
+      `No embedded PostgreSQL for ${process.platform}-${process.arch} (${platformPackage}); set DATABASE_URL instead`,
+      { cause: error },
+    );
   }
 }
 
@@ -90,7 +102,11 @@ function handle(port: number, pid: number, ownsServer: boolean): EmbeddedPostgre
       if (!ownsServer) return;
       // SIGINT is Postgres's "fast" shutdown: roll back open transactions, checkpoint, exit. We call it only
       // after our own requests and jobs have finished.
-      try { process.kill(pid, 'SIGINT'); } catch { return; }
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        return;
+      }
       const deadline = Date.now() + 30_000;
       while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     },
@@ -103,10 +119,19 @@ function initialise(dataDir: string, initdb: string, owner: { uid: number; gid: 
   const passwordFile = join(tmpdir(), `pg-password-${randomBytes(6).toString('hex')}`);
   writeFileSync(passwordFile, SUPERUSER_PASSWORD + '\n', { mode: 0o644 });
   try {
-    execFileSync(initdb, [
-      `--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`,
-      '--encoding=UTF8', '--no-locale', '--no-sync',
-    ], { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) });
+    execFileSync(
+      initdb,
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        `--username=${SUPERUSER}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--no-locale',
+        '--no-sync',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) },
+    );
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
@@ -137,7 +162,10 @@ export const SETTLE_TIMEOUT_MS = 60_000;
  * connection with "the database system is shutting down") is waited for until it has exited, so that this start
  * starts a new one; a server that is still starting is waited for until it is ready. Both waits are bounded.
  */
-async function settledServer(dataDir: string, timeoutMs = SETTLE_TIMEOUT_MS): Promise<{ pid: number; port: number } | null> {
+async function settledServer(
+  dataDir: string,
+  timeoutMs = SETTLE_TIMEOUT_MS,
+): Promise<{ pid: number; port: number } | null> {
   const deadline = Date.now() + timeoutMs;
   let told = false;
   for (;;) {
@@ -145,11 +173,15 @@ async function settledServer(dataDir: string, timeoutMs = SETTLE_TIMEOUT_MS): Pr
     if (!running) return null;
     if (running.status === 'ready' && (await canConnect(connectionUrl(running.port, 'postgres')))) return running;
     if (Date.now() > deadline) {
-      throw new Error(`The embedded PostgreSQL in ${dataDir} (pid ${running.pid}) is still "${running.status}" after ${timeoutMs / 1000} s. `
-        + `Wait for it to stop, or stop it (kill -INT ${running.pid}), then start again.`);
+      throw new Error(
+        `The embedded PostgreSQL in ${dataDir} (pid ${running.pid}) is still "${running.status}" after ${timeoutMs / 1000} s. ` +
+          `Wait for it to stop, or stop it (kill -INT ${running.pid}), then start again.`,
+      );
     }
     if (!told) {
-      process.stderr.write(`Waiting for the embedded PostgreSQL of a previous run (pid ${running.pid}, ${running.status}) before starting...\n`);
+      process.stderr.write(
+        `Waiting for the embedded PostgreSQL of a previous run (pid ${running.pid}, ${running.status}) before starting...\n`,
+      );
       told = true;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -160,19 +192,37 @@ async function settledServer(dataDir: string, timeoutMs = SETTLE_TIMEOUT_MS): Pr
 function runningServer(dataDir: string): { pid: number; port: number; status: string } | null {
   const pidFile = join(dataDir, 'postmaster.pid');
   let text: string;
-  try { text = readFileSync(pidFile, 'utf8'); } catch { return null; } // gone between the check and the read: stopped
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return null;
+  } // gone between the check and the read: stopped
   const [pidLine, , , portLine, , , , statusLine] = text.split('\n');
   const pid = Number(pidLine);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port: Number(portLine), status: statusLine?.trim() || 'starting' } : null;
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid)
+    ? { pid, port: Number(portLine), status: statusLine?.trim() || 'starting' }
+    : null;
 }
 
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-  try { await client.connect(); return true; } catch { return false; } finally { await client.end().catch(() => {}); }
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 function connectionUrl(port: number, database: string): string {

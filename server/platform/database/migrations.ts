@@ -60,11 +60,16 @@ export async function applyMigrations(pool: pg.Pool, dir: string = MIGRATIONS_DI
         const row = recorded.get(migration.name);
         if (row?.finished_at) {
           if (row.checksum !== migration.checksum) {
-            throw new Error(`Migration ${migration.name} was changed after it was applied. Never edit an applied migration; write a new one with npm run db:migration.`);
+            throw new Error(
+              `Migration ${migration.name} was changed after it was applied. Never edit an applied migration; write a new one with npm run db:migration.`,
+            );
           }
           return false;
         }
-        if (row) throw new Error(`Migration ${migration.name} failed earlier and is marked unfinished in _prisma_migrations; resolve it by hand.`);
+        if (row)
+          throw new Error(
+            `Migration ${migration.name} failed earlier and is marked unfinished in _prisma_migrations; resolve it by hand.`,
+          );
         return true;
       });
       if (!pending) return null;
@@ -98,7 +103,9 @@ async function locked<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T
       return result;
     } catch (error) {
       // A connection that cannot roll back is dropped rather than handed back mid-transaction.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError; });
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
       throw error;
     }
   } finally {

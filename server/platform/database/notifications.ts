@@ -25,7 +25,12 @@ const RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000];
  * its own: pass Database.directUrl, never a transaction-mode pooler's (PgBouncer would run the LISTEN on a server
  * connection it then hands to other clients, and this listener would report listening while it hears nothing).
  */
-export function listenToChannel(url: string, channel: string, handlers: ListenHandlers, logger: Logger): ChannelListener {
+export function listenToChannel(
+  url: string,
+  channel: string,
+  handlers: ListenHandlers,
+  logger: Logger,
+): ChannelListener {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`listenToChannel: ${channel} is not a plain identifier`);
   let closed = false;
   let client: pg.Client | null = null;
@@ -59,7 +64,8 @@ export function listenToChannel(url: string, channel: string, handlers: ListenHa
       if (message.channel === channel) handlers.onNotification(message.payload ?? '');
     });
     // LISTEN takes an identifier, which cannot be a bound parameter; the channel is checked above.
-    current.connect()
+    current
+      .connect()
       .then(() => current.query(`LISTEN ${channel}`))
       .then(() => {
         if (client !== current) return;

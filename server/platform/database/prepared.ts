@@ -4,7 +4,15 @@
 // in the sentinels' places. Only string arguments, each distinct from every constant of the statement.
 // "Prepared" here means built once in this process: it runs as pg's unnamed statement, so nothing is prepared on a
 // server connection for a later transaction, which a transaction-mode pooler could run elsewhere (decision 0043).
-import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable } from 'kysely';
+import {
+  CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type Compilable,
+} from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Db } from './transaction.js';
 
@@ -26,7 +34,8 @@ export function preparedStatement<Args extends Record<string, string>, Row>(
   const compiled = build(sentinels).compile();
   const slots = compiled.parameters.map((value) => names.find((name) => value === sentinels[name]) ?? null);
   for (const name of names) {
-    if (!slots.includes(name)) throw new Error(`preparedStatement: the argument ${name} is not a parameter of the statement`);
+    if (!slots.includes(name))
+      throw new Error(`preparedStatement: the argument ${name} is not a parameter of the statement`);
   }
   return async (db, args) => {
     const parameters = compiled.parameters.map((value, i) => (slots[i] === null ? value : args[slots[i]!]));

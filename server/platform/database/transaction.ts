@@ -3,7 +3,16 @@
 // a function that takes a Tx cannot be handed the root `Db` (Kysely makes the two types incompatible), so a
 // posting function cannot run outside a transaction by mistake.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
+import type {
+  Kysely,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  Transaction,
+  UnknownRow,
+} from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 
 /** The database, outside any transaction (reads, and the start of a transaction). */
@@ -29,21 +38,26 @@ const openTransactions = new WeakMap<Tx, OpenTransaction>();
  * inside, and effects outside the database are registered with `afterCommit`, which runs them once, after COMMIT.
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (current.getStore()) throw new Error('inTransaction inside a transaction: pass the open Tx down instead (one transaction owner per operation)');
+  if (current.getStore())
+    throw new Error(
+      'inTransaction inside a transaction: pass the open Tx down instead (one transaction owner per operation)',
+    );
   for (let attempt = 1; ; attempt += 1) {
     const open: OpenTransaction = { afterCommit: [] };
     let result: T;
     try {
-      result = await current.run(open, () => db.transaction().execute(async (root) => {
-        const guard = new ClosedTransactionGuard();
-        const tx = root.withPlugin(guard);
-        openTransactions.set(tx, open);
-        try {
-          return await fn(tx);
-        } finally {
-          guard.close();
-        }
-      }));
+      result = await current.run(open, () =>
+        db.transaction().execute(async (root) => {
+          const guard = new ClosedTransactionGuard();
+          const tx = root.withPlugin(guard);
+          openTransactions.set(tx, open);
+          try {
+            return await fn(tx);
+          } finally {
+            guard.close();
+          }
+        }),
+      );
     } catch (error) {
       if (attempt >= ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
       continue;
@@ -67,7 +81,9 @@ export function afterCommit(tx: Tx, effect: () => void | Promise<void>): void {
  */
 export function assertOutsideTransaction(what: string): void {
   if (current.getStore()) {
-    throw new Error(`${what} inside a database transaction: register it with afterCommit(tx, ...) or send it from a job`);
+    throw new Error(
+      `${what} inside a database transaction: register it with afterCommit(tx, ...) or send it from a job`,
+    );
   }
 }
 

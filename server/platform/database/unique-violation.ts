@@ -1,6 +1,6 @@
 // The one place where a unique violation (SQLSTATE 23505) becomes the caller's problem: each writer names the
 // constraints a caller can violate and the problem each one means; any other error passes through unchanged.
-import { ApiError } from '../errors/api-error.js';
+import type { ApiError } from '../errors/api-error.js';
 
 export type UniqueProblems = Record<string, () => ApiError>;
 

@@ -1,4 +1,11 @@
-import { ERROR_CATALOGUE, isRefusalReason, REFUSAL_REASON_CATALOGUE, type ErrorCode, type FieldReason, type RefusalReason } from './catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  isRefusalReason,
+  REFUSAL_REASON_CATALOGUE,
+  type ErrorCode,
+  type FieldReason,
+  type RefusalReason,
+} from './catalogue.js';
 
 /** One problem with one field, named by JSON pointer (`/lines/3/unitPrice`, `/query/limit`). */
 export interface FieldError {

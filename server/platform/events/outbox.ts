@@ -11,15 +11,28 @@ import { newId } from '../ids.js';
  */
 export type EventType = `${string}.${string}`;
 
-export async function recordEvent(tx: Tx, organizationId: string, type: EventType, resource: string, recordId: string): Promise<void> {
+export async function recordEvent(
+  tx: Tx,
+  organizationId: string,
+  type: EventType,
+  resource: string,
+  recordId: string,
+): Promise<void> {
   await recordEvents(tx, organizationId, type, resource, [recordId]);
 }
 
 /** One event of the same type for each record, in one statement. */
-export async function recordEvents(tx: Tx, organizationId: string, type: EventType, resource: string, recordIds: readonly string[]): Promise<void> {
+export async function recordEvents(
+  tx: Tx,
+  organizationId: string,
+  type: EventType,
+  resource: string,
+  recordIds: readonly string[],
+): Promise<void> {
   if (recordIds.length === 0) return;
   // One multi-row VALUES statement, however many records.
-  await tx.insertInto('events')
+  await tx
+    .insertInto('events')
     .values(recordIds.map((recordId) => eventRow(organizationId, type, resource, recordId)))
     .execute();
 }
@@ -28,6 +41,11 @@ export async function recordEvents(tx: Tx, organizationId: string, type: EventTy
  * The outbox row of one event, for a statement that writes it together with the change it describes (a
  * data-modifying CTE beside the record's insert or update: one round trip instead of two, same transaction).
  */
-export function eventRow(organizationId: string, type: EventType, resource: string, recordId: string): Insertable<Event> {
+export function eventRow(
+  organizationId: string,
+  type: EventType,
+  resource: string,
+  recordId: string,
+): Insertable<Event> {
   return { organization_id: organizationId, id: newId('evt'), type, resource, record_id: recordId };
 }

@@ -8,7 +8,8 @@ export const API_LOG_DEFAULT_LIMIT = 50;
 export const API_LOG_MAX_LIMIT = 1000;
 
 /** An entry as written (see api-log.ts), without its organisation; bodies only with `includeBodies`. */
-export type ApiLogRecord = Omit<ApiLogEntry, 'organizationId' | 'requestBody' | 'responseBody'> & Partial<Pick<ApiLogEntry, 'requestBody' | 'responseBody'>>;
+export type ApiLogRecord = Omit<ApiLogEntry, 'organizationId' | 'requestBody' | 'responseBody'> &
+  Partial<Pick<ApiLogEntry, 'requestBody' | 'responseBody'>>;
 
 export interface ApiLogQuery {
   status?: number;
@@ -20,13 +21,27 @@ export interface ApiLogQuery {
 
 export async function readApiLog(db: Db, organizationId: string, query: ApiLogQuery = {}): Promise<ApiLogRecord[]> {
   const limit = query.limit ?? API_LOG_DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > API_LOG_MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${API_LOG_MAX_LIMIT}, not ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > API_LOG_MAX_LIMIT)
+    throw new RangeError(`limit must be an integer from 1 to ${API_LOG_MAX_LIMIT}, not ${limit}`);
   if (query.status !== undefined && !(Number.isInteger(query.status) && query.status >= 100 && query.status <= 599)) {
     throw new RangeError(`status must be an HTTP status from 100 to 599, not ${query.status}`);
   }
   const bodies = query.includeBodies === true;
-  let select = db.selectFrom('api_log')
-    .select(['id', 'time', 'key_prefix', 'method', 'path', 'status', 'duration_ms', 'request_id', 'idempotency_key', 'request_body', 'response_body'])
+  let select = db
+    .selectFrom('api_log')
+    .select([
+      'id',
+      'time',
+      'key_prefix',
+      'method',
+      'path',
+      'status',
+      'duration_ms',
+      'request_id',
+      'idempotency_key',
+      'request_body',
+      'response_body',
+    ])
     .where('organization_id', '=', organizationId);
   if (query.status !== undefined) select = select.where('status', '=', query.status);
   if (query.requestId !== undefined) select = select.where('request_id', '=', query.requestId);

@@ -38,7 +38,12 @@ export class ApiLogWriter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Db, private readonly logger: Logger, private readonly flushIntervalMs = 500, private readonly maxBatch = 500) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    private readonly flushIntervalMs = 500,
+    private readonly maxBatch = 500,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
@@ -62,7 +67,9 @@ export class ApiLogWriter {
             INSERT INTO api_log (organization_id, id, time, key_prefix, method, path, status, duration_ms, request_id, idempotency_key, request_body, response_body)
             SELECT "organizationId", id, time, "keyPrefix", method, path, status, "durationMs", "requestId", "idempotencyKey", "requestBody", "responseBody"
               FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS x("organizationId" text, id text, time timestamptz, "keyPrefix" text, method text, path text,
-                   status int, "durationMs" float8, "requestId" text, "idempotencyKey" text, "requestBody" text, "responseBody" text)`.execute(this.db);
+                   status int, "durationMs" float8, "requestId" text, "idempotencyKey" text, "requestBody" text, "responseBody" text)`.execute(
+            this.db,
+          );
         } catch (error) {
           this.logger.error({ err: error, entries: batch.length }, 'API log entries could not be written');
         }
@@ -77,12 +84,19 @@ export class ApiLogWriter {
   }
 }
 
-export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment, document: ApiDocument = apiDocument): RequestHandler {
+export function apiLogMiddleware(
+  writer: ApiLogWriter,
+  environment: Environment,
+  document: ApiDocument = apiDocument,
+): RequestHandler {
   const keepBodies = environment === 'sandbox';
   const personal = personalFieldsOf(document);
   return (req, res, next) => {
     // An operation without a key never has a caller (authenticate leaves it alone): nothing of it is logged.
-    if (operationOf(res)?.scopes === null) { next(); return; }
+    if (operationOf(res)?.scopes === null) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     if (keepBodies) captureResponseBody(res);
     res.once('finish', () => {
@@ -101,9 +115,14 @@ export function apiLogMiddleware(writer: ApiLogWriter, environment: Environment,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         requestId: res.locals.requestId as string,
         idempotencyKey: req.header('idempotency-key') ?? null,
-        requestBody: keepBodies && req.body !== undefined && operation ? loggableBody(req.body, personal.request(operation)) : null,
-        responseBody: keepBodies && typeof res.locals.responseBody === 'string' && operation
-          ? loggableBody(parseOrText(res.locals.responseBody), personal.response(operation, res.statusCode)) : null,
+        requestBody:
+          keepBodies && req.body !== undefined && operation
+            ? loggableBody(req.body, personal.request(operation))
+            : null,
+        responseBody:
+          keepBodies && typeof res.locals.responseBody === 'string' && operation
+            ? loggableBody(parseOrText(res.locals.responseBody), personal.response(operation, res.statusCode))
+            : null,
       });
     });
     next();
@@ -124,9 +143,13 @@ function captureResponseBody(res: Response): void {
  * is not JSON (text the parser could not read) is kept only when the operation's schema has no personal field.
  */
 export function loggableBody(body: unknown, redaction: Redaction): string {
-  const text = (typeof body === 'string'
-    ? (redaction.dropsAnything ? '[not JSON; not kept: the operation carries personal fields]' : body)
-    : JSON.stringify(redaction.apply(body))).replace(KEY_LIKE_GLOBAL, '[redacted]');
+  const text = (
+    typeof body === 'string'
+      ? redaction.dropsAnything
+        ? '[not JSON; not kept: the operation carries personal fields]'
+        : body
+      : JSON.stringify(redaction.apply(body))
+  ).replace(KEY_LIKE_GLOBAL, '[redacted]');
   const bytes = Buffer.from(text);
   return bytes.length <= LOG_BODY_LIMIT_BYTES ? text : bytes.subarray(0, LOG_BODY_LIMIT_BYTES).toString();
 }

@@ -64,7 +64,15 @@ export function createApp(options: AppOptions): express.Express {
   const api = apiRouter();
   api.use(refuseKeyInQuery);
   api.use(addressBudget({ buckets: options.relaxed, limit: options.anonymousRateLimit }));
-  api.use(authenticate({ buckets: options.relaxed, keys: options.keys, budget: options.budget, environment: options.environment, document: options.document }));
+  api.use(
+    authenticate({
+      buckets: options.relaxed,
+      keys: options.keys,
+      budget: options.budget,
+      environment: options.environment,
+      document: options.document,
+    }),
+  );
   api.use(unvalidatedParameters);
   api.use(jsonBody());
   api.use(fileBody());

@@ -3,7 +3,7 @@
 // GET answers it, in one idempotent transaction, answered 200 with the document. The rule is the module's; this only
 // carries the request to it.
 import type { Router } from 'express';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../access/actor.js';
 import { callerOf } from '../access/context.js';
 import type { Db, Tx } from '../database/transaction.js';
 import { respondIdempotently } from './idempotency.js';

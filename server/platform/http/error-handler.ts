@@ -41,7 +41,10 @@ export function errorHandler(logger: Logger, document: ApiDocument): ErrorReques
   return (error: unknown, req, res, _next) => {
     const apiError = toApiError(error, req, (pointer) => hints.allowedAt(operationOf(res), pointer));
     if (apiError.status >= 500) {
-      logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.originalUrl }, 'request failed');
+      logger.error(
+        { err: error, requestId: res.locals.requestId, method: req.method, path: req.originalUrl },
+        'request failed',
+      );
     }
     if (res.headersSent) {
       res.end();
@@ -49,7 +52,8 @@ export function errorHandler(logger: Logger, document: ApiDocument): ErrorReques
     }
     // Refused before its body was read whole (401 before the body, 413 at the limit, a broken upload): the
     // connection closes after the answer instead of reading the rest only to throw it away.
-    const carriesBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    const carriesBody =
+      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (carriesBody && !req.complete) res.setHeader('Connection', 'close');
     sendProblem(res, apiError);
   };
@@ -67,7 +71,9 @@ function toApiError(error: unknown, req: Request, allowedAt: (pointer: string) =
   // A path segment that is not valid percent-encoded UTF-8, on a path the validator leaves to its module (the DMS
   // push): the router could not decode its parameter (express marks that URIError 400).
   if (error instanceof URIError && status === 400) {
-    return new ApiError('invalid_field', 'A path segment is not valid percent-encoded UTF-8.', [{ field: '/path', code: 'invalid_field', message: 'not valid percent-encoded UTF-8' }]);
+    return new ApiError('invalid_field', 'A path segment is not valid percent-encoded UTF-8.', [
+      { field: '/path', code: 'invalid_field', message: 'not valid percent-encoded UTF-8' },
+    ]);
   }
 
   // A value the validator let through but PostgreSQL refuses (class 22, "data exception": out of range,
@@ -82,14 +88,23 @@ function toApiError(error: unknown, req: Request, allowedAt: (pointer: string) =
     // express-openapi-validator
     if (status === 400) return validationProblem(e.errors, allowedAt);
     if (status === 404 || status === 405) {
-      return new ApiError('not_found', `${req.method} ${req.path} is not an operation of this API. See GET /api/v1/openapi.json.`);
+      return new ApiError(
+        'not_found',
+        `${req.method} ${req.path} is not an operation of this API. See GET /api/v1/openapi.json.`,
+      );
     }
     if (status === 415) {
-      return new ApiError('unsupported_media_type', `Content-Type ${req.headers['content-type'] ?? '(none)'} is not accepted here; send application/json.`);
+      return new ApiError(
+        'unsupported_media_type',
+        `Content-Type ${req.headers['content-type'] ?? '(none)'} is not accepted here; send application/json.`,
+      );
     }
     if (status === 413) return new ApiError('payload_too_large', 'The body is over the limit for this operation.');
   }
-  return new ApiError('server_error', 'The service failed to complete the request. It is safe to retry with the same Idempotency-Key; quote the request id to support if it persists.');
+  return new ApiError(
+    'server_error',
+    'The service failed to complete the request. It is safe to retry with the same Idempotency-Key; quote the request id to support if it persists.',
+  );
 }
 
 /** Content-Encodings the body parser undoes; any other is 415. */
@@ -108,9 +123,15 @@ function bodyParserProblem(e: HttpLikeError & { code?: unknown }, req: Request):
     case NOT_UTF8:
       return new ApiError('invalid_json', `${e.message}.`);
     case 'entity.too.large':
-      return new ApiError('payload_too_large', `The body is larger than the ${JSON_BODY_LIMIT_BYTES / 1024 / 1024} MB accepted for JSON (counted after decompression).`);
+      return new ApiError(
+        'payload_too_large',
+        `The body is larger than the ${JSON_BODY_LIMIT_BYTES / 1024 / 1024} MB accepted for JSON (counted after decompression).`,
+      );
     case 'encoding.unsupported':
-      return new ApiError('unsupported_media_type', `Content-Encoding ${String(encoding)} is not accepted: send the body as ${ACCEPTED_ENCODINGS}.`);
+      return new ApiError(
+        'unsupported_media_type',
+        `Content-Encoding ${String(encoding)} is not accepted: send the body as ${ACCEPTED_ENCODINGS}.`,
+      );
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', `${e.message}. Send UTF-8 JSON.`);
     case 'request.size.invalid':
@@ -119,8 +140,17 @@ function bodyParserProblem(e: HttpLikeError & { code?: unknown }, req: Request):
       return new ApiError('invalid_json', 'The body ended before it was complete.');
   }
   const status = e.status ?? e.statusCode;
-  if (status === 400 && e.type === undefined && !Array.isArray(e.errors) && encoding !== undefined && typeof e.code === 'string') {
-    return new ApiError('invalid_json', `The body is marked Content-Encoding: ${String(encoding)} but is not valid ${String(encoding)} data (${e.message}). Send the encoding the header names, or no Content-Encoding.`);
+  if (
+    status === 400 &&
+    e.type === undefined &&
+    !Array.isArray(e.errors) &&
+    encoding !== undefined &&
+    typeof e.code === 'string'
+  ) {
+    return new ApiError(
+      'invalid_json',
+      `The body is marked Content-Encoding: ${String(encoding)} but is not valid ${String(encoding)} data (${e.message}). Send the encoding the header names, or no Content-Encoding.`,
+    );
   }
   if (e.type !== undefined && typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiError('invalid_json', `The body could not be read: ${e.message}.`);
@@ -136,7 +166,10 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
   const allowedCached = (pointer: string) => {
     const parent = pointer.slice(0, pointer.lastIndexOf('/') + 1);
     let allowed = allowedOnce.get(parent);
-    if (allowed === undefined) { allowed = allowedAt(pointer); allowedOnce.set(parent, allowed); }
+    if (allowed === undefined) {
+      allowed = allowedAt(pointer);
+      allowedOnce.set(parent, allowed);
+    }
     return allowed;
   };
   const seen = new Set<string>();
@@ -144,7 +177,10 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
   for (const item of items) {
     const e = toFieldError(item);
     const key = `${e.field}\u0000${e.code}\u0000${e.message}`;
-    if (!seen.has(key)) { seen.add(key); all.push(e); }
+    if (!seen.has(key)) {
+      seen.add(key);
+      all.push(e);
+    }
   }
   // Summaries of alternatives repeat a field's own problem, or one of a field below it: dropped when one is listed.
   // Every field with a problem that is not a summary, and each of its parents, is "explained" (only when there are
@@ -168,14 +204,23 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
   // listed get their hint (the allowed fields, the near miss).
   const ofCode = errors.filter((f) => f.code === code);
   const ordered = [...ofCode, ...errors.filter((f) => f.code !== code)];
-  const listedErrors = ordered.slice(0, MAX_FIELD_ERRORS).map((f) => (f.code === 'unknown_field' ? unknownField(f.field, allowedCached) : f));
+  const listedErrors = ordered
+    .slice(0, MAX_FIELD_ERRORS)
+    .map((f) => (f.code === 'unknown_field' ? unknownField(f.field, allowedCached) : f));
   // The detail is a sentence a person can act on: each field of the problem's code with what is wrong with it.
-  const problems = listedErrors.filter((f) => f.code === code).slice(0, 5).map((f) => `\`${f.field || '(body)'}\` ${f.message}`);
+  const problems = listedErrors
+    .filter((f) => f.code === code)
+    .slice(0, 5)
+    .map((f) => `\`${f.field || '(body)'}\` ${f.message}`);
   const listed = problems.join('; ') + (ofCode.length > 5 ? `; and ${ofCode.length - 5} more` : '');
   const end = /[.?]$/.test(listed) ? '' : '.';
-  const capped = ordered.length > MAX_FIELD_ERRORS ? ` ${ordered.length} problems in all; errors[] lists the first ${MAX_FIELD_ERRORS}.` : '';
+  const capped =
+    ordered.length > MAX_FIELD_ERRORS
+      ? ` ${ordered.length} problems in all; errors[] lists the first ${MAX_FIELD_ERRORS}.`
+      : '';
   const detail = {
-    idempotency_key_required: 'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
+    idempotency_key_required:
+      'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
     unknown_field: `The request has fields this operation does not accept: ${listed}${end}`,
     required_field: `Required fields are missing: ${listed}${end}`,
     invalid_field: `Some fields are invalid: ${listed}${end}`,
@@ -185,15 +230,24 @@ function validationProblem(items: ValidatorErrorItem[], allowedAt: (pointer: str
 
 /** The plain problem of one validator error; an unknown field's hint is added later, only to those listed. */
 function toFieldError(item: ValidatorErrorItem): FieldError {
-  const unknownQuery = item.message.startsWith('Unknown query parameter') ? /^Unknown query parameter '(.+)'$/.exec(item.message) : null;
-  if (unknownQuery) return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: 'is not a field here' };
+  const unknownQuery = item.message.startsWith('Unknown query parameter')
+    ? /^Unknown query parameter '(.+)'$/.exec(item.message)
+    : null;
+  if (unknownQuery)
+    return { field: `/query/${unknownQuery[1]}`, code: 'unknown_field', message: 'is not a field here' };
   const field = toPointer(item.path);
-  if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? '')) return { field, code: 'unknown_field', message: 'is not a field here' };
+  if (UNKNOWN_PROPERTY_ERRORS.includes(item.errorCode ?? ''))
+    return { field, code: 'unknown_field', message: 'is not a field here' };
   if (item.errorCode === 'required.openapi.validation') {
-    if (field === '/header/Idempotency-Key') return { field, code: 'idempotency_key_required', message: 'required on this create' };
+    if (field === '/header/Idempotency-Key')
+      return { field, code: 'idempotency_key_required', message: 'required on this create' };
     return { field, code: 'required_field', message: 'is required' };
   }
-  return { field, code: 'invalid_field', message: item.message.replace(/^must be equal to one of the allowed values: /, 'must be one of: ') };
+  return {
+    field,
+    code: 'invalid_field',
+    message: item.message.replace(/^must be equal to one of the allowed values: /, 'must be one of: '),
+  };
 }
 
 /** An unknown field, with the near miss it probably meant, or else the fields allowed there. */
@@ -201,9 +255,12 @@ function unknownField(field: string, allowedAt: (pointer: string) => string[]): 
   const sent = field.slice(field.lastIndexOf('/') + 1);
   const allowed = allowedAt(field);
   const guess = closestName(sent, allowed);
-  const message = guess !== null ? `is not a field here; did you mean \`${guess}\`?`
-    : allowed.length > 0 ? `is not a field here; the fields here are ${allowed.join(', ')}`
-    : 'is not a field here';
+  const message =
+    guess !== null
+      ? `is not a field here; did you mean \`${guess}\`?`
+      : allowed.length > 0
+        ? `is not a field here; the fields here are ${allowed.join(', ')}`
+        : 'is not a field here';
   return { field, code: 'unknown_field', message };
 }
 
@@ -212,6 +269,7 @@ function toPointer(path: string): string {
   if (path === '/body') return '';
   if (path.startsWith('/body/')) return path.slice('/body'.length);
   const header = /^\/headers\/(.+)$/.exec(path);
-  if (header) return `/header/${header[1]!.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}`;
+  if (header)
+    return `/header/${header[1]!.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())}`;
   return path.replace(/^\/params\//, '/path/');
 }

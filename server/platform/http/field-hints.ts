@@ -18,26 +18,35 @@ export function fieldHints(document: ApiDocument): FieldHints {
   const branches = (node: unknown): Schema[] => {
     const schema = resolve(node);
     const parts = [schema];
-    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const sub of (schema[key] as unknown[] | undefined) ?? []) parts.push(...branches(sub));
+    for (const key of ['allOf', 'oneOf', 'anyOf'])
+      for (const sub of (schema[key] as unknown[] | undefined) ?? []) parts.push(...branches(sub));
     return parts;
   };
-  const child = (node: unknown, segment: string): Schema[] => branches(node).flatMap((schema) => {
-    const properties = schema.properties as Record<string, unknown> | undefined;
-    if (properties && Object.hasOwn(properties, segment)) return [properties[segment] as Schema];
-    if (/^[0-9]+$/.test(segment) && schema.items) return [schema.items as Schema];
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') return [schema.additionalProperties as Schema];
-    return [];
-  });
+  const child = (node: unknown, segment: string): Schema[] =>
+    branches(node).flatMap((schema) => {
+      const properties = schema.properties as Record<string, unknown> | undefined;
+      if (properties && Object.hasOwn(properties, segment)) return [properties[segment] as Schema];
+      if (/^[0-9]+$/.test(segment) && schema.items) return [schema.items as Schema];
+      if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+        return [schema.additionalProperties as Schema];
+      return [];
+    });
 
   return {
     allowedAt(operation, pointer) {
       if (!operation) return [];
-      if (pointer.startsWith('/query/')) return operation.parameters.filter((p) => p.in === 'query').map((p) => String(p.name));
+      if (pointer.startsWith('/query/'))
+        return operation.parameters.filter((p) => p.in === 'query').map((p) => String(p.name));
       let nodes: Schema[] = operation.bodySchema ? [operation.bodySchema] : [];
-      const segments = pointer.split('/').slice(1, -1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const segments = pointer
+        .split('/')
+        .slice(1, -1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
       for (const segment of segments) nodes = nodes.flatMap((node) => child(node, segment));
       const names = new Set<string>();
-      for (const node of nodes) for (const schema of branches(node)) for (const name of Object.keys((schema.properties as object | undefined) ?? {})) names.add(name);
+      for (const node of nodes)
+        for (const schema of branches(node))
+          for (const name of Object.keys((schema.properties as object | undefined) ?? {})) names.add(name);
       return [...names];
     },
   };
@@ -53,19 +62,25 @@ export function closestName(sent: string, allowed: string[]): string | null {
     // (a 10,000-character field name is compared with nothing, instead of filling a 10,000-row table per name).
     if (Math.abs(name.length - sent.length) > limit) continue;
     const distance = editDistance(sent.toLowerCase(), name.toLowerCase());
-    if (distance < bestDistance) { best = name; bestDistance = distance; }
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
   }
   return best !== null && bestDistance <= limit ? best : null;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps each cost 1. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;

@@ -56,29 +56,61 @@ export async function respondIdempotently(
     // taken after the lock, so a result committed by the request that held the lock until a moment ago is seen (a
     // plain SELECT of the lock and the row together would have missed it). A set-returning SQL function in FROM
     // has no builder form in Kysely; every value is a bound parameter.
-    const { rows: [claim] } = await sql<StoredResult & { locked: boolean }>`SELECT * FROM claim_idempotency_key(${caller.organizationId}, ${caller.apiKeyId}, ${key}, ${IDEMPOTENCY_RETENTION_HOURS})`.execute(tx);
+    const {
+      rows: [claim],
+    } = await sql<
+      StoredResult & { locked: boolean }
+    >`SELECT * FROM claim_idempotency_key(${caller.organizationId}, ${caller.apiKeyId}, ${key}, ${IDEMPOTENCY_RETENTION_HOURS})`.execute(
+      tx,
+    );
     if (!claim!.locked) {
-      throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry after 1 second with the same key.', undefined, { 'Retry-After': '1' });
+      throw new ApiError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still being processed. Retry after 1 second with the same key.',
+        undefined,
+        { 'Retry-After': '1' },
+      );
     }
-    const stored = claim!.method === null ? undefined : claim as StoredResult & { method: string };
+    const stored = claim!.method === null ? undefined : (claim as StoredResult & { method: string });
     if (stored) {
       if (stored.method !== req.method || stored.path !== path || stored.request_hash !== requestHash) {
-        throw new ApiError('idempotency_key_reused', `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`);
+        throw new ApiError(
+          'idempotency_key_reused',
+          `This Idempotency-Key was used with ${stored.method === req.method && stored.path === path ? 'another body' : `${stored.method} ${stored.path}`}. Use a new key for a new operation.`,
+        );
       }
-      return { status: stored.response_status!, text: replayedText(caller, res, stored.response_status!, stored.response_body!), replayed: true };
+      return {
+        status: stored.response_status!,
+        text: replayedText(caller, res, stored.response_status!, stored.response_body!),
+        replayed: true,
+      };
     }
     const result = await work(tx);
     const text = JSON.stringify(result.body);
-    await tx.insertInto('idempotency_keys')
+    await tx
+      .insertInto('idempotency_keys')
       .values((eb) => ({
-        organization_id: caller.organizationId, api_key_id: caller.apiKeyId, key, method: req.method, path,
-        request_hash: requestHash, response_status: result.status, response_body: text, created_at: eb.fn('now'),
+        organization_id: caller.organizationId,
+        api_key_id: caller.apiKeyId,
+        key,
+        method: req.method,
+        path,
+        request_hash: requestHash,
+        response_status: result.status,
+        response_body: text,
+        created_at: eb.fn('now'),
       }))
       // An expired result of the same key (not yet purged) is replaced.
-      .onConflict((conflict) => conflict.columns(['organization_id', 'api_key_id', 'key']).doUpdateSet((eb) => ({
-        method: eb.ref('excluded.method'), path: eb.ref('excluded.path'), request_hash: eb.ref('excluded.request_hash'),
-        response_status: eb.ref('excluded.response_status'), response_body: eb.ref('excluded.response_body'), created_at: eb.ref('excluded.created_at'),
-      })))
+      .onConflict((conflict) =>
+        conflict.columns(['organization_id', 'api_key_id', 'key']).doUpdateSet((eb) => ({
+          method: eb.ref('excluded.method'),
+          path: eb.ref('excluded.path'),
+          request_hash: eb.ref('excluded.request_hash'),
+          response_status: eb.ref('excluded.response_status'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+        })),
+      )
       .execute();
     return { status: result.status, text, replayed: false };
   });
@@ -104,7 +136,10 @@ function send(res: Response, status: number, text: string, replayed: boolean): v
 
 /** Deletes stored results older than the retention; run by a pg-boss cron job. */
 export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
-  const { numDeletedRows } = await db.deleteFrom('idempotency_keys').where('created_at', '<', retentionStart()).executeTakeFirst();
+  const { numDeletedRows } = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', retentionStart())
+    .executeTakeFirst();
   return Number(numDeletedRows);
 }
 

@@ -46,17 +46,32 @@ export function jsonBody(): RequestHandler[] {
     const shape = bodyShape(req.body);
     if (shape.depth > JSON_MAX_DEPTH) {
       req.body = undefined; // nothing after this may walk it, the API log included (it runs once the key is known)
-      next(new ApiError('invalid_json', `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`));
+      next(
+        new ApiError(
+          'invalid_json',
+          `The body nests arrays and objects more than ${JSON_MAX_DEPTH} levels deep; no operation accepts that.`,
+        ),
+      );
       return;
     }
     if (shape.widest > JSON_MAX_OBJECT_MEMBERS) {
       req.body = undefined; // as above: not walked or logged
-      next(new ApiError('invalid_json', `An object of the body has ${shape.widest} members; no operation accepts an object of more than ${JSON_MAX_OBJECT_MEMBERS} (send only the fields the operation documents).`));
+      next(
+        new ApiError(
+          'invalid_json',
+          `An object of the body has ${shape.widest} members; no operation accepts an object of more than ${JSON_MAX_OBJECT_MEMBERS} (send only the fields the operation documents).`,
+        ),
+      );
       return;
     }
     const field = firstStringMatching(req.body, '', LONE_SURROGATE);
     if (field !== null) {
-      next(new ApiError('invalid_json', `${field === '' ? 'The body' : `The body at ${field}`} holds an escaped lone UTF-16 surrogate (such as "\\ud800"), which is not a character and cannot be stored. Send valid Unicode text.`));
+      next(
+        new ApiError(
+          'invalid_json',
+          `${field === '' ? 'The body' : `The body at ${field}`} holds an escaped lone UTF-16 surrogate (such as "\\ud800"), which is not a character and cannot be stored. Send valid Unicode text.`,
+        ),
+      );
       return;
     }
     next();
@@ -79,12 +94,22 @@ export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   while (i < bytes.length) {
     const lead = bytes[i]!;
     // Lengths and the allowed range of the second byte, per RFC 3629 section 4 (no overlongs, no surrogates, <= U+10FFFF).
-    let length: number; let low = 0x80; let high = 0xbf;
-    if (lead < 0x80) { i += 1; continue; }
-    else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-    else if (lead >= 0xe0 && lead <= 0xef) { length = 3; if (lead === 0xe0) low = 0xa0; if (lead === 0xed) high = 0x9f; }
-    else if (lead >= 0xf0 && lead <= 0xf4) { length = 4; if (lead === 0xf0) low = 0x90; if (lead === 0xf4) high = 0x8f; }
-    else return i;
+    let length: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead < 0x80) {
+      i += 1;
+      continue;
+    } else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead === 0xe0) low = 0xa0;
+      if (lead === 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead === 0xf0) low = 0x90;
+      if (lead === 0xf4) high = 0x8f;
+    } else return i;
     for (let k = 1; k < length; k += 1) {
       const next = bytes[i + k];
       if (next === undefined) return i;
@@ -114,7 +139,10 @@ function bodyShape(value: unknown): { depth: number; widest: number } {
     for (const key in node) {
       members += 1;
       const child = node[key];
-      if (child !== null && typeof child === 'object') { stack.push(child); depths.push(depth + 1); }
+      if (child !== null && typeof child === 'object') {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
     }
     // Arrays are bounded by their schemas' maxItems, checked by the validator; only objects count here.
     if (!Array.isArray(node) && members > widest) widest = members;

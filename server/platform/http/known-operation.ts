@@ -12,17 +12,29 @@ import { API_BASE_PATH } from '../spec.js';
 export function knownOperation(operations: OperationIndex): RequestHandler {
   return (req, res, next) => {
     const path = req.path;
-    if (path !== API_BASE_PATH && !path.startsWith(`${API_BASE_PATH}/`)) { next(); return; }
+    if (path !== API_BASE_PATH && !path.startsWith(`${API_BASE_PATH}/`)) {
+      next();
+      return;
+    }
     const operation = operations.find(req.method === 'HEAD' ? 'GET' : req.method, path.slice(API_BASE_PATH.length));
     if (!operation) {
-      next(new ApiError('not_found', `${req.method} ${path} is not an operation of this API. See GET /api/v1/openapi.json.`));
+      next(
+        new ApiError(
+          'not_found',
+          `${req.method} ${path} is not an operation of this API. See GET /api/v1/openapi.json.`,
+        ),
+      );
       return;
     }
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !operation.takesBody) {
-      next(new ApiError('unknown_field', `${req.method} ${path} takes no body, and this request has one; send parameters in the query string.`, [
-        { field: '', code: 'unknown_field', message: 'this operation takes no body' },
-      ]));
+      next(
+        new ApiError(
+          'unknown_field',
+          `${req.method} ${path} takes no body, and this request has one; send parameters in the query string.`,
+          [{ field: '', code: 'unknown_field', message: 'this operation takes no body' }],
+        ),
+      );
       return;
     }
     res.locals.operation = operation;

@@ -20,7 +20,10 @@ skipCompilationAtStart();
  */
 function memoisePathCompilation(): void {
   const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-  const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: (path: unknown, options?: unknown) => unknown; __memoised?: boolean };
+  const pathToRegexpModule = validatorRequire('path-to-regexp') as {
+    pathToRegexp: (path: unknown, options?: unknown) => unknown;
+    __memoised?: boolean;
+  };
   if (pathToRegexpModule.__memoised) return;
   const compile = pathToRegexpModule.pathToRegexp;
   const cache = new Map<string, unknown>();
@@ -52,7 +55,13 @@ function memoisePathCompilation(): void {
 function skipCompilationAtStart(): void {
   const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
   const preprocessorModule = validatorRequire('./middlewares/parsers/schema.preprocessor.js') as {
-    SchemaPreprocessor: { prototype: { resolveSchema(schema: unknown): unknown; apiDoc: unknown; resolvedSchemaCache: Map<string, unknown> } & { __local?: boolean } };
+    SchemaPreprocessor: {
+      prototype: {
+        resolveSchema(schema: unknown): unknown;
+        apiDoc: unknown;
+        resolvedSchemaCache: Map<string, unknown>;
+      } & { __local?: boolean };
+    };
   };
   const prototype = preprocessorModule.SchemaPreprocessor.prototype;
   if (!prototype.__local) {
@@ -78,7 +87,12 @@ function skipCompilationAtStart(): void {
   if (!schemaValidatorModule.OpenAPISchemaValidator.__lazy) {
     const Compiled = schemaValidatorModule.OpenAPISchemaValidator;
     const Lazy = function OpenAPISchemaValidator(options: { validateApiSpec?: boolean }) {
-      if (options.validateApiSpec === false) return { validate: () => { throw new Error('the API description is not validated at start'); } };
+      if (options.validateApiSpec === false)
+        return {
+          validate: () => {
+            throw new Error('the API description is not validated at start');
+          },
+        };
       return new Compiled(options);
     } as unknown as typeof Compiled;
     Lazy.__lazy = true;
@@ -125,16 +139,28 @@ export function openApiValidator(options: { document: ApiDocument; validateRespo
     if (!operation || req.method !== 'GET' || req.originalUrl.includes('?')) return false;
     let skip = skippable.get(operation);
     if (skip === undefined) {
-      skip = !operation.takesBody && operation.parameters.every((parameter) => parameter.in === 'header' && parameter.required !== true && anyText(parameter.schema));
+      skip =
+        !operation.takesBody &&
+        operation.parameters.every(
+          (parameter) => parameter.in === 'header' && parameter.required !== true && anyText(parameter.schema),
+        );
       skippable.set(operation, skip);
     }
     return skip;
   };
-  return validators.map((validator): RequestHandler => (req, res, next) => (nothingToValidate(req, res) ? next() : validator(req, res, next)));
+  return validators.map(
+    (validator): RequestHandler =>
+      (req, res, next) =>
+        nothingToValidate(req, res) ? next() : validator(req, res, next),
+  );
 }
 
 /** A schema every header value passes: `{ type: string }` and nothing else. */
 function anyText(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'example')
-    && (schema as { type?: unknown }).type === 'string';
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'example') &&
+    (schema as { type?: unknown }).type === 'string'
+  );
 }

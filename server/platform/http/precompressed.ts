@@ -45,13 +45,18 @@ export function precompressed(body: string | Buffer, contentType: string): Preco
   let variants: Promise<Variants> | null = null;
   const compressed = () => {
     if (!variants) {
-      variants = identity.length < WORTH_COMPRESSING
-        ? Promise.resolve({ identity, gzip: null, br: null })
-        : Promise.all([
-          gzipAsync(identity),
-          brotliAsync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
-        ]).then(([gz, br]) => ({ identity, gzip: gz, br }));
-      variants.catch(() => { variants = null; }); // a failed compression is tried again by the next request
+      variants =
+        identity.length < WORTH_COMPRESSING
+          ? Promise.resolve({ identity, gzip: null, br: null })
+          : Promise.all([
+              gzipAsync(identity),
+              brotliAsync(identity, {
+                params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+              }),
+            ]).then(([gz, br]) => ({ identity, gzip: gz, br }));
+      variants.catch(() => {
+        variants = null;
+      }); // a failed compression is tried again by the next request
     }
     return variants;
   };
@@ -82,7 +87,7 @@ export function precompressed(body: string | Buffer, contentType: string): Preco
  * gzip, else none. A coding named with q=0 is refused; `*` stands for every coding not named.
  */
 export function preferredCoding(header: string | string[] | undefined): Coding {
-  const text = Array.isArray(header) ? header.join(',') : header ?? '';
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
   const weights = new Map<string, number>();
   for (const part of text.split(',')) {
     const [name, ...parameters] = part.trim().toLowerCase().split(';');

@@ -8,9 +8,13 @@ import { operationOf } from './known-operation.js';
 
 export const requiredBody: RequestHandler = (req, res, next) => {
   if (req.body === undefined && operationOf(res)?.requiresBody) {
-    next(new ApiError('required_field', 'This operation needs a JSON body and the request has none (an empty body is not {}).', [
-      { field: '', code: 'required_field', message: 'a JSON body is required' },
-    ]));
+    next(
+      new ApiError(
+        'required_field',
+        'This operation needs a JSON body and the request has none (an empty body is not {}).',
+        [{ field: '', code: 'required_field', message: 'a JSON body is required' }],
+      ),
+    );
     return;
   }
   next();

@@ -8,14 +8,23 @@ import type { ScalarParameterType } from '../operations.js';
 import { operationOf } from './known-operation.js';
 
 const SYNTAX: Record<ScalarParameterType, { pattern: RegExp; says: string }> = {
-  integer: { pattern: /^-?(0|[1-9][0-9]*)$/, says: 'must be an integer written in decimal digits (no spaces, signs other than -, exponents or hex)' },
-  number: { pattern: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/, says: 'must be a number written in decimal digits (no spaces, exponents or hex)' },
+  integer: {
+    pattern: /^-?(0|[1-9][0-9]*)$/,
+    says: 'must be an integer written in decimal digits (no spaces, signs other than -, exponents or hex)',
+  },
+  number: {
+    pattern: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/,
+    says: 'must be a number written in decimal digits (no spaces, exponents or hex)',
+  },
   boolean: { pattern: /^(true|false)$/, says: 'must be true or false' },
 };
 
 export const strictParameters: RequestHandler = (req, res, next) => {
   const parameters = operationOf(res)?.typedParameters ?? [];
-  if (parameters.length === 0) { next(); return; }
+  if (parameters.length === 0) {
+    next();
+    return;
+  }
   const pathParams = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams;
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   const errors: FieldError[] = [];
@@ -23,11 +32,21 @@ export const strictParameters: RequestHandler = (req, res, next) => {
     const values = parameter.in === 'query' ? query.getAll(parameter.name) : [pathParams?.[parameter.name]];
     for (const value of values) {
       if (value === undefined || SYNTAX[parameter.type].pattern.test(value)) continue;
-      errors.push({ field: `/${parameter.in}/${parameter.name}`, code: 'invalid_field', message: SYNTAX[parameter.type].says });
+      errors.push({
+        field: `/${parameter.in}/${parameter.name}`,
+        code: 'invalid_field',
+        message: SYNTAX[parameter.type].says,
+      });
     }
   }
   if (errors.length > 0) {
-    next(new ApiError('invalid_field', `Some fields are invalid: ${[...new Set(errors.map((e) => e.field))].join(', ')}.`, errors));
+    next(
+      new ApiError(
+        'invalid_field',
+        `Some fields are invalid: ${[...new Set(errors.map((e) => e.field))].join(', ')}.`,
+        errors,
+      ),
+    );
     return;
   }
   next();

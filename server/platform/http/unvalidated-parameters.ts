@@ -7,38 +7,82 @@ import { ApiError, type FieldError } from '../errors/api-error.js';
 import { operationOf } from './known-operation.js';
 import { validatorSkips } from './openapi-validator.js';
 
-interface Parameter { name: string; in: string; required?: boolean; schema?: { minLength?: number; maxLength?: number } }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: { minLength?: number; maxLength?: number };
+}
 
 export const unvalidatedParameters: RequestHandler = (req, res, next) => {
   const operation = operationOf(res);
-  if (!operation || !validatorSkips(req.path)) { next(); return; }
+  if (!operation || !validatorSkips(req.path)) {
+    next();
+    return;
+  }
   const parameters = operation.parameters as unknown as Parameter[];
   const errors: FieldError[] = [];
   const declaredQuery = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
   for (const name of new Set(new URLSearchParams(req.originalUrl.split('?')[1] ?? '').keys())) {
     if (!declaredQuery.has(name)) {
-      errors.push({ field: `/query/${name}`, code: 'unknown_field', message: declaredQuery.size > 0 ? `is not a field here; the fields here are ${[...declaredQuery].join(', ')}` : 'is not a field here; this operation takes no query parameter' });
+      errors.push({
+        field: `/query/${name}`,
+        code: 'unknown_field',
+        message:
+          declaredQuery.size > 0
+            ? `is not a field here; the fields here are ${[...declaredQuery].join(', ')}`
+            : 'is not a field here; this operation takes no query parameter',
+      });
     }
   }
   for (const parameter of parameters.filter((p) => p.in === 'header')) {
     const value = req.header(parameter.name);
     const field = `/header/${parameter.name}`;
     if (value === undefined) {
-      if (parameter.required) errors.push(parameter.name === 'Idempotency-Key'
-        ? { field, code: 'idempotency_key_required', message: 'required on this create' }
-        : { field, code: 'required_field', message: 'is required' });
+      if (parameter.required)
+        errors.push(
+          parameter.name === 'Idempotency-Key'
+            ? { field, code: 'idempotency_key_required', message: 'required on this create' }
+            : { field, code: 'required_field', message: 'is required' },
+        );
       continue;
     }
     const { minLength = 0, maxLength = Infinity } = parameter.schema ?? {};
-    if (value.length < minLength || value.length > maxLength) errors.push({ field, code: 'invalid_field', message: `must be ${minLength} to ${maxLength} characters` });
+    if (value.length < minLength || value.length > maxLength)
+      errors.push({ field, code: 'invalid_field', message: `must be ${minLength} to ${maxLength} characters` });
   }
-  if (errors.length === 0) { next(); return; }
-  const first = (code: string) => errors.filter((e) => e.code === code).map((e) => `\`${e.field}\``).join(', ');
+  if (errors.length === 0) {
+    next();
+    return;
+  }
+  const first = (code: string) =>
+    errors
+      .filter((e) => e.code === code)
+      .map((e) => `\`${e.field}\``)
+      .join(', ');
   if (errors.some((e) => e.code === 'idempotency_key_required')) {
-    next(new ApiError('idempotency_key_required', 'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.', errors));
+    next(
+      new ApiError(
+        'idempotency_key_required',
+        'This create needs an Idempotency-Key header (1 to 255 characters): make one per operation and reuse it on every retry.',
+        errors,
+      ),
+    );
   } else if (errors.some((e) => e.code === 'unknown_field')) {
-    next(new ApiError('unknown_field', `The request has fields this operation does not accept: ${first('unknown_field')}.`, errors));
+    next(
+      new ApiError(
+        'unknown_field',
+        `The request has fields this operation does not accept: ${first('unknown_field')}.`,
+        errors,
+      ),
+    );
   } else {
-    next(new ApiError(errors[0]!.code as 'required_field' | 'invalid_field', `Some fields are invalid: ${first(errors[0]!.code)}.`, errors));
+    next(
+      new ApiError(
+        errors[0]!.code as 'required_field' | 'invalid_field',
+        `Some fields are invalid: ${first(errors[0]!.code)}.`,
+        errors,
+      ),
+    );
   }
 };

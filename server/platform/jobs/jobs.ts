@@ -70,7 +70,10 @@ export interface Jobs {
  * pg-boss's own statements inside our transaction: its SQL text is passed through unchanged as one compiled query
  * (CompiledQuery.raw binds its values as parameters), so what it writes exists exactly when the transaction commits.
  */
-const inside = (tx: Tx) => ({ executeSql: (text: string, values?: unknown[]) => tx.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[])) as Promise<{ rows: any[] }> });
+const inside = (tx: Tx) => ({
+  executeSql: (text: string, values?: unknown[]) =>
+    tx.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[])) as Promise<{ rows: any[] }>,
+});
 
 /** The safety-net poll of an idle job worker when startJobs is given none (WORK_POLL_SECONDS's default). */
 export const DEFAULT_JOBS_POLL_SECONDS = 30;
@@ -109,7 +112,10 @@ export async function startJobs(options: {
   /** Wakes the queue's idle workers of this process in `ms` (a job sent for later, a failed job's retry). */
   const wakeLater = (queue: string, ms: number): void => {
     if (!options.runWorkers || stopped) return;
-    const timer = setTimeout(() => { timers.delete(timer); wakeIdle(queue, Infinity); }, Math.max(0, ms) + 10);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      wakeIdle(queue, Infinity);
+    }, Math.max(0, ms) + 10);
     timer.unref();
     timers.add(timer);
   };
@@ -125,7 +131,14 @@ export async function startJobs(options: {
     }));
     await boss.insert(queue, inserts, tx ? { db: inside(tx) } : {});
     // A job due now NOTIFYs (pg-boss, in the insert); one due later is not told: this process wakes its workers then.
-    const later = jobs.map((job) => job.startAfter instanceof Date ? job.startAfter.getTime() - Date.now() : typeof job.startAfter === 'number' ? job.startAfter * 1000 : 0)
+    const later = jobs
+      .map((job) =>
+        job.startAfter instanceof Date
+          ? job.startAfter.getTime() - Date.now()
+          : typeof job.startAfter === 'number'
+            ? job.startAfter * 1000
+            : 0,
+      )
       .filter((ms) => ms > 0);
     if (later.length > 0) wakeLater(queue, Math.min(...later));
   };
@@ -171,18 +184,31 @@ export async function startJobs(options: {
     // polls every interval.
     const concurrency = definition.concurrency ?? 1;
     const interval = definition.pollingIntervalSeconds ?? pollingIntervalSeconds;
-    const settings = { batchSize: 1, ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}) };
+    const settings = {
+      batchSize: 1,
+      ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}),
+    };
     await boss.work(definition.queue, { ...settings, localConcurrency: 1, pollingIntervalSeconds: interval }, handler);
-    if (concurrency > 1) await boss.work(definition.queue, { ...settings, localConcurrency: concurrency - 1, pollingIntervalSeconds: interval * 10 }, handler);
+    if (concurrency > 1)
+      await boss.work(
+        definition.queue,
+        { ...settings, localConcurrency: concurrency - 1, pollingIntervalSeconds: interval * 10 },
+        handler,
+      );
     if (definition.cron) await boss.schedule(definition.queue, definition.cron);
   }
   // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.
   const queues = new Set(options.definitions.map((definition) => definition.queue));
   const listener = options.runWorkers
-    ? listenForJobs(options.listenUrl ?? options.databaseUrl, JOBS_SCHEMA, (queue) => {
-      if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
-      else if (queues.has(queue)) wakeIdle(queue, Infinity);
-    }, options.logger)
+    ? listenForJobs(
+        options.listenUrl ?? options.databaseUrl,
+        JOBS_SCHEMA,
+        (queue) => {
+          if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
+          else if (queues.has(queue)) wakeIdle(queue, Infinity);
+        },
+        options.logger,
+      )
     : null;
   return {
     boss,
@@ -210,8 +236,13 @@ export async function startJobs(options: {
  * so the first job of an organisation with nothing waiting goes before every job of a backlog, and two backlogs take
  * turns; within one organisation the order of sending is kept.
  */
-async function fairPriorities(db: { executeSql: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> }, queue: string, jobs: JobToSend<object>[]): Promise<(number | undefined)[]> {
-  const organizationOf = (job: JobToSend<object>) => job.fair ? (job.data as { organizationId?: unknown }).organizationId : undefined;
+async function fairPriorities(
+  db: { executeSql: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> },
+  queue: string,
+  jobs: JobToSend<object>[],
+): Promise<(number | undefined)[]> {
+  const organizationOf = (job: JobToSend<object>) =>
+    job.fair ? (job.data as { organizationId?: unknown }).organizationId : undefined;
   const organizations = [...new Set(jobs.map(organizationOf).filter((id): id is string => typeof id === 'string'))];
   if (organizations.length === 0) return [];
   // pg-boss's own table (schema pgboss), which is not in our generated types: plain SQL through its executor.

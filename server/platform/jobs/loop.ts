@@ -30,15 +30,19 @@ export function startLoop(options: {
     timer = setTimeout(() => {
       timer = null;
       wokenWhileRunning = false;
-      running = options.pass()
+      running = options
+        .pass()
         .catch((error: unknown) => {
           if (!stopped) options.onError(error);
           return false as PassResult;
         })
         .then((result) => {
           running = null;
-          if (result === true || wokenWhileRunning) return schedule(result === true ? options.busyDelayMs ?? 20 : 0);
-          const dueInMs = result === false || result.nextDueAt === null ? Infinity : Math.max(0, result.nextDueAt.getTime() - Date.now());
+          if (result === true || wokenWhileRunning) return schedule(result === true ? (options.busyDelayMs ?? 20) : 0);
+          const dueInMs =
+            result === false || result.nextDueAt === null
+              ? Infinity
+              : Math.max(0, result.nextDueAt.getTime() - Date.now());
           // A few milliseconds past the due time: the database's clock decides, and it may be a little behind ours.
           schedule(Math.min(options.pollIntervalMs, dueInMs === Infinity ? Infinity : dueInMs + 5));
         });
@@ -91,7 +95,11 @@ export function startDispatchLoop(options: {
 /** Several loops as one: woken and stopped together. */
 export function loopsTogether(loops: BackgroundLoop[]): BackgroundLoop {
   return {
-    wake: () => { for (const loop of loops) loop.wake(); },
-    stop: async () => { await Promise.all(loops.map((loop) => loop.stop())); },
+    wake: () => {
+      for (const loop of loops) loop.wake();
+    },
+    stop: async () => {
+      await Promise.all(loops.map((loop) => loop.stop()));
+    },
   };
 }

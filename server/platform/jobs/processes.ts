@@ -39,7 +39,12 @@ export const leaseCutoff = () => sql<Date>`now() - make_interval(secs => ${PROCE
  * beat is logged and tried again at the next tick; a row deleted under a live process is written again.
  */
 export async function startProcessHeartbeat(options: {
-  db: Db; logger: Logger; role: ProcessRole; afterBeat?: () => Promise<void>; intervalMs?: number; id?: string;
+  db: Db;
+  logger: Logger;
+  role: ProcessRole;
+  afterBeat?: () => Promise<void>;
+  intervalMs?: number;
+  id?: string;
   /** Whether afterBeat has anything to do: read in the beat's statement (RETURNING), by the database. */
   sweepWhen?: () => RawBuilder<boolean>;
 }): Promise<ProcessHeartbeat> {
@@ -53,13 +58,22 @@ export async function startProcessHeartbeat(options: {
 
   async function beat(): Promise<void> {
     try {
-      const renewed = await db.updateTable('service_processes').set({ heartbeat_at: sql<Date>`now()` /* the database's clock, as the lease is read */ })
-        .where('id', '=', id).where('stopped_at', 'is', null)
+      const renewed = await db
+        .updateTable('service_processes')
+        .set({ heartbeat_at: sql<Date>`now()` /* the database's clock, as the lease is read */ })
+        .where('id', '=', id)
+        .where('stopped_at', 'is', null)
         .returning((options.sweepWhen ?? (() => sql<boolean>`true`))().as('sweep'))
         .executeTakeFirst();
       if (!renewed) {
         logger.warn({ processId: id }, 'this process was forgotten; registering it again');
-        await db.insertInto('service_processes').values(row).onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: sql<Date>`now()` /* as above */, stopped_at: null })).execute();
+        await db
+          .insertInto('service_processes')
+          .values(row)
+          .onConflict((oc) =>
+            oc.column('id').doUpdateSet({ heartbeat_at: sql<Date>`now()` /* as above */, stopped_at: null }),
+          )
+          .execute();
       }
       if (!renewed || renewed.sweep) await options.afterBeat?.();
     } catch (error) {
@@ -71,7 +85,10 @@ export async function startProcessHeartbeat(options: {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
-      beating = beat().finally(() => { beating = null; schedule(); });
+      beating = beat().finally(() => {
+        beating = null;
+        schedule();
+      });
     }, options.intervalMs ?? HEARTBEAT_INTERVAL_MS);
   }
   await options.afterBeat?.().catch((error: unknown) => logger.error({ err: error }, 'first sweep failed'));
@@ -83,8 +100,14 @@ export async function startProcessHeartbeat(options: {
       stopped = true;
       if (timer) clearTimeout(timer);
       await beating;
-      await db.updateTable('service_processes').set({ stopped_at: sql<Date>`now()` /* the database's clock */ }).where('id', '=', id).execute()
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not mark this process stopped; its lease ends on its own'));
+      await db
+        .updateTable('service_processes')
+        .set({ stopped_at: sql<Date>`now()` /* the database's clock */ })
+        .where('id', '=', id)
+        .execute()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not mark this process stopped; its lease ends on its own'),
+        );
     },
   };
 }
@@ -103,16 +126,27 @@ export interface ProcessStatus {
 
 /** The processes heard of in the last FORGET_AFTER_HOURS, newest first, each with whether it is alive. */
 export async function listProcesses(db: Db): Promise<ProcessStatus[]> {
-  const rows = await db.selectFrom('service_processes')
+  const rows = await db
+    .selectFrom('service_processes')
     .select(['id', 'role', 'host', 'pid', 'started_at', 'heartbeat_at', 'stopped_at'])
     // Seconds since the heartbeat and the lease's test by the database's clock (the one every process writes with).
     .select(sql<number>`extract(epoch FROM now() - heartbeat_at)::float8`.as('silent_seconds'))
-    .select(sql<boolean>`(stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${PROCESS_LEASE_SECONDS}))`.as('alive'))
+    .select(
+      sql<boolean>`(stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${PROCESS_LEASE_SECONDS}))`.as(
+        'alive',
+      ),
+    )
     .orderBy('started_at', 'desc')
     .execute();
   return rows.map((r) => ({
-    id: r.id, role: r.role as ProcessRole, host: r.host, pid: r.pid, startedAt: r.started_at, heartbeatAt: r.heartbeat_at,
-    silentSeconds: Math.max(0, Number(r.silent_seconds)), alive: r.alive,
+    id: r.id,
+    role: r.role as ProcessRole,
+    host: r.host,
+    pid: r.pid,
+    startedAt: r.started_at,
+    heartbeatAt: r.heartbeat_at,
+    silentSeconds: Math.max(0, Number(r.silent_seconds)),
+    alive: r.alive,
   }));
 }
 
@@ -124,14 +158,22 @@ export const oldProcessesExist = () =>
 /** Deletes the rows of processes not heard of for a day (a worker does it in its sweep). */
 export async function forgetOldProcesses(db: Db): Promise<void> {
   // now() minus hours: interval arithmetic has no builder form; the hours are bound.
-  await db.deleteFrom('service_processes').where('heartbeat_at', '<', sql<Date>`now() - make_interval(hours => ${FORGET_AFTER_HOURS})`).execute();
+  await db
+    .deleteFrom('service_processes')
+    .where('heartbeat_at', '<', sql<Date>`now() - make_interval(hours => ${FORGET_AFTER_HOURS})`)
+    .execute();
 }
 
 /** The worker processes (role worker or all) alive now, and the newest heartbeat of any heard of in the last day. */
 export async function workerHealth(db: Db): Promise<{ alive: number; lastHeartbeatAt: Date | null }> {
-  const row = await db.selectFrom('service_processes')
+  const row = await db
+    .selectFrom('service_processes')
     // The lease's test by the database's clock: interval arithmetic has no builder form; the seconds are bound.
-    .select(sql<number>`count(*) FILTER (WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${PROCESS_LEASE_SECONDS}))::int`.as('alive'))
+    .select(
+      sql<number>`count(*) FILTER (WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ${PROCESS_LEASE_SECONDS}))::int`.as(
+        'alive',
+      ),
+    )
     .select((eb) => eb.fn.max('heartbeat_at').as('last'))
     .where('role', 'in', ['worker', 'all'])
     .executeTakeFirstOrThrow();
@@ -153,12 +195,24 @@ export interface QueueDepth {
 /** Each job queue's depth, read from pg-boss's job table (queues with no unfinished job are left out). */
 export async function queueDepths(db: Db): Promise<QueueDepth[]> {
   // pg-boss's own table (schema pgboss), which is not in our generated types: the builder cannot name it.
-  const { rows } = await sql<{ queue: string; waiting: number; active: number; scheduled: number; oldest: number | null }>`
+  const { rows } = await sql<{
+    queue: string;
+    waiting: number;
+    active: number;
+    scheduled: number;
+    oldest: number | null;
+  }>`
     SELECT name AS queue,
            count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())::int AS waiting,
            count(*) FILTER (WHERE state = 'active')::int AS active,
            count(*) FILTER (WHERE state IN ('created', 'retry') AND start_after > now())::int AS scheduled,
            extract(epoch FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now()))::float8 AS oldest
       FROM pgboss.job WHERE state IN ('created', 'retry', 'active') GROUP BY name ORDER BY name`.execute(db);
-  return rows.map((r) => ({ queue: r.queue, waiting: r.waiting, active: r.active, scheduled: r.scheduled, oldestWaitingSeconds: Math.max(0, Math.round((r.oldest ?? 0) * 10) / 10) }));
+  return rows.map((r) => ({
+    queue: r.queue,
+    waiting: r.waiting,
+    active: r.active,
+    scheduled: r.scheduled,
+    oldestWaitingSeconds: Math.max(0, Math.round((r.oldest ?? 0) * 10) / 10),
+  }));
 }

@@ -32,13 +32,22 @@ export interface WorkListener {
 /** LISTENs on work_due and wakes the loops registered for each payload. */
 export function listenForWork(databaseUrl: string, logger: Logger): WorkListener {
   const loops = new Map<string, BackgroundLoop[]>();
-  const wakeAll = () => { for (const list of loops.values()) for (const loop of list) loop.wake(); };
-  const listener: ChannelListener = listenToChannel(databaseUrl, WORK_DUE_CHANNEL, {
-    onNotification: (payload) => { for (const loop of loops.get(payload) ?? []) loop.wake(); },
-    // Notifications sent while no LISTEN was in place are lost: a pass of every loop finds their work.
-    onListening: wakeAll,
-    onLost: () => {},
-  }, logger);
+  const wakeAll = () => {
+    for (const list of loops.values()) for (const loop of list) loop.wake();
+  };
+  const listener: ChannelListener = listenToChannel(
+    databaseUrl,
+    WORK_DUE_CHANNEL,
+    {
+      onNotification: (payload) => {
+        for (const loop of loops.get(payload) ?? []) loop.wake();
+      },
+      // Notifications sent while no LISTEN was in place are lost: a pass of every loop finds their work.
+      onListening: wakeAll,
+      onLost: () => {},
+    },
+    logger,
+  );
   return {
     onWork(kind, loop) {
       loops.set(kind, [...(loops.get(kind) ?? []), loop]);
@@ -48,10 +57,20 @@ export function listenForWork(databaseUrl: string, logger: Logger): WorkListener
 }
 
 /** LISTENs on pg-boss's channel: each payload is a queue whose idle workers fetch now (all queues when (re)established). */
-export function listenForJobs(databaseUrl: string, schema: string, wake: (queue: string | null) => void, logger: Logger): ChannelListener {
-  return listenToChannel(databaseUrl, jobsChannel(schema), {
-    onNotification: (queue) => wake(queue),
-    onListening: () => wake(null),
-    onLost: () => {},
-  }, logger);
+export function listenForJobs(
+  databaseUrl: string,
+  schema: string,
+  wake: (queue: string | null) => void,
+  logger: Logger,
+): ChannelListener {
+  return listenToChannel(
+    databaseUrl,
+    jobsChannel(schema),
+    {
+      onNotification: (queue) => wake(queue),
+      onListening: () => wake(null),
+      onLost: () => {},
+    },
+    logger,
+  );
 }

@@ -32,15 +32,19 @@ export function filtersFingerprint(filters: Record<string, unknown>): string {
 }
 
 export function encodeCursor(list: string, filters: Record<string, unknown>, position: CursorPosition): string {
-  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, l: list, f: filtersFingerprint(filters), p: position } satisfies CursorPayload)).toString('base64url');
+  const payload = Buffer.from(
+    JSON.stringify({ v: CURSOR_VERSION, l: list, f: filtersFingerprint(filters), p: position } satisfies CursorPayload),
+  ).toString('base64url');
   return `${payload}.${sign(payload)}`;
 }
 
 export function decodeCursor(cursor: string, list: string, filters: Record<string, unknown>): CursorPosition {
   const refuse = (why: string) =>
-    new ApiError('invalid_field', `The cursor is not one this list issued for these filters (${why}). Pass nextCursor unchanged, with the same filters, or start again without a cursor.`, [
-      { field: '/query/cursor', code: 'invalid_field', message: why },
-    ]);
+    new ApiError(
+      'invalid_field',
+      `The cursor is not one this list issued for these filters (${why}). Pass nextCursor unchanged, with the same filters, or start again without a cursor.`,
+      [{ field: '/query/cursor', code: 'invalid_field', message: why }],
+    );
   const [payload, signature] = cursor.split('.');
   if (!payload || !signature) throw refuse('malformed');
   const expected = Buffer.from(sign(payload));

@@ -6,7 +6,16 @@ import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** The organisation tables a list filter may name a record of. */
-export type FilterTable = 'customers' | 'products' | 'locations' | 'salespeople' | 'routes' | 'trips' | 'visits' | 'stock_documents' | 'invoices';
+export type FilterTable =
+  | 'customers'
+  | 'products'
+  | 'locations'
+  | 'salespeople'
+  | 'routes'
+  | 'trips'
+  | 'visits'
+  | 'stock_documents'
+  | 'invoices';
 
 export interface FilterRecord {
   /** The query parameter (`customerId`). */
@@ -19,14 +28,25 @@ export interface FilterRecord {
 }
 
 /** Checks each given filter id, in order; the first that names no record of the organisation is the 404. */
-export async function requireFilterRecords(db: Db, organizationId: string, filters: readonly FilterRecord[]): Promise<void> {
+export async function requireFilterRecords(
+  db: Db,
+  organizationId: string,
+  filters: readonly FilterRecord[],
+): Promise<void> {
   for (const { parameter, table, what, id } of filters) {
     if (id === undefined) continue;
-    const row = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom(table)
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) {
-      throw new ApiError('not_found', `There is no ${what} ${id} in this organisation (query parameter ${parameter}).`, [
-        { field: `/query/${parameter}`, code: 'not_found', message: `no ${what} ${id} in this organisation` },
-      ]);
+      throw new ApiError(
+        'not_found',
+        `There is no ${what} ${id} in this organisation (query parameter ${parameter}).`,
+        [{ field: `/query/${parameter}`, code: 'not_found', message: `no ${what} ${id} in this organisation` }],
+      );
     }
   }
 }

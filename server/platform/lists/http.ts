@@ -8,7 +8,10 @@ export function listRequestOf(req: Request): ListRequest {
   const query = req.query as Record<string, unknown>;
   const updatedSince = query.updatedSince as string | undefined;
   const problem = updatedSince === undefined ? null : timestampProblem(updatedSince);
-  if (problem) throw new ApiError('invalid_field', `updatedSince ${problem}.`, [{ field: '/query/updatedSince', code: 'invalid_field', message: problem }]);
+  if (problem)
+    throw new ApiError('invalid_field', `updatedSince ${problem}.`, [
+      { field: '/query/updatedSince', code: 'invalid_field', message: problem },
+    ]);
   return {
     limit: query.limit === undefined ? undefined : Number(query.limit),
     cursor: query.cursor as string | undefined,

@@ -74,7 +74,11 @@ export async function readPage<Row extends KeyedRow>(
   const feed = request.updatedSince !== undefined;
   const active = Object.entries(filters).filter((entry): entry is [string, Filter] => entry[1] !== undefined);
   // A cursor is bound to its organisation too: handed to another one, it is refused rather than reinterpreted.
-  const fingerprint = { ...Object.fromEntries(active.map(([key, f]) => [key, f.value])), updatedSince: request.updatedSince ?? null, organizationId };
+  const fingerprint = {
+    ...Object.fromEntries(active.map(([key, f]) => [key, f.value])),
+    updatedSince: request.updatedSince ?? null,
+    organizationId,
+  };
   const position = request.cursor ? decodeCursor(request.cursor, name, fingerprint) : null;
 
   let keyed = query;
@@ -85,9 +89,15 @@ export async function readPage<Row extends KeyedRow>(
       : keyed.where('t.updated_at', '>=', new Date(request.updatedSince!));
     keyed = keyed.orderBy('t.updated_at').orderBy('t.id');
   } else if (order) {
-    if (position && position.k === undefined) throw new ApiError('invalid_field', 'The cursor is not one this list issued (no order key).', [{ field: '/query/cursor', code: 'invalid_field', message: 'no order key' }]);
+    if (position && position.k === undefined)
+      throw new ApiError('invalid_field', 'The cursor is not one this list issued (no order key).', [
+        { field: '/query/cursor', code: 'invalid_field', message: 'no order key' },
+      ]);
     // The row comparison again, over (key, id), both descending.
-    if (position) keyed = keyed.where((eb) => eb(eb.refTuple(order.column as 't.id', 't.id'), '<', eb.tuple(position.k!, position.id)));
+    if (position)
+      keyed = keyed.where((eb) =>
+        eb(eb.refTuple(order.column as 't.id', 't.id'), '<', eb.tuple(position.k!, position.id)),
+      );
     keyed = keyed.orderBy(order.column as 't.id', 'desc').orderBy('t.id', 'desc');
   } else {
     if (position) keyed = keyed.where('t.id', '<', position.id);
@@ -98,13 +108,18 @@ export async function readPage<Row extends KeyedRow>(
   let budgetSpent = false;
   let lastRead: Row | undefined;
   if (active.length === 0) {
-    rows = await columns(keyed).limit(limit + 1).execute();
+    rows = await columns(keyed)
+      .limit(limit + 1)
+      .execute();
   } else {
     // Read at most READ_BUDGET rows in key order; keep the matching ones, and remember the last row read so
     // that the next page resumes after it even when none matched.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list query is typed by its module (ListQuery)
     const matches = () => expressionBuilder<any, 't'>().and(active.map(([, f]) => f.condition));
-    const read = await columns(keyed, matches()).select(matches().as('matches')).limit(READ_BUDGET).execute() as (Row & { matches: boolean })[];
+    const read = (await columns(keyed, matches())
+      .select(matches().as('matches'))
+      .limit(READ_BUDGET)
+      .execute()) as (Row & { matches: boolean })[];
     rows = [];
     for (const row of read) {
       lastRead = row;
@@ -118,7 +133,8 @@ export async function readPage<Row extends KeyedRow>(
   const hasMore = rows.length > limit || budgetSpent;
   const page = rows.slice(0, limit);
   const resumeAfter = rows.length > limit ? page[page.length - 1] : budgetSpent ? lastRead : undefined;
-  const nextCursor = hasMore && resumeAfter ? encodeCursor(name, fingerprint, positionOf(resumeAfter, feed, order)) : null;
+  const nextCursor =
+    hasMore && resumeAfter ? encodeCursor(name, fingerprint, positionOf(resumeAfter, feed, order)) : null;
   return { rows: page, nextCursor, hasMore };
 }
 

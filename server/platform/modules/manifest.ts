@@ -1,15 +1,36 @@
 // What a module declares about itself. server/composition/modules.ts lists the modules; everything a module adds to
-// the service (its routes, the events it writes, how a webhook reads the record an event names, the documents it
-// posts to the external systems and what it does when a posting settles, its background jobs) comes from
-// its manifest, so adding a module is one line there and nothing else changes.
+// the service (its routes, the events it writes, how a webhook reads the record an event names, its document types,
+// the documents it posts to the external systems and what it does when a posting settles, the DMS documents it maps,
+// its background jobs) comes from its manifest, so adding a module is one line there and nothing else changes.
+//
+// The platform declares what every module may add (routes, webhook objects, jobs). What modules offer one another
+// through the composed registry is declared by the layer that owns its contract, as an interface a manifest adds to
+// this one: posting subjects and listeners (PostingDeclarations, server/connectors/subjects.ts), document types with
+// their lifecycles (DocumentDeclarations, server/domain/documents/registry.ts), the DMS documents a module maps
+// (DmsDeclarations, server/modules/dms/handlers/types.ts). So the platform imports nothing above it.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config.js';
 import type { Db } from '../database/transaction.js';
 import type { JobDefinition } from '../jobs/jobs.js';
 import type { WebhookObjectSource } from '../webhooks/objects.js';
-import type { ConnectorSettings } from '../../connectors/connections.js';
-import type { PostingListener, PostingSubject } from '../../connectors/subjects.js';
+
+/**
+ * What a process needs to reach the external systems (server/connectors/connections.ts turns a connection into a
+ * client with it): the key the credentials are sealed with, and where its simulators listen.
+ */
+export interface ConnectorSettings {
+  secretKey: Buffer;
+  /** The simulators' base URL in this process (null: not running here). */
+  simulatorUrl: string | null;
+  /** Per-call timeout of the clients. */
+  timeoutMs?: number;
+  /**
+   * WEBHOOK_ALLOW_LOOPBACK (tests and local trials): a connection's base URL may be a loopback address over plain
+   * http. The simulators this process runs are always reachable; private and other inside addresses never are.
+   */
+  allowLoopback?: boolean;
+}
 
 /** What a module is given when the service composes it. */
 export interface ModuleContext {
@@ -34,13 +55,6 @@ export interface ModuleManifest {
   routes?(context: ModuleContext): Router;
   /** The event types it writes, each readable as a webhook object (event type -> the record's reader). */
   webhookObjects?: Readonly<Record<string, WebhookObjectSource>>;
-  /**
-   * The document types it posts to the accounting (and fiscal) systems, each with its subject (its `posting.ts`): the
-   * postings module finds them by type in the composed registry.
-   */
-  postingSubjects?: readonly PostingSubject[];
-  /** What it does when a document's accounting posting settles (the DMS: its flags follow), in that transaction. */
-  postingListeners?: readonly PostingListener[];
   /** Its background jobs (run by the worker role; sent by any). */
   jobs?(context: ModuleContext): JobDefinition<never>[];
 }

@@ -11,7 +11,11 @@ export function tableExpressions<TB extends ResourceTableName>() {
 }
 
 /** t.column = value over a list's table (any table of the schema, aliased `t`), when the caller gave a value. */
-export function equals<TB extends keyof DB>(_table: TB, column: keyof DB[TB] & string, value: string | boolean | undefined): Filter | undefined {
+export function equals<TB extends keyof DB>(
+  _table: TB,
+  column: keyof DB[TB] & string,
+  value: string | boolean | undefined,
+): Filter | undefined {
   if (value === undefined) return undefined;
   const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
   // The column is checked against the table by the signature; the builder's own overloads cannot see through TB.
@@ -29,13 +33,21 @@ export function when(value: string | undefined, condition: Expression<SqlBool>):
  * `column` is the row's column that the code's record_id names: `id` for a record's own code; a code that names a
  * group of rows (a payment collection's code names its receipt group, decision 0030) gives the group's column.
  */
-export function hasExternalCode<TB extends keyof DB>(_table: TB, resource: string, code: string | undefined, column: keyof DB[TB] & string = 'id' as keyof DB[TB] & string): Filter | undefined {
+export function hasExternalCode<TB extends keyof DB>(
+  _table: TB,
+  resource: string,
+  code: string | undefined,
+  column: keyof DB[TB] & string = 'id' as keyof DB[TB] & string,
+): Filter | undefined {
   if (code === undefined) return undefined;
   const value = code.trim();
   const eb = expressionBuilder<DB & { t: DB[TB] }, 't'>();
-  const holders = eb.selectFrom('external_codes as e').select('e.record_id')
+  const holders = eb
+    .selectFrom('external_codes as e')
+    .select('e.record_id')
     .whereRef('e.organization_id', '=', eb.ref('t.organization_id' as never))
-    .where('e.resource', '=', resource).where('e.code', '=', value);
+    .where('e.resource', '=', resource)
+    .where('e.code', '=', value);
   // The column is checked against the table by the signature; the builder's own overloads cannot see through TB.
   return { condition: eb(eb.ref(`t.${column}` as never), 'in', holders as never), value };
 }

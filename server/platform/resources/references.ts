@@ -26,8 +26,20 @@ export function referenceProblem(field: string, detail: string): ApiError {
  * Refuses an id that is not a record of the organisation (nothing to check when the body clears the reference
  * or leaves it out). The row is locked against a concurrent change.
  */
-export async function requireReference(tx: Tx, organizationId: string, target: ReferencedTable, id: string | null | undefined, field: string): Promise<void> {
+export async function requireReference(
+  tx: Tx,
+  organizationId: string,
+  target: ReferencedTable,
+  id: string | null | undefined,
+  field: string,
+): Promise<void> {
   if (id === null || id === undefined) return;
-  const row = await tx.selectFrom(target.table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).forShare().executeTakeFirst();
+  const row = await tx
+    .selectFrom(target.table)
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
   if (!row) throw referenceProblem(field, `There is no ${target.resource} ${id} in this organisation.`);
 }

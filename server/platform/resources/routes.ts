@@ -20,19 +20,34 @@ export interface ResourceRoutesOptions {
   update?: boolean;
 }
 
-export function resourceRoutes<Fields extends object, Body>(db: Db, service: ResourceService<Fields, Body>, options: ResourceRoutesOptions): Router {
+export function resourceRoutes<Fields extends object, Body>(
+  db: Db,
+  service: ResourceService<Fields, Body>,
+  options: ResourceRoutesOptions,
+): Router {
   const router = apiRouter();
   const { path } = options;
 
   router.get(path, async (req, res) => {
-    sendPage(res, await service.list(db, actorOf(res), listRequestOf(req), options.filters(req.query as Record<string, string | undefined>)));
+    sendPage(
+      res,
+      await service.list(
+        db,
+        actorOf(res),
+        listRequestOf(req),
+        options.filters(req.query as Record<string, string | undefined>),
+      ),
+    );
   });
 
   if (options.create) {
     router.post(path, async (req, res) => {
       const caller = callerOf(res);
       const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string> };
-      await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 201, body: await service.create(tx, caller.actor, fields as Fields, externalCodes) }));
+      await respondIdempotently(db, caller, req, res, async (tx) => ({
+        status: 201,
+        body: await service.create(tx, caller.actor, fields as Fields, externalCodes),
+      }));
     });
   }
 
@@ -43,7 +58,13 @@ export function resourceRoutes<Fields extends object, Body>(db: Db, service: Res
   router.put(`${path}/by-code/:system/:code`, async (req, res) => {
     const caller = callerOf(res);
     await respondIdempotently(db, caller, req, res, async (tx) => {
-      const { created, body } = await service.upsertByCode(tx, caller.actor, param(req, 'system'), param(req, 'code'), req.body as Fields);
+      const { created, body } = await service.upsertByCode(
+        tx,
+        caller.actor,
+        param(req, 'system'),
+        param(req, 'code'),
+        req.body as Fields,
+      );
       return { status: created ? 201 : 200, body };
     });
   });
@@ -56,7 +77,10 @@ export function resourceRoutes<Fields extends object, Body>(db: Db, service: Res
     router.patch(`${path}/:id`, async (req, res) => {
       const caller = callerOf(res);
       const { externalCodes, ...fields } = req.body as Fields & { externalCodes?: Record<string, string | null> };
-      await respondIdempotently(db, caller, req, res, async (tx) => ({ status: 200, body: await service.change(tx, caller.actor, param(req, 'id'), fields as Fields, externalCodes) }));
+      await respondIdempotently(db, caller, req, res, async (tx) => ({
+        status: 200,
+        body: await service.change(tx, caller.actor, param(req, 'id'), fields as Fields, externalCodes),
+      }));
     });
   }
 

@@ -5,7 +5,10 @@ import { API_BASE_PATH } from '../spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../webhooks/objects.js';
 import type { ResourceService } from './service.js';
 
-export function resourceWebhookObject(service: Pick<ResourceService<never, unknown>, 'get'>, collection: string): WebhookObjectSource {
+export function resourceWebhookObject(
+  service: Pick<ResourceService<never, unknown>, 'get'>,
+  collection: string,
+): WebhookObjectSource {
   return {
     async read(db, actor, id) {
       try {

@@ -24,9 +24,21 @@ import { DISABLE_AFTER_FAILED_EVENTS, recordOutcome } from './outcome.js';
 import { DELIVERY_TIMEOUT_MS, type SendOutcome } from './send.js';
 import type { DestinationPolicy } from './destination.js';
 import { claimSendSlot, releaseSendSlot } from './slots.js';
-import { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJobData, type EnqueueDeliveries, type OutcomeListener } from './types.js';
+import {
+  DELIVERY_QUEUE,
+  type ClaimedDelivery,
+  type DeliveryJobData,
+  type EnqueueDeliveries,
+  type OutcomeListener,
+} from './types.js';
 
-export { DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryJob, type DeliveryJobData, type EnqueueDeliveries } from './types.js';
+export {
+  DELIVERY_QUEUE,
+  type ClaimedDelivery,
+  type DeliveryJob,
+  type DeliveryJobData,
+  type EnqueueDeliveries,
+} from './types.js';
 
 /** How long an attempt may hold its job before pg-boss retries it: the backstop behind the slots' heartbeat lease. */
 export const DELIVERY_LEASE_SECONDS = 60;
@@ -40,12 +52,22 @@ export const SLOT_WAIT_MS = 500;
  * side by side).
  */
 export function deliveryEnqueuer(sendMany: SendMany, options: { fair?: boolean } = {}): EnqueueDeliveries {
-  return (tx, jobs) => sendMany<DeliveryJobData>(DELIVERY_QUEUE, jobs.map((job) => ({
-    data: { organizationId: job.organizationId, deliveryId: job.deliveryId, attempts: job.attempts, ...(job.retried ? { retried: job.retried } : {}) },
-    group: job.endpointId,
-    ...(options.fair ? { fair: true } : {}),
-    ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
-  })), tx);
+  return (tx, jobs) =>
+    sendMany<DeliveryJobData>(
+      DELIVERY_QUEUE,
+      jobs.map((job) => ({
+        data: {
+          organizationId: job.organizationId,
+          deliveryId: job.deliveryId,
+          attempts: job.attempts,
+          ...(job.retried ? { retried: job.retried } : {}),
+        },
+        group: job.endpointId,
+        ...(options.fair ? { fair: true } : {}),
+        ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
+      })),
+      tx,
+    );
 }
 
 /**
@@ -53,8 +75,14 @@ export function deliveryEnqueuer(sendMany: SendMany, options: { fair?: boolean }
  * still pending, its endpoint enabled, and it has had the attempts the job was sent for (a pg-boss retry of a job
  * whose worker died may find them counted once per earlier try). Null when the job has nothing left to do.
  */
-export async function claimDelivery(db: Db, data: DeliveryJobData, retryCount: number, leaseSeconds = DELIVERY_LEASE_SECONDS): Promise<ClaimedDelivery | null> {
-  const row = await db.updateTable('webhook_deliveries as d')
+export async function claimDelivery(
+  db: Db,
+  data: DeliveryJobData,
+  retryCount: number,
+  leaseSeconds = DELIVERY_LEASE_SECONDS,
+): Promise<ClaimedDelivery | null> {
+  const row = await db
+    .updateTable('webhook_deliveries as d')
     .from('webhook_endpoints as ep')
     .set((eb) => ({
       attempts: eb('d.attempts', '+', 1),
@@ -62,12 +90,19 @@ export async function claimDelivery(db: Db, data: DeliveryJobData, retryCount: n
       next_attempt_at: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
       updated_at: eb.fn('now'),
     }))
-    .where('d.organization_id', '=', data.organizationId).where('d.id', '=', data.deliveryId).where('d.status', '=', 'pending')
-    .where('d.attempts', '>=', data.attempts).where('d.attempts', '<=', data.attempts + (data.retried ?? 0) + retryCount)
-    .whereRef('ep.organization_id', '=', 'd.organization_id').whereRef('ep.id', '=', 'd.endpoint_id').where('ep.enabled', '=', true)
+    .where('d.organization_id', '=', data.organizationId)
+    .where('d.id', '=', data.deliveryId)
+    .where('d.status', '=', 'pending')
+    .where('d.attempts', '>=', data.attempts)
+    .where('d.attempts', '<=', data.attempts + (data.retried ?? 0) + retryCount)
+    .whereRef('ep.organization_id', '=', 'd.organization_id')
+    .whereRef('ep.id', '=', 'd.endpoint_id')
+    .where('ep.enabled', '=', true)
     .returning(['d.organization_id', 'd.id', 'd.endpoint_id', 'd.attempts'])
     .executeTakeFirst();
-  return row ? { organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, attempt: row.attempts } : null;
+  return row
+    ? { organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, attempt: row.attempts }
+    : null;
 }
 
 export interface WebhookDeliveryOptions {
@@ -96,7 +131,8 @@ export function withTestEvent(objects: WebhookObjectRegistry): WebhookObjectRegi
   return {
     ...objects,
     [TEST_EVENT]: {
-      read: async (db, actor, id) => (await readEndpointObject(db, actor.organization.id, id)) as Record<string, unknown> | null,
+      read: async (db, actor, id) =>
+        (await readEndpointObject(db, actor.organization.id, id)) as Record<string, unknown> | null,
       fetchPath: () => '',
     },
   };
@@ -106,32 +142,62 @@ export function withTestEvent(objects: WebhookObjectRegistry): WebhookObjectRegi
 export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefinition<DeliveryJobData> {
   const { db, logger } = options;
   const settings: AttemptSettings = {
-    objects: withTestEvent(options.objects), policy: options.policy, secretKey: options.secretKey,
-    timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS, objectLimitBytes: options.objectLimitBytes ?? OBJECT_LIMIT_BYTES,
+    objects: withTestEvent(options.objects),
+    policy: options.policy,
+    secretKey: options.secretKey,
+    timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    objectLimitBytes: options.objectLimitBytes ?? OBJECT_LIMIT_BYTES,
   };
   const perEndpoint = options.perEndpointInFlight ?? 4;
 
   async function deliver(job: Job<DeliveryJobData>, enqueue: EnqueueDeliveries, sendMany: SendMany): Promise<void> {
-    const endpointId = job.groupId ?? (await db.selectFrom('webhook_deliveries').select('endpoint_id')
-      .where('organization_id', '=', job.data.organizationId).where('id', '=', job.data.deliveryId).executeTakeFirst())?.endpoint_id;
+    const endpointId =
+      job.groupId ??
+      (
+        await db
+          .selectFrom('webhook_deliveries')
+          .select('endpoint_id')
+          .where('organization_id', '=', job.data.organizationId)
+          .where('id', '=', job.data.deliveryId)
+          .executeTakeFirst()
+      )?.endpoint_id;
     if (!endpointId) return;
     const slot = await claimSendSlot(db, {
-      organizationId: job.data.organizationId, endpointId, limit: perEndpoint, processId: options.processId,
-      jobId: job.id, jobRetryCount: job.retryCount, deliveryId: job.data.deliveryId,
+      organizationId: job.data.organizationId,
+      endpointId,
+      limit: perEndpoint,
+      processId: options.processId,
+      jobId: job.id,
+      jobRetryCount: job.retryCount,
+      deliveryId: job.data.deliveryId,
     });
     if (slot === null) {
       // Every slot of the endpoint is taken: the same attempt again shortly, as a new job that carries what this one's
       // retries allowed for. (Not a pg-boss retry: waiting for a slot must not use up the retries kept for crashes.)
-      await sendMany<DeliveryJobData>(DELIVERY_QUEUE, [{
-        data: { ...job.data, retried: (job.data.retried ?? 0) + job.retryCount }, group: endpointId, startAfter: new Date(Date.now() + SLOT_WAIT_MS),
-      }]);
+      await sendMany<DeliveryJobData>(DELIVERY_QUEUE, [
+        {
+          data: { ...job.data, retried: (job.data.retried ?? 0) + job.retryCount },
+          group: endpointId,
+          startAfter: new Date(Date.now() + SLOT_WAIT_MS),
+        },
+      ]);
       return;
     }
     try {
       await attempt(job, enqueue);
     } finally {
-      const released = await releaseSendSlot(db, { organizationId: job.data.organizationId, endpointId, slot, processId: options.processId, jobId: job.id });
-      if (!released) logger.warn({ deliveryId: job.data.deliveryId, endpointId, slot }, 'webhook send slot was taken back while sending (this process missed its heartbeat lease)');
+      const released = await releaseSendSlot(db, {
+        organizationId: job.data.organizationId,
+        endpointId,
+        slot,
+        processId: options.processId,
+        jobId: job.id,
+      });
+      if (!released)
+        logger.warn(
+          { deliveryId: job.data.deliveryId, endpointId, slot },
+          'webhook send slot was taken back while sending (this process missed its heartbeat lease)',
+        );
     }
   }
 
@@ -146,8 +212,25 @@ export function webhookDeliveryJob(options: WebhookDeliveryOptions): JobDefiniti
       logger.error({ err: error, deliveryId: claim.id }, 'webhook attempt failed unexpectedly');
     }
     try {
-      const recorded = await recordOutcome(db, claim, outcome, options.retryScheduleSeconds, options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS, enqueue, options.onOutcome);
-      const entry = { deliveryId: claim.id, endpointId: claim.endpointId, organizationId: claim.organizationId, attempt: claim.attempt, status: recorded.status, responseCode: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
+      const recorded = await recordOutcome(
+        db,
+        claim,
+        outcome,
+        options.retryScheduleSeconds,
+        options.disableAfterFailedEvents ?? DISABLE_AFTER_FAILED_EVENTS,
+        enqueue,
+        options.onOutcome,
+      );
+      const entry = {
+        deliveryId: claim.id,
+        endpointId: claim.endpointId,
+        organizationId: claim.organizationId,
+        attempt: claim.attempt,
+        status: recorded.status,
+        responseCode: outcome.status,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+      };
       if (recorded.endpointDisabled) logger.warn(entry, 'webhook endpoint disabled after consecutive failed events');
       else if (outcome.ok) logger.debug(entry, 'webhook delivered');
       else logger.info(entry, 'webhook attempt failed');
@@ -178,7 +261,10 @@ export type WebhookDispatcher = BackgroundLoop;
  * written (its trigger's NOTIFY wakes the loop: wake()), and at the safety net's interval otherwise.
  */
 export function startWebhookDispatcher(options: {
-  db: Db; logger: Logger; deliverableTypes: readonly string[]; enqueue: EnqueueDeliveries;
+  db: Db;
+  logger: Logger;
+  deliverableTypes: readonly string[];
+  enqueue: EnqueueDeliveries;
   /** Called after a pass committed new deliveries: wakes as many of this process's delivery workers. */
   wake?: (deliveries: number) => void;
   pollIntervalMs?: number;

@@ -33,11 +33,14 @@ export async function resolveDestination(rawUrl: string, policy: DestinationPoli
   if (url.protocol !== 'https:' && !(policy.allowLoopback && url.protocol === 'http:')) {
     throw new DestinationRefused(`${policy.purpose ?? 'webhook'} URLs must use https`);
   }
-  if (url.username || url.password) throw new DestinationRefused(`${policy.purpose ?? 'webhook'} URLs must not carry credentials`);
+  if (url.username || url.password)
+    throw new DestinationRefused(`${policy.purpose ?? 'webhook'} URLs must not carry credentials`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = ipaddr.isValid(host)
     ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
-    : await lookup(host, { all: true, verbatim: true }).catch(() => { throw new DestinationUnresolved(`${host} does not resolve`); });
+    : await lookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new DestinationUnresolved(`${host} does not resolve`);
+      });
   if (addresses.length === 0) throw new DestinationUnresolved(`${host} does not resolve`);
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
@@ -57,10 +60,10 @@ const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
  * obfuscated) are not global unicast, so the rule below refuses them.
  */
 const CARRIERS: [ipaddr.IPv6, number, (parts: number[]) => [number, number]][] = [
-  [...ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
-  [...ipaddr.parseCIDR('::ffff:0:0/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
-  [...ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number], (parts) => [parts[6]!, parts[7]!]],
-  [...ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number], (parts) => [parts[1]!, parts[2]!]],
+  [...(ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number]), (parts) => [parts[6]!, parts[7]!]],
+  [...(ipaddr.parseCIDR('::ffff:0:0/96') as [ipaddr.IPv6, number]), (parts) => [parts[6]!, parts[7]!]],
+  [...(ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number]), (parts) => [parts[6]!, parts[7]!]],
+  [...(ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number]), (parts) => [parts[1]!, parts[2]!]],
 ];
 
 /** The IPv4 address an IPv6 address carries (see CARRIERS), or null. */
@@ -91,7 +94,8 @@ export function addressRefusal(address: string, policy: DestinationPolicy): stri
         const refusal = addressRefusal(carried.toString(), policy);
         return refusal && `which carries the IPv4 address ${carried.toString()}, ${refusal}`;
       }
-      if (range === 'unicast' && !v6.match(GLOBAL_UNICAST)) return `an address outside the global unicast space 2000::/3, which ${policy.purpose ?? 'webhook'}s may not reach`;
+      if (range === 'unicast' && !v6.match(GLOBAL_UNICAST))
+        return `an address outside the global unicast space 2000::/3, which ${policy.purpose ?? 'webhook'}s may not reach`;
     }
     return rangeRefusal(range, policy);
   }

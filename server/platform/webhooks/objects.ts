@@ -2,7 +2,7 @@
 // (the modules' manifests, composed in server/composition/) gives a registry, one entry per event type, that reads the record as the API's
 // GET returns it without personal fields. Here the special objects of the spec are made: a record deleted since
 // the event becomes the deleted-record object, one over the size limit the truncated-record object.
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../access/actor.js';
 import type { Db } from '../database/transaction.js';
 import { operationIndex } from '../operations.js';
 import { personalFieldsOf } from '../personal-fields.js';
@@ -32,12 +32,24 @@ export const OBJECT_LIMIT_BYTES = 256 * 1024;
 export const SUMMARY_STRING_BYTES = 1024;
 const ELLIPSIS = '\u2026';
 
-export async function webhookObject(source: WebhookObjectSource, db: Db, actor: Actor, recordId: string, now: Date, limitBytes = OBJECT_LIMIT_BYTES): Promise<WebhookObject> {
+export async function webhookObject(
+  source: WebhookObjectSource,
+  db: Db,
+  actor: Actor,
+  recordId: string,
+  now: Date,
+  limitBytes = OBJECT_LIMIT_BYTES,
+): Promise<WebhookObject> {
   const read = await source.read(db, actor, recordId);
   if (read === null) return deletedRecord(recordId, now);
   const record = withoutPersonalFields(read, source.fetchPath(recordId, read));
   if (Buffer.byteLength(JSON.stringify(record), 'utf8') <= limitBytes) return record;
-  return truncatedRecord(record, recordId, source.fetchPath(recordId, record), `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`);
+  return truncatedRecord(
+    record,
+    recordId,
+    source.fetchPath(recordId, record),
+    `The record is over ${Math.round(limitBytes / 1024)} KB; read it in full from fetch.`,
+  );
 }
 
 const operations = operationIndex(apiDocument);
@@ -55,7 +67,9 @@ function withoutPersonalFields(record: WebhookObject, fetchPath: string): Webhoo
   const redaction = personalFieldsOf(apiDocument).response(operation, 200);
   const asPage = redaction.apply({ data: [record] }) as { data?: WebhookObject[] };
   // A page's redaction reaches the record through `data`; a record's redaction drops nothing called `data` of a page.
-  return redaction.properties.has('data') && !('data' in record) ? asPage.data![0]! : redaction.apply(record) as WebhookObject;
+  return redaction.properties.has('data') && !('data' in record)
+    ? asPage.data![0]!
+    : (redaction.apply(record) as WebhookObject);
 }
 
 /** The deleted-record object. The service keeps no tombstones, so deletedAt is when the delivery found the record gone. */

@@ -20,7 +20,12 @@ export interface SendOutcome {
   error: string | null;
 }
 
-export function postJson(destination: Destination, body: string, headers: Record<string, string>, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendOutcome> {
+export function postJson(
+  destination: Destination,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<SendOutcome> {
   // A send inside a transaction would be repeated by a deadlock retry and could not be taken back by a rollback.
   assertOutsideTransaction('a webhook delivery');
   const started = performance.now();
@@ -40,35 +45,49 @@ export function postJson(destination: Destination, body: string, headers: Record
       clearTimeout(deadline);
       resolve({ ...outcome, durationMs: elapsed() });
     };
-    const request = transport.request({
-      protocol: url.protocol,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'erp-integration-webhooks/1', ...headers },
-      lookup: pinned,
-      agent: false, // no pooled socket from an earlier check: every delivery connects to the address just checked
-    }, (response) => {
-      const status = response.statusCode ?? 0;
-      let read = 0;
-      const done = () => {
-        finish(status >= 200 && status < 300 ? { ok: true, status, error: null } : { ok: false, status, error: `HTTP ${status}` });
-        response.destroy();
-      };
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= RESPONSE_BODY_CAP_BYTES) done(); // enough: the body is not used, only drained politely
-      });
-      response.on('end', done);
-      response.on('error', done);
-      response.on('close', done);
-    });
+    const request = transport.request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'erp-integration-webhooks/1',
+          ...headers,
+        },
+        lookup: pinned,
+        agent: false, // no pooled socket from an earlier check: every delivery connects to the address just checked
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        const done = () => {
+          finish(
+            status >= 200 && status < 300
+              ? { ok: true, status, error: null }
+              : { ok: false, status, error: `HTTP ${status}` },
+          );
+          response.destroy();
+        };
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= RESPONSE_BODY_CAP_BYTES) done(); // enough: the body is not used, only drained politely
+        });
+        response.on('end', done);
+        response.on('error', done);
+        response.on('close', done);
+      },
+    );
     const deadline = setTimeout(() => {
       finish({ ok: false, status: null, error: `no answer within ${timeoutMs / 1000} s` });
       request.destroy();
     }, timeoutMs);
-    request.on('error', (error: Error & { code?: string }) => finish({ ok: false, status: null, error: error.code ?? error.message }));
+    request.on('error', (error: Error & { code?: string }) =>
+      finish({ ok: false, status: null, error: error.code ?? error.message }),
+    );
     request.end(body);
   });
 }

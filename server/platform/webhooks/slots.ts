@@ -37,8 +37,12 @@ export async function claimSendSlot(db: Db, claim: SlotClaim): Promise<number | 
       ON CONFLICT DO NOTHING
       RETURNING slot`.execute(db);
     if (rows[0]) return rows[0].slot;
-    const held = await db.selectFrom('webhook_send_slots').select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('organization_id', '=', claim.organizationId).where('endpoint_id', '=', claim.endpointId).where('slot', '<', claim.limit)
+    const held = await db
+      .selectFrom('webhook_send_slots')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', claim.organizationId)
+      .where('endpoint_id', '=', claim.endpointId)
+      .where('slot', '<', claim.limit)
       .executeTakeFirstOrThrow();
     if (Number(held.n) >= claim.limit) return null;
   }
@@ -46,10 +50,17 @@ export async function claimSendSlot(db: Db, claim: SlotClaim): Promise<number | 
 }
 
 /** Gives the slot back; false when it was no longer this process's (taken back after a missed lease). */
-export async function releaseSendSlot(db: Db, slot: { organizationId: string; endpointId: string; slot: number; processId: string; jobId: string }): Promise<boolean> {
-  const result = await db.deleteFrom('webhook_send_slots')
-    .where('organization_id', '=', slot.organizationId).where('endpoint_id', '=', slot.endpointId).where('slot', '=', slot.slot)
-    .where('process_id', '=', slot.processId).where('job_id', '=', slot.jobId)
+export async function releaseSendSlot(
+  db: Db,
+  slot: { organizationId: string; endpointId: string; slot: number; processId: string; jobId: string },
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_send_slots')
+    .where('organization_id', '=', slot.organizationId)
+    .where('endpoint_id', '=', slot.endpointId)
+    .where('slot', '=', slot.slot)
+    .where('process_id', '=', slot.processId)
+    .where('job_id', '=', slot.jobId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
@@ -64,12 +75,26 @@ export type FailJobs = (tx: Tx, jobs: { id: string; retryCount: number }[]) => P
  */
 export async function reclaimDeadSlots(db: Db, failJobs: FailJobs): Promise<number> {
   return inTransaction(db, async (tx) => {
-    const taken = await tx.deleteFrom('webhook_send_slots')
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('service_processes as p').select('p.id')
-        .whereRef('p.id', '=', 'webhook_send_slots.process_id').where('p.stopped_at', 'is', null).where('p.heartbeat_at', '>', leaseCutoff()))))
+    const taken = await tx
+      .deleteFrom('webhook_send_slots')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('service_processes as p')
+              .select('p.id')
+              .whereRef('p.id', '=', 'webhook_send_slots.process_id')
+              .where('p.stopped_at', 'is', null)
+              .where('p.heartbeat_at', '>', leaseCutoff()),
+          ),
+        ),
+      )
       .returning(['job_id', 'job_retry_count'])
       .execute();
-    if (taken.length > 0) await failJobs(tx, taken.map((row) => ({ id: row.job_id, retryCount: row.job_retry_count })));
+    if (taken.length > 0)
+      await failJobs(
+        tx,
+        taken.map((row) => ({ id: row.job_id, retryCount: row.job_retry_count })),
+      );
     return taken.length;
   });
 }
@@ -101,7 +126,11 @@ export async function reclaimOrphanedJobs(db: Db, queue: string, failJobs: FailJ
        WHERE j.name = ${queue} AND j.state = 'active' AND j.started_on < now() - make_interval(secs => ${ORPHANED_JOB_SECONDS})
          AND NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)
        LIMIT 100`.execute(tx);
-    if (rows.length > 0) await failJobs(tx, rows.map((row) => ({ id: row.id, retryCount: row.retry_count })));
+    if (rows.length > 0)
+      await failJobs(
+        tx,
+        rows.map((row) => ({ id: row.id, retryCount: row.retry_count })),
+      );
     return rows.length;
   });
 }

@@ -37,4 +37,8 @@ export interface ClaimedDelivery {
  * Told of each delivery's recorded outcome, in the outcome's transaction (a module that follows its own endpoints'
  * deliveries: the DMS's flag callbacks). The platform names no module; composition wires it.
  */
-export type OutcomeListener = (tx: Tx, claim: ClaimedDelivery, status: 'succeeded' | 'pending' | 'failed') => Promise<void>;
+export type OutcomeListener = (
+  tx: Tx,
+  claim: ClaimedDelivery,
+  status: 'succeeded' | 'pending' | 'failed',
+) => Promise<void>;

@@ -19,17 +19,29 @@ import { DmsRejection } from '../reasons.js';
 import type { ProductFacts } from './lookup.js';
 import type { DmsContext, LoadedDocument } from './types.js';
 
-const reprocess = (document: LoadedDocument) => `then re-process: admin dms reprocess --org ${document.organizationId} --date ${document.date} --reason R03`;
+const reprocess = (document: LoadedDocument) =>
+  `then re-process: admin dms reprocess --org ${document.organizationId} --date ${document.date} --reason R03`;
 
 /** A van document's salesman must be linked to a member of the organisation. */
-export async function requireLinkedSalesman(tx: Tx, document: LoadedDocument, salespersonId: string | null): Promise<void> {
+export async function requireLinkedSalesman(
+  tx: Tx,
+  document: LoadedDocument,
+  salespersonId: string | null,
+): Promise<void> {
   if (!salespersonId) return;
-  const row = await tx.selectFrom('salespeople').select(['salesman_code', 'member_id'])
-    .where('organization_id', '=', document.organizationId).where('id', '=', salespersonId).executeTakeFirstOrThrow();
+  const row = await tx
+    .selectFrom('salespeople')
+    .select(['salesman_code', 'member_id'])
+    .where('organization_id', '=', document.organizationId)
+    .where('id', '=', salespersonId)
+    .executeTakeFirstOrThrow();
   if (row.member_id !== null) return;
   const org = document.organizationId;
-  throw new DmsRejection('R03', `Salesman ${row.salesman_code} is not linked to a member of the organisation, so his van documents cannot post. `
-    + `Link him: admin member add --org ${org} --name NAME --email EMAIL --salesman ${row.salesman_code} (or admin member update MEMBER_ID --org ${org} --salesman ${row.salesman_code}), ${reprocess(document)}.`);
+  throw new DmsRejection(
+    'R03',
+    `Salesman ${row.salesman_code} is not linked to a member of the organisation, so his van documents cannot post. ` +
+      `Link him: admin member add --org ${org} --name NAME --email EMAIL --salesman ${row.salesman_code} (or admin member update MEMBER_ID --org ${org} --salesman ${row.salesman_code}), ${reprocess(document)}.`,
+  );
 }
 
 /**
@@ -37,49 +49,93 @@ export async function requireLinkedSalesman(tx: Tx, document: LoadedDocument, sa
  * named is the DMS's own product document: the API has no PATCH of a product, and a PUT by code would create a second
  * product when this one carries no code of that system.
  */
-export function requireStockProducts(document: LoadedDocument, products: ReadonlyMap<string, ProductFacts>, codes: readonly string[]): void {
-  const untracked = [...new Set(codes)].find((code) => { const product = products.get(code); return product !== undefined && !product.tracks_stock && !product.is_empty; });
+export function requireStockProducts(
+  document: LoadedDocument,
+  products: ReadonlyMap<string, ProductFacts>,
+  codes: readonly string[],
+): void {
+  const untracked = [...new Set(codes)].find((code) => {
+    const product = products.get(code);
+    return product !== undefined && !product.tracks_stock && !product.is_empty;
+  });
   if (untracked === undefined) return;
-  throw new DmsRejection('R03', `Product ${untracked} does not track stock, so this document cannot move it. `
-    + `Set it to track stock: send its product document with "tracksStock": true, ${reprocess(document)}.`);
+  throw new DmsRejection(
+    'R03',
+    `Product ${untracked} does not track stock, so this document cannot move it. ` +
+      `Set it to track stock: send its product document with "tracksStock": true, ${reprocess(document)}.`,
+  );
 }
 
-export interface AccountNeeds { cash?: boolean; sales?: boolean; promotions?: boolean }
+export interface AccountNeeds {
+  cash?: boolean;
+  sales?: boolean;
+  promotions?: boolean;
+}
 
-type Accounts = { cash_account: string | null; sales_account: string | null; promotions_expense_account: string | null };
+type Accounts = {
+  cash_account: string | null;
+  sales_account: string | null;
+  promotions_expense_account: string | null;
+};
 
 /** The mapped accounts, read once per transaction (a van day's set of invoices asks once; they do not change in it). */
 const accountsOf = new WeakMap<Tx, Map<string, Promise<Accounts>>>();
 
 function readAccounts(tx: Tx, organizationId: string): Promise<Accounts> {
   let known = accountsOf.get(tx);
-  if (!known) accountsOf.set(tx, known = new Map());
+  if (!known) accountsOf.set(tx, (known = new Map()));
   let read = known.get(organizationId);
   if (!read) {
-    read = tx.selectFrom('organizations').select(['cash_account', 'sales_account', 'promotions_expense_account']).where('id', '=', organizationId).executeTakeFirstOrThrow();
+    read = tx
+      .selectFrom('organizations')
+      .select(['cash_account', 'sales_account', 'promotions_expense_account'])
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
     known.set(organizationId, read);
   }
   return read;
 }
 
 /** With an accounting connection, the accounts the document's posting lands in must be mapped. */
-export async function requireAccounts(tx: Tx, context: DmsContext, document: LoadedDocument, needs: AccountNeeds): Promise<void> {
+export async function requireAccounts(
+  tx: Tx,
+  context: DmsContext,
+  document: LoadedDocument,
+  needs: AccountNeeds,
+): Promise<void> {
   if (!context.accountingConnected) return;
   const accounts = await readAccounts(tx, document.organizationId);
   const missing: [string, string][] = [];
   if (needs.cash && accounts.cash_account === null) missing.push(['cash account', '--cash "ACCOUNT"']);
   if (needs.sales && accounts.sales_account === null) missing.push(['default sales account', '--sales "ACCOUNT"']);
-  if (needs.promotions && accounts.promotions_expense_account === null) missing.push(['promotions expense account', '--promotions "ACCOUNT"']);
+  if (needs.promotions && accounts.promotions_expense_account === null)
+    missing.push(['promotions expense account', '--promotions "ACCOUNT"']);
   if (missing.length === 0) return;
-  throw new DmsRejection('R03', `The organisation has no ${missing.map(([what]) => what).join(' and no ')} mapped in the accounting system (QuickBooks), where this document is posted. `
-    + `Map ${missing.length === 1 ? 'it' : 'them'}: admin accounts set --org ${document.organizationId} ${missing.map(([, option]) => option).join(' ')}, ${reprocess(document)}.`);
+  throw new DmsRejection(
+    'R03',
+    `The organisation has no ${missing.map(([what]) => what).join(' and no ')} mapped in the accounting system (QuickBooks), where this document is posted. ` +
+      `Map ${missing.length === 1 ? 'it' : 'them'}: admin accounts set --org ${document.organizationId} ${missing.map(([, option]) => option).join(' ')}, ${reprocess(document)}.`,
+  );
 }
 
 /** With an accounting connection, a company invoice's supplier must have its vendor mapped. */
-export async function requireVendor(tx: Tx, context: DmsContext, document: LoadedDocument, supplierCode: string): Promise<void> {
+export async function requireVendor(
+  tx: Tx,
+  context: DmsContext,
+  document: LoadedDocument,
+  supplierCode: string,
+): Promise<void> {
   if (!context.accountingConnected) return;
-  const row = await tx.selectFrom('supplier_vendors').select('vendor_name').where('organization_id', '=', document.organizationId).where('supplier_code', '=', supplierCode).executeTakeFirst();
+  const row = await tx
+    .selectFrom('supplier_vendors')
+    .select('vendor_name')
+    .where('organization_id', '=', document.organizationId)
+    .where('supplier_code', '=', supplierCode)
+    .executeTakeFirst();
   if (row) return;
-  throw new DmsRejection('R03', `Supplier ${supplierCode} has no vendor mapped in the accounting system (QuickBooks). `
-    + `Map it: admin accounts set --org ${document.organizationId} --vendor "${supplierCode}=VENDOR NAME", ${reprocess(document)}.`);
+  throw new DmsRejection(
+    'R03',
+    `Supplier ${supplierCode} has no vendor mapped in the accounting system (QuickBooks). ` +
+      `Map it: admin accounts set --org ${document.organizationId} --vendor "${supplierCode}=VENDOR NAME", ${reprocess(document)}.`,
+  );
 }

@@ -1,7 +1,7 @@
 // What a document handler gets and gives: the document (with the earlier version it replaces, when that one was
 // posted) and the connection's context in; out, the record it posted to, the document whose accounting posting its
 // flag follows, and the wait keys it satisfies (documents waiting for them are tried again at once).
-import type { DmsConnectionActor } from '../../../domain/actor.js';
+import type { DmsConnectionActor } from '../../../platform/access/actor.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import type { DmsDocumentJson } from '../canonical.js';
 import type { DmsConnectionRow } from '../connections.js';
@@ -71,8 +71,8 @@ export interface Applied {
   /** The record posted to, as the flag's mikonoRef names it. */
   table: string;
   id: string;
-  /** The document whose accounting posting the flag's quickbooksRef follows (invoice, payment, credit_note). */
-  accounting?: { type: 'invoice' | 'payment' | 'credit_note'; id: string } | null;
+  /** The document whose accounting posting the flag's quickbooksRef follows (invoice, payment, credit_note, stock_document). */
+  accounting?: { type: 'invoice' | 'payment' | 'credit_note' | 'stock_document'; id: string } | null;
   /** Wait keys this document satisfies (reasons.ts waitKeys). */
   provides?: string[];
 }
@@ -93,4 +93,14 @@ export interface DocumentHandler {
    */
   applyMany?(tx: Tx, context: DmsContext, documents: readonly LoadedDocument[]): Promise<(Applied | Error)[]>;
   setKey?(document: LoadedDocument): string;
+}
+
+/**
+ * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it maps DMS documents onto
+ * its posting functions: per documentType, its handler (the module's `dms.ts`, written with the DMS's kit: lookup.ts,
+ * reasons.ts, setup.ts, van-day.ts). The composition reads every manifest's into one registry (registry.ts), which
+ * the DMS consults; so the DMS imports no document module to plug it in.
+ */
+export interface DmsDeclarations {
+  dmsHandlers?: Readonly<Record<string, DocumentHandler>>;
 }

@@ -3,7 +3,7 @@
 // operator's trips. And the wait of a van document whose stock is not on the van yet.
 import { ApiError } from '../../../platform/errors/api-error.js';
 import type { Tx } from '../../../platform/database/transaction.js';
-import { dmsDayTrip } from '../../trips/service.js';
+import { dmsDayTrip, openDmsTripOf } from '../../trips/service.js';
 import { DmsRejection } from '../reasons.js';
 import { refusalOutcome } from '../refusals.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
@@ -22,7 +22,7 @@ type VanDay = Awaited<ReturnType<typeof findVanDay>>;
 /** The van day the document belongs to: the route's van and the salesman's DMS day as a trip in transit. */
 export function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, routeCode: string): Promise<VanDay> {
   let known = days.get(tx);
-  if (!known) days.set(tx, known = new Map());
+  if (!known) days.set(tx, (known = new Map()));
   const key = `${routeCode}|${document.date}|${document.document.salesmanCode ?? ''}`;
   let day = known.get(key);
   if (!day) {
@@ -34,6 +34,14 @@ export function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, 
   return day;
 }
 
+/**
+ * The van's DMS day if one is open, for a stock document that loads the van (the trips module's openDmsTripOf): the
+ * kit's, so that a mapping reaches the van day through the DMS, as vanDayOf does.
+ */
+export function openVanDayOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null> {
+  return openDmsTripOf(tx, organizationId, vanLocationId);
+}
+
 /** Forgets what the transaction found: a document's savepoint was rolled back, and with it any trip it opened. */
 export function forgetVanDays(tx: Tx): void {
   days.delete(tx);
@@ -43,14 +51,28 @@ async function findVanDay(tx: Tx, context: DmsContext, document: LoadedDocument,
   const organizationId = context.actor.organization.id;
   const route = await routeByCode(tx, organizationId, routeCode);
   const van = await vanOfRoute(tx, organizationId, route);
-  const salespersonId = await salespersonByCode(tx, organizationId, document.document.salesmanCode) ?? route.salesperson_id;
-  if (!salespersonId) throw new DmsRejection('R03', `Neither the document nor route ${routeCode} names a salesman: a van document with no salesman cannot post. Set the route's salesman, then re-process.`);
+  const salespersonId =
+    (await salespersonByCode(tx, organizationId, document.document.salesmanCode)) ?? route.salesperson_id;
+  if (!salespersonId)
+    throw new DmsRejection(
+      'R03',
+      `Neither the document nor route ${routeCode} names a salesman: a van document with no salesman cannot post. Set the route's salesman, then re-process.`,
+    );
   if (!context.actor.organization.deliveryModuleEnabled || !context.actor.organization.fieldSalesModuleEnabled) {
-    throw new DmsRejection('R03', 'Van documents need the delivery and field sales modules, which this organisation has switched off.');
+    throw new DmsRejection(
+      'R03',
+      'Van documents need the delivery and field sales modules, which this organisation has switched off.',
+    );
   }
   await requireLinkedSalesman(tx, document, salespersonId);
   const warehouse = await mainWarehouse(tx, organizationId);
-  const trip = await dmsDayTrip(tx, context.actor, { vanLocationId: van.id, warehouseLocationId: warehouse.id, businessDate: document.date, routeId: route.id, salespersonId });
+  const trip = await dmsDayTrip(tx, context.actor, {
+    vanLocationId: van.id,
+    warehouseLocationId: warehouse.id,
+    businessDate: document.date,
+    routeId: route.id,
+    salespersonId,
+  });
   return { route, van, trip, salespersonId };
 }
 

@@ -21,7 +21,11 @@ const CHUNK = 64 * 1024;
 
 /** The file cannot be read: why, and where the parser stopped (1-based line and column). */
 export class XmlFileError extends Error {
-  constructor(message: string, readonly line: number, readonly column: number) {
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
     super(message);
   }
 }
@@ -39,22 +43,33 @@ interface Open {
 export function readDmsFile(bytes: Buffer): unknown[] {
   if (!isUtf8(bytes)) {
     const at = firstInvalidUtf8(bytes);
-    throw new XmlFileError(`The file is not UTF-8: the byte at offset ${at.offset} cannot start or continue a character.`, at.line, at.column);
+    throw new XmlFileError(
+      `The file is not UTF-8: the byte at offset ${at.offset} cannot start or continue a character.`,
+      at.line,
+      at.column,
+    );
   }
   const text = bytes.toString('utf8');
   const parser = new SaxesParser({ xmlns: true, position: true });
   const documents: unknown[] = [];
   const stack: Open[] = [];
-  const fail = (message: string): never => { throw new XmlFileError(message, parser.line, parser.column + 1); };
+  const fail = (message: string): never => {
+    throw new XmlFileError(message, parser.line, parser.column + 1);
+  };
 
   parser.on('error', (error) => fail(sentence(error.message.replace(/^(?:[^:]*:)?\d+:\d+: /, ''))));
   parser.on('doctype', () => fail('A DOCTYPE (DTD) is not accepted in a DMS file: no entity may be declared.'));
-  parser.on('processinginstruction', (pi) => { if (pi.target.toLowerCase() !== 'xml') fail(`The processing instruction <?${pi.target}?> is not accepted.`); });
+  parser.on('processinginstruction', (pi) => {
+    if (pi.target.toLowerCase() !== 'xml') fail(`The processing instruction <?${pi.target}?> is not accepted.`);
+  });
   parser.on('opentag', (tag: SaxesTagNS) => {
     if (stack.length + 1 > MAX_DEPTH) fail(`Elements nest more than ${MAX_DEPTH} deep.`);
     if (tag.uri !== DMS_NAMESPACE) fail(`The element <${tag.name}> is not in the namespace ${DMS_NAMESPACE}.`);
     const attributes = Object.values(tag.attributes).filter((a) => a.prefix !== 'xmlns' && a.name !== 'xmlns');
-    if (attributes.length > 0) fail(`The element <${tag.name}> has the attribute ${attributes[0]!.name}: a DMS file carries every field as an element.`);
+    if (attributes.length > 0)
+      fail(
+        `The element <${tag.name}> has the attribute ${attributes[0]!.name}: a DMS file carries every field as an element.`,
+      );
     const parent = stack.at(-1);
     if (!parent) {
       if (tag.local !== 'dmsFile') fail(`The root element is <${tag.local}>; a DMS file's root is <dmsFile>.`);
@@ -71,18 +86,21 @@ export function readDmsFile(bytes: Buffer): unknown[] {
     } else {
       shape = childShape(parent, tag.local);
     }
-    const value = shape?.kind === 'array' ? [] : shape?.kind === 'object' || shape?.kind === 'any' || shape === null ? {} : null;
+    const value =
+      shape?.kind === 'array' ? [] : shape?.kind === 'object' || shape?.kind === 'any' || shape === null ? {} : null;
     stack.push({ name: tag.local, shape, value, text: '', hasChildren: false });
   });
   parser.on('text', (chunk) => {
     const open = stack.at(-1);
     if (!open) return; // whitespace outside the root (anything else is the parser's error)
-    if (open.text.length + chunk.length > MAX_TEXT) fail(`The element <${open.name}> holds more than ${MAX_TEXT} characters of text.`);
+    if (open.text.length + chunk.length > MAX_TEXT)
+      fail(`The element <${open.name}> holds more than ${MAX_TEXT} characters of text.`);
     open.text += chunk;
   });
   parser.on('cdata', (chunk) => {
     const open = stack.at(-1)!;
-    if (open.text.length + chunk.length > MAX_TEXT) fail(`The element <${open.name}> holds more than ${MAX_TEXT} characters of text.`);
+    if (open.text.length + chunk.length > MAX_TEXT)
+      fail(`The element <${open.name}> holds more than ${MAX_TEXT} characters of text.`);
     open.text += chunk;
   });
   parser.on('closetag', () => {
@@ -102,7 +120,8 @@ export function readDmsFile(bytes: Buffer): unknown[] {
     if (closed.name in fields) {
       // A field given twice where the shape expects one value: kept as a list, for the schema check to name it.
       const before = fields[closed.name];
-      fields[closed.name] = Array.isArray(before) && parent.shape?.kind === 'any' ? [...before, value] : [before, value];
+      fields[closed.name] =
+        Array.isArray(before) && parent.shape?.kind === 'any' ? [...before, value] : [before, value];
     } else {
       fields[closed.name] = value;
     }
@@ -131,8 +150,10 @@ function valueOf(element: Open): unknown {
   if (element.hasChildren) return element.value;
   const text = element.text.trim();
   if (shape === null || shape.kind === 'any') return text;
-  if (shape.kind === 'integer' || shape.kind === 'number') return /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
-  if (shape.kind === 'boolean') return text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : text;
+  if (shape.kind === 'integer' || shape.kind === 'number')
+    return /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
+  if (shape.kind === 'boolean')
+    return text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : text;
   return text;
 }
 

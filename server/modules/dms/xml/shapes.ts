@@ -30,12 +30,14 @@ export function shapeOf(raw: Json): Shape {
   if (schema.allOf) {
     const parts = (schema.allOf as Json[]).map(shapeOf);
     // A value described in parts (a decimal with its own description, a document as envelope and body).
-    if (parts.every((part) => part.kind !== 'object')) return parts.find((part) => part.kind !== 'any') ?? { kind: 'any' };
+    if (parts.every((part) => part.kind !== 'object'))
+      return parts.find((part) => part.kind !== 'any') ?? { kind: 'any' };
     const fields = new Map<string, { shape: Shape; required: boolean }>();
     let open = true;
     for (const part of parts) {
       if (part.kind !== 'object') continue;
-      for (const [name, field] of part.fields) fields.set(name, { shape: field.shape, required: field.required || (fields.get(name)?.required ?? false) });
+      for (const [name, field] of part.fields)
+        fields.set(name, { shape: field.shape, required: field.required || (fields.get(name)?.required ?? false) });
       open = part.open;
     }
     return { kind: 'object', fields, open };
@@ -45,19 +47,31 @@ export function shapeOf(raw: Json): Shape {
     const shapes = branches.map(shapeOf).filter((shape) => shape.kind !== 'any');
     return shapes[0] ?? { kind: 'any' };
   }
-  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : schema.type as string | undefined;
+  const type = Array.isArray(schema.type)
+    ? (schema.type as string[]).find((t) => t !== 'null')
+    : (schema.type as string | undefined);
   if (type === 'object' || (type === undefined && schema.properties)) {
     const required = new Set((schema.required ?? []) as string[]);
-    const fields = new Map(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, field]) => [name, { shape: shapeOf(field), required: required.has(name) }]));
+    const fields = new Map(
+      Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, field]) => [
+        name,
+        { shape: shapeOf(field), required: required.has(name) },
+      ]),
+    );
     return { kind: 'object', fields, open: schema.additionalProperties !== false };
   }
-  if (type === 'array') return { kind: 'array', item: shapeOf(schema.items ?? {}), minItems: schema.minItems, maxItems: schema.maxItems };
+  if (type === 'array')
+    return { kind: 'array', item: shapeOf(schema.items ?? {}), minItems: schema.minItems, maxItems: schema.maxItems };
   if (type === 'integer') return { kind: 'integer', minimum: schema.minimum, maximum: schema.maximum };
   if (type === 'number') return { kind: 'number' };
   if (type === 'boolean') return { kind: 'boolean' };
   if (type === 'string' || schema.const !== undefined || schema.enum) {
     return {
-      kind: 'string', pattern: schema.pattern, minLength: schema.minLength, maxLength: schema.maxLength, format: schema.format,
+      kind: 'string',
+      pattern: schema.pattern,
+      minLength: schema.minLength,
+      maxLength: schema.maxLength,
+      format: schema.format,
       enum: schema.const !== undefined ? [String(schema.const)] : schema.enum?.map(String),
     };
   }
@@ -65,6 +79,8 @@ export function shapeOf(raw: Json): Shape {
 }
 
 /** The shape of each documentType the spec maps (its whole document: envelope and typed body). */
-export const DOCUMENT_SHAPES: ReadonlyMap<string, Shape> = new Map([...DOCUMENT_SCHEMAS].map(([type, name]) => [type, shapeOf(schemas[name]!)]));
+export const DOCUMENT_SHAPES: ReadonlyMap<string, Shape> = new Map(
+  [...DOCUMENT_SCHEMAS].map(([type, name]) => [type, shapeOf(schemas[name]!)]),
+);
 /** A documentType this version does not map: the envelope, its body open. */
 export const OTHER_DOCUMENT_SHAPE: Shape = shapeOf(schemas.DmsDocumentEnvelope!);

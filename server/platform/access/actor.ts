@@ -2,7 +2,7 @@
 // takes an Actor, never a request or an API key: a REST call, an operator command, a DMS connection and a
 // background job all act on documents, and each says who it is, whose records it touches and what it may do.
 // Key-only facts (rate limits, the key's prefix and name) stay at the HTTP edge.
-import { scopeCatalogue } from '../platform/access/scopes.js';
+import { scopeCatalogue } from './scopes.js';
 
 /** The organisation an actor acts for, with the settings that rules depend on. */
 export interface ActingOrganization {
@@ -47,7 +47,6 @@ export interface JobActor extends ActorBase {
 
 export type Actor = ApiKeyActor | DmsConnectionActor | OperatorActor | JobActor;
 
-
 export function operatorActor(organization: ActingOrganization, name: string): OperatorActor {
   // Operators hold every scope the spec defines (the catalogue is read from the spec, never listed twice).
   return { kind: 'operator', organization, scopes: new Set(Object.keys(scopeCatalogue())), name };
@@ -64,9 +63,13 @@ export function jobActor(organization: ActingOrganization, queue: string, scopes
 /** The actor's id for the record (events, ledger rows): `api_key:key_…`, `operator:sandbox bootstrap`. */
 export function actorId(actor: Actor): string {
   switch (actor.kind) {
-    case 'api_key': return `api_key:${actor.apiKeyId}`;
-    case 'dms_connection': return `dms_connection:${actor.connectionId}`;
-    case 'operator': return `operator:${actor.name}`;
-    case 'job': return `job:${actor.queue}`;
+    case 'api_key':
+      return `api_key:${actor.apiKeyId}`;
+    case 'dms_connection':
+      return `dms_connection:${actor.connectionId}`;
+    case 'operator':
+      return `operator:${actor.name}`;
+    case 'job':
+      return `job:${actor.queue}`;
   }
 }

@@ -2,15 +2,18 @@
 // posts an invoice, a payment or a credit note calls queuePostings, which writes one external_postings row per system
 // the organisation is connected to (accounting: QuickBooks Online; fiscal: EFRIS, for invoices and credit notes) and
 // tells the caller how its `posting` and `fiscal` blocks start. The rows exist exactly when the document does; the
-// worker turns them into jobs that call the systems (server/modules/postings). A reversal (a void, a reverse, a
-// cancel) calls planReversal in its transaction, which applies the spec's reversal rules to those rows.
+// worker turns them into jobs that call the systems (run.ts, dispatch.ts). A reversal (a void, a reverse, a cancel)
+// calls planReversal in its transaction, which applies the spec's reversal rules to those rows. external_postings is
+// this module's table: the document modules write it only through these two functions.
 import { sql } from 'kysely';
-import type { Tx } from '../platform/database/transaction.js';
-import { ApiError } from '../platform/errors/api-error.js';
-import { newId } from '../platform/ids.js';
+import type { PostingStatus } from '../../connectors/subjects.js';
+import type { Tx } from '../../platform/database/transaction.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { newId } from '../../platform/ids.js';
+
+export type { PostingStatus };
 
 export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note' | 'settlement' | 'stock_document';
-export type PostingStatus = 'pending' | 'posted' | 'failed' | 'not_applicable' | 'reversed';
 
 /** A document as the posting rows name it. */
 export interface PostedDocumentRef {
@@ -29,13 +32,19 @@ export interface InitialBlocks {
 }
 
 const FISCALISED: readonly PostedDocumentType[] = ['invoice', 'credit_note'];
-export const NO_ACCOUNTING_CONNECTION = 'The organisation has no accounting connection: nothing is posted to an accounting system.';
+export const NO_ACCOUNTING_CONNECTION =
+  'The organisation has no accounting connection: nothing is posted to an accounting system.';
 
 /**
  * Queues the document's postings to every enabled connection of its organisation and returns how its blocks start:
  * `pending` where a system will be called, `not_applicable` (with the reason) for accounting when none is connected.
  */
-export async function queuePostings(tx: Tx, organizationId: string, document: PostedDocumentRef, options: QueueOptions = {}): Promise<InitialBlocks> {
+export async function queuePostings(
+  tx: Tx,
+  organizationId: string,
+  document: PostedDocumentRef,
+  options: QueueOptions = {},
+): Promise<InitialBlocks> {
   return (await queuePostingsOf(tx, organizationId, [document], options))[0]!;
 }
 
@@ -45,18 +54,37 @@ export interface QueueOptions {
 }
 
 /** queuePostings for several documents of one operation (the receipts of one collection): one read, one insert. */
-export async function queuePostingsOf(tx: Tx, organizationId: string, documents: readonly PostedDocumentRef[], options: QueueOptions = {}): Promise<InitialBlocks[]> {
-  const connections = await tx.selectFrom('connector_connections').select(['system'])
-    .where('organization_id', '=', organizationId).where('enabled', '=', true).execute();
-  const systemsOf = (document: PostedDocumentRef) => connections.map((connection) => connection.system)
-    .filter((system) => system === 'accounting' || (FISCALISED.includes(document.type) && options.fiscal !== false));
-  const rows = documents.flatMap((document) => systemsOf(document).map((system) => {
-    const id = newId('xpo');
-    return {
-      organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
-      system, status: 'pending', request_id: id,
-    };
-  }));
+export async function queuePostingsOf(
+  tx: Tx,
+  organizationId: string,
+  documents: readonly PostedDocumentRef[],
+  options: QueueOptions = {},
+): Promise<InitialBlocks[]> {
+  const connections = await tx
+    .selectFrom('connector_connections')
+    .select(['system'])
+    .where('organization_id', '=', organizationId)
+    .where('enabled', '=', true)
+    .execute();
+  const systemsOf = (document: PostedDocumentRef) =>
+    connections
+      .map((connection) => connection.system)
+      .filter((system) => system === 'accounting' || (FISCALISED.includes(document.type) && options.fiscal !== false));
+  const rows = documents.flatMap((document) =>
+    systemsOf(document).map((system) => {
+      const id = newId('xpo');
+      return {
+        organization_id: organizationId,
+        id,
+        document_type: document.type,
+        document_id: document.id,
+        document_number: document.number,
+        system,
+        status: 'pending',
+        request_id: id,
+      };
+    }),
+  );
   if (rows.length > 0) await tx.insertInto('external_postings').values(rows).execute();
   return documents.map((document) => {
     const systems = systemsOf(document);
@@ -102,17 +130,47 @@ export const REVERSIBLE_FOR_SECONDS = 300;
  * The rows are locked first (FOR UPDATE), so a posting job that starts now waits for this decision, and this
  * decision sees the job's last write.
  */
-export async function planReversal(tx: Tx, organizationId: string, document: PostedDocumentRef, what: string, options: ReversalOptions = {}): Promise<ReversalOutcome> {
-  const rows = await tx.selectFrom('external_postings')
-    .select(['id', 'system', 'status', 'attempts', 'last_attempt_at', 'external_type', 'external_ref', 'related_refs', 'reason'])
+export async function planReversal(
+  tx: Tx,
+  organizationId: string,
+  document: PostedDocumentRef,
+  what: string,
+  options: ReversalOptions = {},
+): Promise<ReversalOutcome> {
+  const rows = await tx
+    .selectFrom('external_postings')
+    .select([
+      'id',
+      'system',
+      'status',
+      'attempts',
+      'last_attempt_at',
+      'external_type',
+      'external_ref',
+      'related_refs',
+      'reason',
+    ])
     // Whether the accounting system was found not holding it a moment ago (the database's clock; the seconds bound).
-    .select(sql<boolean>`coalesce(reversible_at > now() - make_interval(secs => ${REVERSIBLE_FOR_SECONDS}), false)`.as('reversible'))
-    .where('organization_id', '=', organizationId).where('document_type', '=', document.type).where('document_id', '=', document.id)
-    .where('operation', '=', 'post').orderBy('system').forUpdate().execute();
+    .select(
+      sql<boolean>`coalesce(reversible_at > now() - make_interval(secs => ${REVERSIBLE_FOR_SECONDS}), false)`.as(
+        'reversible',
+      ),
+    )
+    .where('organization_id', '=', organizationId)
+    .where('document_type', '=', document.type)
+    .where('document_id', '=', document.id)
+    .where('operation', '=', 'post')
+    .orderBy('system')
+    .forUpdate()
+    .execute();
   const outcome: ReversalOutcome = {};
-  const cancel = (id: string, reason: string) => tx.updateTable('external_postings')
-    .set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
-    .where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  const cancel = (id: string, reason: string) =>
+    tx
+      .updateTable('external_postings')
+      .set((eb) => ({ status: 'cancelled', reason, updated_at: eb.fn<Date>('now') }))
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
   for (const row of rows) {
     // Ever sent (an attempt was made, even if a retry was asked for since): the system may hold it.
     const sent = row.last_attempt_at !== null;
@@ -121,34 +179,61 @@ export async function planReversal(tx: Tx, organizationId: string, document: Pos
         await cancel(row.id, `${what} before it was submitted to the fiscal system.`);
         outcome.fiscal = { status: 'cancelled' };
       } else if (row.status === 'pending' || row.status === 'posted') {
-        throw new ApiError('fiscal_submitted', `${document.number} has been submitted to the fiscal system${row.external_ref ? ` (${row.external_ref})` : ''}: it cannot be withdrawn from the service. Correct it with a credit note instead.`);
+        throw new ApiError(
+          'fiscal_submitted',
+          `${document.number} has been submitted to the fiscal system${row.external_ref ? ` (${row.external_ref})` : ''}: it cannot be withdrawn from the service. Correct it with a credit note instead.`,
+        );
       }
       continue;
     }
     if (row.status === 'pending' && !sent && options.waitWhilePending) {
-      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is pending (not sent yet); the reversal waits for it. Retry when its posting.status is posted or failed.`)
-        .about({ type: document.type, id: document.id });
+      throw new ApiError(
+        'posting_under_way',
+        `The accounting posting of ${document.number} is pending (not sent yet); the reversal waits for it. Retry when its posting.status is posted or failed.`,
+      ).about({ type: document.type, id: document.id });
     } else if (row.status === 'pending' && !sent) {
       await cancel(row.id, `${what} before it was posted.`);
-      outcome.posting = { status: 'not_applicable', reason: `${what} before it was posted: nothing was sent to the accounting system.` };
+      outcome.posting = {
+        status: 'not_applicable',
+        reason: `${what} before it was posted: nothing was sent to the accounting system.`,
+      };
     } else if (row.status === 'pending') {
-      throw new ApiError('posting_under_way', `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`)
-        .about({ type: document.type, id: document.id });
+      throw new ApiError(
+        'posting_under_way',
+        `The accounting posting of ${document.number} is under way (${row.attempts} attempt(s)${row.reason ? `: ${row.reason}` : ''}); the reversal waits for it. Retry when its posting.status is posted or failed.`,
+      ).about({ type: document.type, id: document.id });
     } else if (row.status === 'posted' && !row.reversible) {
       throw new ApiError('held_by_accounting', heldMessage(document, row.external_type, row.external_ref, what));
     } else if (row.status === 'posted') {
       const id = newId('xpo');
-      await tx.insertInto('external_postings').values({
-        organization_id: organizationId, id, document_type: document.type, document_id: document.id, document_number: document.number,
-        system: 'accounting', operation: 'reverse', status: 'pending', request_id: id, external_type: row.external_type, external_ref: row.external_ref,
-        related_refs: row.related_refs ?? [],
-      }).execute();
+      await tx
+        .insertInto('external_postings')
+        .values({
+          organization_id: organizationId,
+          id,
+          document_type: document.type,
+          document_id: document.id,
+          document_number: document.number,
+          system: 'accounting',
+          operation: 'reverse',
+          status: 'pending',
+          request_id: id,
+          external_type: row.external_type,
+          external_ref: row.external_ref,
+          related_refs: row.related_refs ?? [],
+        })
+        .execute();
     }
   }
   return outcome;
 }
 
 /** The refusal of a reversal the accounting system holds: what to void there by hand, then here. */
-export function heldMessage(document: PostedDocumentRef, type: string | null, ref: string | null, what: string): string {
+export function heldMessage(
+  document: PostedDocumentRef,
+  type: string | null,
+  ref: string | null,
+  what: string,
+): string {
   return `${document.number} is held by the accounting system as ${type} ${ref} (deposited, reconciled or in closed books there), so the service cannot void it there. Void ${type} ${ref} in the accounting system by hand first, then ask again here: the service checks that the accounting system no longer holds it and the document is ${what.toLowerCase()}.`;
 }

@@ -1,0 +1,106 @@
+// The route settlement from the DMS, mapped onto the trips' and this module's posting functions (declared in its
+// manifest's dmsHandlers; written with the DMS's kit). It waits (R08, naming the document) while a document it lists
+// has not applied; then it counts the van with its closing stock and settles the day's trip with the cash handed in
+// (returnTrip, settleTrip: the settlement is the day's cash session; its variance is the cash difference, booked in
+// the accounting system by the settlement's journal entry). What it found is kept with the DMS document
+// (keepResult) for the daily reconciliation.
+import { Decimal } from 'decimal.js';
+import { heldAt } from '../stock/ledger.js';
+import { baseUnitOf } from '../stock/representation.js';
+import { returnTrip } from '../trips/service.js';
+import { settleTrip } from './service.js';
+import type { BodyOf } from '../dms/canonical.js';
+import { DmsWait, waitKeys } from '../dms/reasons.js';
+import { productsByCode } from '../dms/handlers/lookup.js';
+import type { DocumentHandler } from '../dms/handlers/types.js';
+import { vanDayOf } from '../dms/handlers/van-day.js';
+import { firstUnposted, keepResult, type DayCloseResult } from '../dms/handlers/day-close.js';
+
+export const routeSettlement: DocumentHandler = {
+  async apply(tx, context, document) {
+    const org = context.actor.organization.id;
+    const body = document.document.body as BodyOf<'DmsRouteSettlementDocument'>;
+    const waiting = await firstUnposted(tx, org, context.connection.id, body.documents ?? []);
+    if (waiting) {
+      const why =
+        waiting.state === null
+          ? 'has not been received'
+          : waiting.state === 'rejected'
+            ? 'was rejected (re-process it)'
+            : 'has not posted yet';
+      throw new DmsWait(
+        `Document ${waiting.number}, listed by the route settlement, ${why}.`,
+        waitKeys.document(waiting.number),
+      );
+    }
+    const day = await vanDayOf(tx, context, document, body.routeCode);
+    const trip = day.trip;
+
+    // The count: the closing stock (a product it does not name counted 0), or without one the books themselves.
+    const held = await heldAt(tx, org, day.van.id);
+    const closing = body.closingStock;
+    const named = closing
+      ? await productsByCode(
+          tx,
+          org,
+          closing.map((line) => line.productCode),
+        )
+      : new Map();
+    const productIds = [...new Set([...held.keys(), ...[...named.values()].map((p) => p.id as string)])];
+    const products =
+      productIds.length === 0
+        ? []
+        : await tx
+            .selectFrom('products')
+            .select(['id', 'product_code', 'is_empty'])
+            .where('organization_id', '=', org)
+            .where('id', 'in', productIds)
+            .orderBy('product_code')
+            .execute();
+    const countedOf = new Map<string, number>();
+    for (const line of closing ?? []) {
+      const id = named.get(line.productCode)!.id as string;
+      countedOf.set(id, (countedOf.get(id) ?? 0) + line.quantity);
+    }
+    const lines = products.map((product) => ({
+      productId: product.id,
+      unit: baseUnitOf(product.is_empty),
+      countedQuantity: closing ? (countedOf.get(product.id) ?? 0) : (held.get(product.id) ?? 0),
+    }));
+    const stock = products
+      .map((product, i) => {
+        const book = held.get(product.id) ?? 0;
+        const counted = lines[i]!.countedQuantity;
+        return { productCode: product.product_code, book, counted, difference: counted - book };
+      })
+      .filter((line) => line.book !== 0 || line.counted !== 0);
+
+    await returnTrip(tx, context.actor, {
+      tripId: trip.id,
+      lines: lines.filter((line) => line.countedQuantity > 0 || held.has(line.productId)),
+    });
+    const sheet = await settleTrip(tx, context.actor, {
+      tripId: trip.id,
+      handedIn: body.cashHandedIn,
+      expenses: [],
+      notes: `Route settlement ${document.number} from the DMS`,
+    });
+    const result: DayCloseResult = {
+      tripId: trip.id,
+      settlementId: sheet.id!,
+      currency: sheet.currency,
+      cash: {
+        expected: sheet.cashExpected.amount,
+        handedIn: sheet.handedIn!.amount,
+        difference: sheet.variance!.amount,
+      },
+      credit: {
+        stated: body.credit === undefined ? null : new Decimal(body.credit).toFixed(),
+        posted: sheet.sales.credit.amount,
+      },
+      stock,
+    };
+    await keepResult(tx, org, document.id, result);
+    return { table: 'settlements', id: sheet.id! };
+  },
+};

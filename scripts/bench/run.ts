@@ -10,10 +10,11 @@
 //                     comma-separated: --only health,/me). A label is what the table prints, e.g.
 //                     "POST /customers (50 keys) [raw pg]", so --only "50 keys", --only "raw pg", --only walk work.
 //                     A ratio whose two scenarios did not both run says "not run".
-//   --skip-extras     skip the "where the time went" profiles, the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings, DMS, fairness and idle parts
+//   --skip-extras     skip the "where the time went" profiles, the webhook delivery, /openapi.json download, hostile body, SDK, Kysely-compile, stock, sandbox, money, several-processes, postings, DMS, DMS mix, fairness and idle parts
 //                     (they run by default, even with --only, unless an --only text names one of them: --only stock
 //                     runs the stock part alone, --only stock,sdk those two; the names are webhooks, sdk, kysely, stock,
-//                     sandbox, money, split, postings, dms, reconciliation, documents, hostile, fair, idle, where)
+//                     sandbox, money, split, postings, dms, dmsmix, reconciliation, documents, hostile, fair, idle, where;
+//                     --only dms runs dms and dmsmix, --only dmsmix the real day's mix alone)
 //   --stock-movements N  movements in the ledger for the stock part's second feed walk (default 1000000; the first
 //                     is at 10000); a smaller N loads faster (see stock.ts)
 //   --profiles DIR    keep the "where the time went" CPU profiles in DIR (one folder each; open a .cpuprofile in
@@ -59,6 +60,7 @@ import { benchMoney, moneyReport, type MoneyFigures } from './money.js';
 import { benchSandbox, sandboxReport, type SandboxFigures } from './sandbox.js';
 import { benchPostings, postingsReport, type PostingsFigures } from './postings.js';
 import { benchDms, dmsReport, type DmsFigures } from './dms.js';
+import { benchDmsMix, dmsMixReport, type DmsMixFigures } from './dms-mix.js';
 import {
   benchDmsReconciliation,
   dmsReconciliationReport,
@@ -116,6 +118,7 @@ const EXTRAS = [
   'split',
   'postings',
   'dms',
+  'dmsmix',
   'reconciliation',
   'fair',
   'idle',
@@ -335,6 +338,7 @@ let stockFigures: StockFigures | undefined;
 let sandboxFigures: SandboxFigures | undefined;
 let postingsFigures: PostingsFigures | undefined;
 let dmsFigures: DmsFigures | undefined;
+let dmsMixFigures: DmsMixFigures | undefined;
 let fairnessFigures: FairnessFigures | undefined;
 let idleFigures: IdleFigures | undefined;
 let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
@@ -501,6 +505,7 @@ try {
   if (extras.has('sandbox')) sandboxFigures = await benchSandbox((name) => database.url(name));
   if (extras.has('postings')) postingsFigures = await benchPostings((name) => database.url(name));
   if (extras.has('dms')) dmsFigures = await benchDms((name) => database.url(name));
+  if (extras.has('dmsmix')) dmsMixFigures = await benchDmsMix((name) => database.url(name));
   if (extras.has('fair')) fairnessFigures = await benchFairness((name) => database.url(name));
   if (extras.has('idle')) idleFigures = await benchIdle((name) => database.url(name));
   if (extras.has('reconciliation'))
@@ -592,6 +597,7 @@ if (stockFigures) console.log(`\n${stockReport(stockFigures).join('\n')}`);
 if (sandboxFigures) console.log(`\n${sandboxReport(sandboxFigures).join('\n')}`);
 if (postingsFigures) console.log(`\n${postingsReport(postingsFigures).join('\n')}`);
 if (dmsFigures) console.log(`\n${dmsReport(dmsFigures).join('\n')}`);
+if (dmsMixFigures) console.log(`\n${dmsMixReport(dmsMixFigures).join('\n')}`);
 if (fairnessFigures) console.log(`\n${fairnessReport(fairnessFigures).join('\n')}`);
 if (idleFigures) console.log(`\n${idleReport(idleFigures).join('\n')}`);
 if (dmsReconciliationFigures) console.log(`\n${dmsReconciliationReport(dmsReconciliationFigures).join('\n')}`);

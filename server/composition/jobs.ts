@@ -12,6 +12,8 @@ import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
 import {
   abandonedPostingsExist,
+  failLostPostingJobs,
+  lostPostingJobsExist,
   requeueAbandonedPostings,
   startPostingDispatcher,
   type PostingDispatcher,
@@ -84,13 +86,16 @@ export function webhookJob(db: Db, logger: Logger, config: ServiceConfig, proces
 
 /**
  * A worker's sweep after each heartbeat: the send slots of dead processes are taken back and their jobs failed, and
- * so are delivery jobs left active without a slot, so pg-boss retries them now (not after their expiry); rows of
+ * so are delivery jobs left active without a slot and posting jobs left active with their posting unclaimed, so
+ * pg-boss retries them now (not after their expiry); postings claimed by dead processes are queued again; rows of
  * processes gone for a day are deleted. Returns how many attempts are retried.
  */
 export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
   const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
   const taken = (await reclaimDeadSlots(db, fail)) + (await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail));
-  const postings = await requeueAbandonedPostings(db);
+  const postings =
+    (await requeueAbandonedPostings(db)) +
+    (await failLostPostingJobs(db, (tx, lost) => jobs.failInTransaction(POSTING_QUEUE, lost, tx)));
   await forgetOldProcesses(db);
   return taken + postings;
 }
@@ -100,7 +105,7 @@ export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
  * has anything to do. One probe in the beat's own statement, so that an idle worker runs no sweep at all.
  */
 export const sweepNeeded = () =>
-  sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${oldProcessesExist()})`;
+  sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${lostPostingJobsExist()} OR ${oldProcessesExist()})`;
 
 /** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
 export interface LoopWaking {

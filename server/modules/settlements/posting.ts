@@ -20,8 +20,6 @@ export const JOURNAL_ACCOUNTS = {
 } as const;
 
 export const settlementPosting: PostingSubject = {
-  type: 'settlement',
-
   async accounting(tx, organizationId, id) {
     const row = await tx
       .selectFrom('settlements as s')

@@ -17,7 +17,6 @@ const tripObject: WebhookObjectSource = {
 
 export const tripsModule: ModuleManifest & DocumentDeclarations = {
   name: 'trips',
-  documentTypes: [documentType(tripLifecycle)],
+  documentTypes: [documentType({ lifecycle: tripLifecycle, webhook: { object: tripObject, events: ['trip.closed'] } })],
   routes: ({ db }) => tripRoutes(db),
-  webhookObjects: { 'trip.closed': tripObject },
 };

@@ -1,24 +1,34 @@
-// The composed registry of DMS document handlers: each module declares the documentTypes it maps in its manifest
-// (`dmsHandlers`, DmsDeclarations in types.ts), the DMS its own (master data, reason codes, the inventory summary,
-// daily totals); server/composition/modules.ts builds the registry from every manifest and installs it as that list
-// loads, as it does the posting registry. A type with no handler is stored and stays `received` with the note
-// `No mapper for <type> yet`.
-import type { DmsDeclarations, DocumentHandler } from './types.js';
+// The composed registry of DMS document handlers: each document type's declaration names the DMS documentTypes that
+// map onto it (`dms`, MappedDocument in types.ts, in its module's manifest); a module declares those that are not
+// document types of the service (`dmsHandlers`, DmsDeclarations: master data, and the DMS's own reason codes,
+// inventory summary and daily totals). server/composition/modules.ts builds the registry from every manifest and
+// installs it as that list loads, as it does the posting registry. A type with no handler is stored and stays
+// `received` with the note `No mapper for <type> yet`.
+import {
+  declaredDocumentTypes,
+  type DocumentDeclarations,
+  type DocumentType,
+} from '../../../domain/documents/registry.js';
+import type { DmsDeclarations, DocumentHandler, MappedDocument } from './types.js';
 
 export type DmsHandlerRegistry = ReadonlyMap<string, DocumentHandler>;
 
 /** Builds the registry from the modules' declarations; a documentType declared twice is a bug. */
 export function dmsHandlerRegistryOf(
-  declarations: readonly ({ name: string } & DmsDeclarations)[],
+  declarations: readonly ({ name: string } & DmsDeclarations & DocumentDeclarations<DocumentType & MappedDocument>)[],
 ): DmsHandlerRegistry {
   const handlers = new Map<string, DocumentHandler>();
   const owners = new Map<string, string>();
-  for (const module of declarations) {
-    for (const [type, handler] of Object.entries(module.dmsHandlers ?? {})) {
+  const declared = [
+    ...declaredDocumentTypes(declarations).map(({ module, declared }) => ({ module, mapped: declared.dms ?? {} })),
+    ...declarations.map((module) => ({ module: module.name, mapped: module.dmsHandlers ?? {} })),
+  ];
+  for (const { module, mapped } of declared) {
+    for (const [type, handler] of Object.entries(mapped)) {
       if (handlers.has(type))
-        throw new Error(`DMS documentType ${type} is mapped by two modules (${owners.get(type)}, ${module.name})`);
+        throw new Error(`DMS documentType ${type} is mapped by two modules (${owners.get(type)}, ${module})`);
       handlers.set(type, handler);
-      owners.set(type, module.name);
+      owners.set(type, module);
     }
   }
   return handlers;

@@ -96,10 +96,19 @@ export interface DocumentHandler {
 }
 
 /**
- * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it maps DMS documents onto
- * its posting functions: per documentType, its handler (the module's `dms.ts`, written with the DMS's kit: lookup.ts,
- * reasons.ts, setup.ts, van-day.ts). The composition reads every manifest's into one registry (registry.ts), which
- * the DMS consults; so the DMS imports no document module to plug it in.
+ * The part of a document type's declaration (`documentType({...})`, server/domain/documents/registry.ts) the DMS owns:
+ * per DMS documentType, the handler that maps it onto the document type's posting functions (the module's `dms.ts`,
+ * written with the DMS's kit: lookup.ts, reasons.ts, setup.ts, van-day.ts). The composition reads every declaration's
+ * into one registry (registry.ts), which the DMS consults; so the DMS imports no document module to plug it in.
+ */
+export interface MappedDocument {
+  dms?: Readonly<Record<string, DocumentHandler>>;
+}
+
+/**
+ * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it maps DMS documents that
+ * are not document types of the service (master data: customers, products, prices, routes, locations; the DMS's own
+ * reason codes, inventory summary and daily totals). A document type's mapping is declared with it (MappedDocument).
  */
 export interface DmsDeclarations {
   dmsHandlers?: Readonly<Record<string, DocumentHandler>>;

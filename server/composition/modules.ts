@@ -14,7 +14,13 @@ import {
 } from '../domain/documents/registry.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
 import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
-import { dmsHandlerRegistryOf, installDmsHandlers, type DmsHandlerRegistry } from '../modules/dms/handlers/registry.js';
+import {
+  dmsHandlerRegistryOf,
+  installDmsHandlers,
+  installVanDayTrips,
+  vanDayTripsOf,
+  type DmsHandlerRegistry,
+} from '../modules/dms/handlers/registry.js';
 import type { DmsDeclarations, MappedDocument } from '../modules/dms/handlers/types.js';
 import { systemModule } from '../modules/system/manifest.js';
 import { customersModule } from '../modules/customers/manifest.js';
@@ -114,3 +120,6 @@ export const documentRegistry: DocumentRegistry = installDocumentRegistry(docume
  * `dmsHandlers` of what is not a document type). Installed as this list loads.
  */
 export const dmsHandlers: DmsHandlerRegistry = installDmsHandlers(dmsHandlerRegistryOf(MODULES));
+
+/** The trips the DMS's van day posts on (the trips module's `dmsVanDayTrips`). Installed as this list loads. */
+export const vanDayTrips = installVanDayTrips(vanDayTripsOf(MODULES));

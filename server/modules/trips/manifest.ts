@@ -8,15 +8,18 @@ import { tripLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { tripRoutes } from './routes.js';
-import { readTripForWebhook } from './service.js';
+import { dmsDayTrip, openDmsTripOf, readTripForWebhook } from './service.js';
+import type { DmsDeclarations } from '../dms/handlers/types.js';
 
 const tripObject: WebhookObjectSource = {
   read: async (db, actor, id) => readTripForWebhook(db, actor, id),
   fetchPath: (id) => `${API_BASE_PATH}/trips/${encodeURIComponent(id)}`,
 };
 
-export const tripsModule: ModuleManifest & DocumentDeclarations = {
+export const tripsModule: ModuleManifest & DocumentDeclarations & DmsDeclarations = {
   name: 'trips',
+  // The trips a DMS van day posts on (the DMS reaches them through the registry: dms -> trips would close a circle).
+  dmsVanDayTrips: { dayTrip: dmsDayTrip, openTripOf: openDmsTripOf },
   documentTypes: [documentType({ lifecycle: tripLifecycle, webhook: { object: tripObject, events: ['trip.closed'] } })],
   routes: ({ db }) => tripRoutes(db),
 };

@@ -9,7 +9,7 @@ import {
   type DocumentDeclarations,
   type DocumentType,
 } from '../../../domain/documents/registry.js';
-import type { DmsDeclarations, DocumentHandler, MappedDocument } from './types.js';
+import type { DmsDeclarations, DocumentHandler, MappedDocument, VanDayTrips } from './types.js';
 
 export type DmsHandlerRegistry = ReadonlyMap<string, DocumentHandler>;
 
@@ -49,4 +49,31 @@ export function handlerOf(type: string): DocumentHandler | undefined {
       "No DMS handler registry is installed: the composition (server/composition/modules.ts) installs the one built from the modules' manifests.",
     );
   return installed.get(type);
+}
+
+/** The trips a van day posts on, as the one module that offers them declares (`dmsVanDayTrips`); none or two is a bug. */
+export function vanDayTripsOf(declarations: readonly ({ name: string } & DmsDeclarations)[]): VanDayTrips {
+  const offered = declarations.filter((module) => module.dmsVanDayTrips);
+  if (offered.length !== 1)
+    throw new Error(
+      `One module offers the DMS's van day trips (dmsVanDayTrips), not ${offered.length}: ${offered.map((module) => module.name).join(', ')}`,
+    );
+  return offered[0]!.dmsVanDayTrips!;
+}
+
+let installedTrips: VanDayTrips | null = null;
+
+/** Makes `trips` the ones the kit's van day reads (the composition calls it); returns them. */
+export function installVanDayTrips(trips: VanDayTrips): VanDayTrips {
+  installedTrips = trips;
+  return installedTrips;
+}
+
+/** The installed van day trips (server/modules/dms/handlers/van-day.ts reads them). */
+export function vanDayTrips(): VanDayTrips {
+  if (!installedTrips)
+    throw new Error(
+      "No van day trips are installed: the composition (server/composition/modules.ts) installs the trips module's.",
+    );
+  return installedTrips;
 }

@@ -1,7 +1,7 @@
 // What a document handler gets and gives: the document (with the earlier version it replaces, when that one was
 // posted) and the connection's context in; out, the record it posted to, the document whose accounting posting its
 // flag follows, and the wait keys it satisfies (documents waiting for them are tried again at once).
-import type { DmsConnectionActor } from '../../../platform/access/actor.js';
+import type { Actor, DmsConnectionActor } from '../../../platform/access/actor.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import type { DmsDocumentJson } from '../canonical.js';
 import type { DmsConnectionRow } from '../connections.js';
@@ -112,4 +112,28 @@ export interface MappedDocument {
  */
 export interface DmsDeclarations {
   dmsHandlers?: Readonly<Record<string, DocumentHandler>>;
+  /** The trips a van day posts on (the trips module's): the kit's van-day.ts reads them from the registry. */
+  dmsVanDayTrips?: VanDayTrips;
+}
+
+/**
+ * What the kit's van day (van-day.ts) asks of the trips module, which declares it in its manifest: the DMS reaches
+ * trips through the composed registry, not by import, because trips post stock (trips -> stock) and stock maps its DMS
+ * documents with the kit (stock -> dms), so an import would close the circle dms -> trips -> stock -> dms.
+ */
+export interface VanDayTrips {
+  /** The salesman's DMS day as a trip in transit on the van, opened and departed for the day when there is none. */
+  dayTrip(
+    tx: Tx,
+    actor: Actor,
+    day: {
+      vanLocationId: string;
+      warehouseLocationId: string;
+      businessDate: string;
+      routeId: string;
+      salespersonId?: string;
+    },
+  ): Promise<{ id: string }>;
+  /** The van's DMS day trip if one is open (loading or in transit): what a load of the van is recorded on. */
+  openTripOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null>;
 }

@@ -67,6 +67,12 @@ export interface LoadedDocument {
   applied: { table: string; id: string; accounting: { type: string; id: string } | null } | null;
 }
 
+/**
+ * The canonical DMS document as a mapping reads it (its number, date, header and body): what a module's pure
+ * `…ToCommand(document, lookups)` maps onto its posting function's command, with the ids its handler looked up first.
+ */
+export type CanonicalDocument = Pick<LoadedDocument, 'number' | 'date' | 'document'>;
+
 export interface Applied {
   /** The record posted to, as the flag's mikonoRef names it. */
   table: string;

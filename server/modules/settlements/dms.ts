@@ -7,8 +7,8 @@
 import { Decimal } from 'decimal.js';
 import { heldAt } from '../stock/ledger.js';
 import { baseUnitOf } from '../stock/representation.js';
-import { returnTrip, type ReturnTripCommand } from '../trips/service.js';
-import { settleTrip, type SettleTripCommand } from './service.js';
+import { returnTrip, type ReturnTripCommand } from '../trips/documents.js';
+import { settleTrip, type SettleTripCommand } from './documents.js';
 import type { BodyOf } from '../dms/canonical.js';
 import { DmsWait, waitKeys } from '../dms/reasons.js';
 import { productsByCode } from '../dms/handlers/lookup.js';

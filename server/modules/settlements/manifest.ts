@@ -9,7 +9,8 @@ import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { settlementRoutes } from './routes.js';
 import { settlementPosting } from './posting.js';
-import { readSettlementForWebhook, SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './service.js';
+import { SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './documents.js';
+import { readSettlementForWebhook } from './service.js';
 import { routeSettlement } from './dms.js';
 
 export const settlementObject: WebhookObjectSource = {

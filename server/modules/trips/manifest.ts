@@ -8,7 +8,8 @@ import { tripLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { tripRoutes } from './routes.js';
-import { dmsDayTrip, openDmsTripOf, readTripForWebhook } from './service.js';
+import { dmsDayTrip, openDmsTripOf } from './documents.js';
+import { readTripForWebhook } from './service.js';
 import type { DmsDeclarations } from '../dms/handlers/types.js';
 
 const tripObject: WebhookObjectSource = {

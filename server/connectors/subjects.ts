@@ -62,7 +62,8 @@ export interface PostingSubject {
   accounting(tx: Tx, organizationId: string, id: string): Promise<Prepared<AccountingCall>>;
   /**
    * Its fiscal submission, which makes the document type fiscalised (invoices, credit notes: queuePostings queues a
-   * fiscal posting where the organisation is connected); `application` is a credit note's application id once submitted.
+   * fiscal posting where the organisation is connected); `application` is a credit note's application id once
+   * submitted.
    */
   fiscal?(tx: Tx, organizationId: string, id: string, application: string | null): Promise<Prepared<FiscalCall>>;
   setPosting(tx: Tx, organizationId: string, id: string, block: PostingBlock): Promise<void>;

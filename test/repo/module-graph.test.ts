@@ -1,6 +1,7 @@
 // The server's import graph grouped per module and layer: no upward arrow between layers (platform, below domain,
 // below connectors, below the modules, below the console, below the composition), no two modules that import
-// each other, and no longer circle either (a -> b -> c -> a: stock -> dms -> trips -> stock was one, undone by 0050). A file-level cycle test (import-cycles.test.ts) cannot see a tie that runs through different files of
+// each other, and no longer circle either (a -> b -> c -> a: stock -> dms -> trips -> stock was one, undone by 0050).
+// A file-level cycle test (import-cycles.test.ts) cannot see a tie that runs through different files of
 // two modules (credit-notes/documents.ts -> invoices/account.ts while invoices/audit.ts -> credit-notes/audit.ts was
 // one). The list of known ties is empty and can only stay so: a new tie fails the suite.
 import test from 'ava';

@@ -1,7 +1,7 @@
-// The DMS mappings of the document modules, pure (no database): each `…ToCommand(document, lookups)` turns a canonical
-// DMS document and the ids its handler looked up into its posting function's command, written out here field by
-// field (not read back from the function). The handlers that look the ids up, check and post are held end to end by
-// test/dms/documents.test.ts and test/dms/flags.test.ts.
+// The DMS mappings of the document modules, pure (no database): each `…ToCommand(document, lookups)` turns a
+// canonical DMS document and the ids its handler looked up into its posting function's command, written out here
+// field by field (not read back from the function). The handlers that look the ids up, check and post are held end to
+// end by test/dms/documents.test.ts and test/dms/flags.test.ts.
 import test from 'ava';
 import { DmsRejection } from '../../server/modules/dms/reasons.js';
 import type { CanonicalDocument } from '../../server/modules/dms/handlers/types.js';

@@ -11,7 +11,7 @@
 import type { WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import type { DocumentTransitions } from './transitions.js';
 
-/** The webhook object of a document type's events: every event type listed carries the document as `object` reads it. */
+/** The webhook object of a document type's events: each event type listed carries the document `object` reads. */
 export interface DocumentWebhook {
   object: WebhookObjectSource;
   events: readonly string[];

@@ -1,6 +1,6 @@
 // The route settlement from the DMS, mapped onto the trips' and this module's posting functions (declared with the
-// settlement document type in its manifest; written with the DMS's kit). It waits (R08, naming the document) while a document it lists
-// has not applied; then it counts the van with its closing stock and settles the day's trip with the cash handed in
+// settlement document type in its manifest; written with the DMS's kit). It waits (R08, naming the document) while a
+// document it lists has not applied; then it counts the van with its closing stock and settles the day's trip with the cash handed in
 // (returnTrip, settleTrip: the settlement is the day's cash session; its variance is the cash difference, booked in
 // the accounting system by the settlement's journal entry). What it found is kept with the DMS document
 // (keepResult) for the daily reconciliation. The count and the two commands are pure (routeSettlementToCommands).

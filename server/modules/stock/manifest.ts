@@ -14,7 +14,7 @@ import { toStockDocument } from './representation.js';
 import { stockRoutes } from './routes.js';
 import { companyInvoice, stockAdjustment, vanReplenishment, vanStockOut } from './dms.js';
 
-/** `stock.movement.created` carries the stock document as GET /stock-documents/{id} answers it, its movements fitted. */
+/** `stock.movement.created` carries the stock document as GET answers it, its movements fitted (fitMovements). */
 const stockDocumentObject: WebhookObjectSource = {
   async read(db, actor, id) {
     const found = await findStockDocument(db, actor, id);
@@ -32,7 +32,7 @@ export const stockModule: ModuleManifest & DocumentDeclarations<DocumentType & P
     documentType({
       // Every stock document (adjustments, transfers, van loads, receipts): written once, no lifecycle.
       type: STOCK_DOCUMENT_POSTED,
-      // Accounting only, when it changes the books' stock value (a JournalEntry at cost, or a supplier's Bill): posting.ts.
+      // Accounting only, when it changes the books' stock value (a JournalEntry at cost, a supplier's Bill): posting.ts.
       posting: stockDocumentPosting,
       webhook: { object: stockDocumentObject, events: [STOCK_MOVEMENT_CREATED] },
       // The DMS documents mapped onto its posting functions (dms.ts).

@@ -1,6 +1,6 @@
 // Delivery trips: a van (its good- and bad-stock locations), a salesperson, a route and a business date, moved
-// loading -> in_transit -> returned -> closed (lifecycle.ts). The API only reads trips; the operator CLI, the
-// sandbox and the DMS move them through the posting functions below (the reads are service.ts's), each `(tx, actor, command)` and each
+// loading -> in_transit -> returned -> closed (lifecycle.ts). The API only reads trips (service.ts); the operator
+// CLI, the sandbox and the DMS move them through the posting functions below, each `(tx, actor, command)` and each
 // one transaction: the trip's guarded status UPDATE, its stock documents (through the stock module's posting
 // functions, carrying the trip's id) and its outbox event commit together or not at all.
 //

@@ -1,5 +1,5 @@
 // Delivery trips: read over REST (GET /trips, /trips/{id}, /trips/{id}/locations), moved by the operator CLI, the
-// sandbox and (later) the DMS through the posting functions of service.ts. `trip.closed` is the spec's webhook
+// sandbox and the DMS's van days through the posting functions of documents.ts. `trip.closed` is the spec's webhook
 // event of a trip; the other moves (trip.opened, trip.loaded, trip.departed, trip.returned) are outbox rows that
 // no webhook carries yet (the spec's event kinds name only trip.closed).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';

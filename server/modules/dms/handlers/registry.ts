@@ -51,12 +51,14 @@ export function handlerOf(type: string): DocumentHandler | undefined {
   return installed.get(type);
 }
 
-/** The trips a van day posts on, as the one module that offers them declares (`dmsVanDayTrips`); none or two is a bug. */
+/** The trips a van day posts on, as the one module that offers them declares (`dmsVanDayTrips`); none or two: a bug. */
 export function vanDayTripsOf(declarations: readonly ({ name: string } & DmsDeclarations)[]): VanDayTrips {
   const offered = declarations.filter((module) => module.dmsVanDayTrips);
   if (offered.length !== 1)
     throw new Error(
-      `One module offers the DMS's van day trips (dmsVanDayTrips), not ${offered.length}: ${offered.map((module) => module.name).join(', ')}`,
+      `One module offers the DMS's van day trips (dmsVanDayTrips), not ${offered.length}: ${offered
+        .map((module) => module.name)
+        .join(', ')}`,
     );
   return offered[0]!.dmsVanDayTrips!;
 }

@@ -44,6 +44,13 @@ test('each document type is declared by its own module, and the registry gives i
     [...documentRegistry.values()].filter((declared) => declared.lifecycle).map((declared) => declared.type),
     ['invoice', 'trip', 'order', 'credit_note', 'payment'],
   );
+  // A declaration holds only the parts the layers define (a misspelt part would be read by no registry).
+  for (const declared of documentRegistry.values())
+    t.deepEqual(
+      Object.keys(declared).filter((key) => !['type', 'lifecycle', 'webhook', 'posting', 'dms'].includes(key)),
+      [],
+      declared.type,
+    );
   t.throws(() => lifecycleOf('stock_document'), {
     message: 'The document type stock_document is declared without a lifecycle.',
   });

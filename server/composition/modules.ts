@@ -3,17 +3,25 @@
 // what it does when a posting settles, the DMS documents it maps, background jobs) comes from its manifest; adding a
 // module is one line here.
 import type { ModuleManifest } from '../platform/modules/manifest.js';
-import type { PostingDeclarations } from '../connectors/subjects.js';
+import type { PostedDocument, PostingDeclarations } from '../connectors/subjects.js';
 import {
+  declaredDocumentTypes,
   documentRegistryOf,
   installDocumentRegistry,
   type DocumentDeclarations,
   type DocumentRegistry,
+  type DocumentType,
 } from '../domain/documents/registry.js';
 import type { WebhookObjectRegistry } from '../platform/webhooks/objects.js';
 import { installPostingRegistry, postingRegistryOf, type PostingRegistry } from '../modules/postings/registry.js';
-import { dmsHandlerRegistryOf, installDmsHandlers, type DmsHandlerRegistry } from '../modules/dms/handlers/registry.js';
-import type { DmsDeclarations } from '../modules/dms/handlers/types.js';
+import {
+  dmsHandlerRegistryOf,
+  installDmsHandlers,
+  installVanDayTrips,
+  vanDayTripsOf,
+  type DmsHandlerRegistry,
+} from '../modules/dms/handlers/registry.js';
+import type { DmsDeclarations, MappedDocument } from '../modules/dms/handlers/types.js';
 import { systemModule } from '../modules/system/manifest.js';
 import { customersModule } from '../modules/customers/manifest.js';
 import { productsModule } from '../modules/products/manifest.js';
@@ -35,8 +43,17 @@ import { paymentsModule } from '../modules/payments/manifest.js';
 import { postingsModule } from '../modules/postings/manifest.js';
 import { dmsModule } from '../modules/dms/manifest.js';
 
+/**
+ * A document type's declaration with every part a layer defines: its lifecycle and webhook object (the domain's
+ * DocumentType), its posting subject (PostedDocument) and its DMS mappings (MappedDocument).
+ */
+export type ComposedDocumentType = DocumentType & PostedDocument & MappedDocument;
+
 /** A module's manifest with what it may offer the others through the composed registries. */
-export type ComposedManifest = ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations;
+export type ComposedManifest = ModuleManifest &
+  PostingDeclarations &
+  DocumentDeclarations<ComposedDocumentType> &
+  DmsDeclarations;
 
 export const MODULES: readonly ComposedManifest[] = [
   systemModule,
@@ -61,14 +78,21 @@ export const MODULES: readonly ComposedManifest[] = [
   notificationsModule,
 ];
 
-/** Event type -> how its webhook reads the record, from every module's manifest (a type declared twice is a bug). */
-export function webhookObjectsOf(modules: readonly ModuleManifest[]): WebhookObjectRegistry {
+/**
+ * Event type -> how its webhook reads the record, from every module's manifest: the events of each document type's
+ * declaration (its `webhook`), and the module's other events (`webhookObjects`). An event type declared twice is a bug.
+ */
+export function webhookObjectsOf(modules: readonly (ModuleManifest & DocumentDeclarations)[]): WebhookObjectRegistry {
   const registry: Record<string, NonNullable<ModuleManifest['webhookObjects']>[string]> = {};
+  const add = (type: string, source: NonNullable<ModuleManifest['webhookObjects']>[string]) => {
+    if (type in registry) throw new Error(`event type ${type} is declared by two modules`);
+    registry[type] = source;
+  };
+  declaredDocumentTypes(modules); // refuses a document type declared twice, as every registry does
   for (const module of modules) {
-    for (const [type, source] of Object.entries(module.webhookObjects ?? {})) {
-      if (type in registry) throw new Error(`event type ${type} is declared by two modules`);
-      registry[type] = source;
-    }
+    for (const { webhook } of module.documentTypes ?? [])
+      for (const type of webhook?.events ?? []) add(type, webhook!.object);
+    for (const [type, source] of Object.entries(module.webhookObjects ?? {})) add(type, source);
   }
   return registry;
 }
@@ -91,5 +115,11 @@ export const postingRegistry: PostingRegistry = installPostingRegistry(postingRe
  */
 export const documentRegistry: DocumentRegistry = installDocumentRegistry(documentRegistryOf(MODULES));
 
-/** The DMS's handlers, per documentType, from every module's manifest (dmsHandlers). Installed as this list loads. */
+/**
+ * The DMS's handlers, per DMS documentType, from every module's manifest (each document type's `dms`, and the
+ * `dmsHandlers` of what is not a document type). Installed as this list loads.
+ */
 export const dmsHandlers: DmsHandlerRegistry = installDmsHandlers(dmsHandlerRegistryOf(MODULES));
+
+/** The trips the DMS's van day posts on (the trips module's `dmsVanDayTrips`). Installed as this list loads. */
+export const vanDayTrips = installVanDayTrips(vanDayTripsOf(MODULES));

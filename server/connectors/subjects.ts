@@ -58,11 +58,13 @@ export interface FiscalBlock {
  * connectors' terms, read in the posting's transaction, and the writers of its own `posting` and `fiscal` blocks.
  */
 export interface PostingSubject {
-  /** The document type as external_postings names it (invoice, payment, credit_note, settlement, stock_document). */
-  type: string;
   /** Its accounting posting: the call to make with the document as the accounting system takes it. */
   accounting(tx: Tx, organizationId: string, id: string): Promise<Prepared<AccountingCall>>;
-  /** Its fiscal submission (invoices, credit notes); `application` is a credit note's application id once submitted. */
+  /**
+   * Its fiscal submission, which makes the document type fiscalised (invoices, credit notes: queuePostings queues a
+   * fiscal posting where the organisation is connected); `application` is a credit note's application id once
+   * submitted.
+   */
   fiscal?(tx: Tx, organizationId: string, id: string, application: string | null): Promise<Prepared<FiscalCall>>;
   setPosting(tx: Tx, organizationId: string, id: string, block: PostingBlock): Promise<void>;
   setFiscal?(tx: Tx, organizationId: string, id: string, block: FiscalBlock): Promise<void>;
@@ -86,15 +88,20 @@ export type PostingListener = (
 ) => Promise<void>;
 
 /**
- * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it posts documents or
- * follows their postings; the composition reads them into the postings registry (server/modules/postings/registry.ts).
+ * The part of a document type's declaration (`documentType({...})`, server/domain/documents/registry.ts) this layer
+ * owns: what the external systems receive of it. The composition reads it into the postings registry
+ * (server/modules/postings/registry.ts), where the external_postings rows find it by the document's type.
+ */
+export interface PostedDocument {
+  /** Its posting subject (its module's `posting.ts`); none: the external systems receive nothing of it. */
+  posting?: PostingSubject;
+}
+
+/**
+ * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it follows postings (its
+ * posted document types declare their subjects in their own declarations, PostedDocument above).
  */
 export interface PostingDeclarations {
-  /**
-   * The document types it posts to the accounting (and fiscal) systems, each with its subject (its `posting.ts`): the
-   * postings module finds them by type in the composed registry.
-   */
-  postingSubjects?: readonly PostingSubject[];
   /** What it does when a document's accounting posting settles (the DMS: its flags follow), in that transaction. */
   postingListeners?: readonly PostingListener[];
 }

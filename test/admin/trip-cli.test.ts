@@ -7,7 +7,7 @@ import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
-import { departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/service.js';
+import { departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/documents.js';
 import { runCli, runCliJson } from '../support/cli.js';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 

@@ -13,7 +13,7 @@ import { products } from '../../server/modules/products/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
-import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/service.js';
+import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/documents.js';
 import { createInvoice, voidInvoice } from '../../server/modules/invoices/documents.js';
 import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';
 import {

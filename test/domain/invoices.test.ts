@@ -12,7 +12,7 @@ import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import { auditStock } from '../../server/modules/stock/audit.js';
-import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/service.js';
+import { departTrip, loadTrip, openTrip } from '../../server/modules/trips/documents.js';
 import { createInvoice, voidInvoice, type CreateInvoiceCommand } from '../../server/modules/invoices/documents.js';
 import { lockCustomerBalance, postAccountEntries } from '../../server/modules/customer-account/ledger.js';
 import { auditCustomerAccount } from '../../server/modules/customer-account/audit.js';

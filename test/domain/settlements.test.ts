@@ -19,12 +19,12 @@ import { salespeople } from '../../server/modules/salespeople/service.js';
 import { settlementObject } from '../../server/modules/settlements/manifest.js';
 import {
   closeTripWithNothingToSettle,
-  getTripSettlement,
   settleTrip,
   type SettleTripCommand,
-} from '../../server/modules/settlements/service.js';
+} from '../../server/modules/settlements/documents.js';
+import { getTripSettlement } from '../../server/modules/settlements/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
-import { closeTrip, departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/service.js';
+import { closeTrip, departTrip, loadTrip, openTrip, returnTrip } from '../../server/modules/trips/documents.js';
 import { ApiError } from '../../server/platform/errors/api-error.js';
 import { closePeriod, reopenPeriod } from '../../server/domain/periods.js';
 import { webhookObject } from '../../server/platform/webhooks/objects.js';

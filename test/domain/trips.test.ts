@@ -12,13 +12,13 @@ import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import {
   departTrip,
-  getTrip,
   loadTrip,
   openTrip,
   recordTripLocations,
   returnTrip,
-} from '../../server/modules/trips/service.js';
-import { closeTripWithNothingToSettle } from '../../server/modules/settlements/service.js';
+} from '../../server/modules/trips/documents.js';
+import { getTrip } from '../../server/modules/trips/service.js';
+import { closeTripWithNothingToSettle } from '../../server/modules/settlements/documents.js';
 import type { Tx } from '../../server/platform/database/transaction.js';
 import { jobActor, type Actor, type OperatorActor } from '../../server/platform/access/actor.js';
 import { webhookEventTypes, webhookObjects } from '../../server/composition/modules.js';

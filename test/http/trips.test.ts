@@ -11,13 +11,13 @@ import { salespeople } from '../../server/modules/salespeople/service.js';
 import { postStockAdjustment } from '../../server/modules/stock/documents.js';
 import {
   departTrip,
-  getTrip,
   loadTrip,
   openTrip,
   recordTripLocations,
   returnTrip,
-} from '../../server/modules/trips/service.js';
-import { closeTripWithNothingToSettle } from '../../server/modules/settlements/service.js';
+} from '../../server/modules/trips/documents.js';
+import { getTrip } from '../../server/modules/trips/service.js';
+import { closeTripWithNothingToSettle } from '../../server/modules/settlements/documents.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction, type Tx } from '../../server/platform/database/transaction.js';

@@ -11,21 +11,21 @@ import { inTransaction, type Tx } from '../../../server/platform/database/transa
 import type { StockUnit } from '../../../server/modules/stock/documents.js';
 import {
   departTrip,
-  getTrip,
   loadTrip,
   MAX_POINTS,
   openTrip,
   recordTripLocations,
   returnTrip,
   type TripPoint,
-} from '../../../server/modules/trips/service.js';
+} from '../../../server/modules/trips/documents.js';
+import { getTrip } from '../../../server/modules/trips/service.js';
 import type { Trip } from '../../../server/modules/trips/representation.js';
 import {
   closeTripWithNothingToSettle,
   EXPENSE_KINDS,
   settleTrip,
   type SettlementExpense,
-} from '../../../server/modules/settlements/service.js';
+} from '../../../server/modules/settlements/documents.js';
 import type { Actor } from '../../../server/platform/access/actor.js';
 import { withDatabase } from '../database.js';
 import { commaList } from '../options.js';

@@ -1,8 +1,8 @@
 // Credit notes: issue (applied at once), cancel, reads. Its events carry the credit note as GET answers it.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
-import type { DmsDeclarations } from '../dms/handlers/types.js';
-import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
-import type { PostingDeclarations } from '../postings/subject.js';
+import type { MappedDocument } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations, type DocumentType } from '../../domain/documents/registry.js';
+import type { PostedDocument } from '../postings/subject.js';
 import { creditNoteLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -22,16 +22,21 @@ const creditNoteObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/credit-notes/${encodeURIComponent(id)}`,
 };
 
-export const creditNotesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
-  name: 'credit-notes',
-  // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: { credit_note: creditNote },
-  documentTypes: [documentType(creditNoteLifecycle)],
-  postingSubjects: [creditNotePosting],
-  routes: ({ db, connectors }) => creditNoteRoutes(db, connectors),
-  webhookObjects: {
-    [CREDIT_NOTE_CREATED]: creditNoteObject,
-    [CREDIT_NOTE_CANCELLED]: creditNoteObject,
-    [CREDIT_NOTE_UPDATED]: creditNoteObject,
-  },
-};
+export const creditNotesModule: ModuleManifest & DocumentDeclarations<DocumentType & PostedDocument & MappedDocument> =
+  {
+    name: 'credit-notes',
+    documentTypes: [
+      documentType({
+        lifecycle: creditNoteLifecycle,
+        // Accounting (a CreditMemo) and fiscal (EFRIS's credit note application): posting.ts.
+        posting: creditNotePosting,
+        webhook: {
+          object: creditNoteObject,
+          events: [CREDIT_NOTE_CREATED, CREDIT_NOTE_CANCELLED, CREDIT_NOTE_UPDATED],
+        },
+        // The DMS documents mapped onto its posting functions (dms.ts).
+        dms: { credit_note: creditNote },
+      }),
+    ],
+    routes: ({ db, connectors }) => creditNoteRoutes(db, connectors),
+  };

@@ -72,8 +72,6 @@ async function readCreditNote(tx: Tx, organizationId: string, id: string) {
 }
 
 export const creditNotePosting: PostingSubject = {
-  type: 'credit_note',
-
   async accounting(tx, organizationId, id) {
     const { note, lines } = await readCreditNote(tx, organizationId, id);
     if (note.invoice_posting === 'pending')

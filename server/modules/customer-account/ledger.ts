@@ -15,7 +15,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { newId } from '../../platform/ids.js';
-import { documentTypeOf } from '../../domain/documents/registry.js';
+import { lifecycleOf } from '../../domain/documents/registry.js';
 
 /**
  * The CHECK of the table lists the same (and that exactly the last six name no invoice). Invoices post the first
@@ -231,7 +231,7 @@ export async function settleInvoiceStatuses(
     .orderBy('id')
     .execute();
   // The invoices module declares the table (its manifest's documentTypes); settle and reopen are moves of it.
-  const invoiceLifecycle = documentTypeOf('invoice').lifecycle;
+  const invoiceLifecycle = lifecycleOf('invoice');
   const changed: string[] = [];
   for (const row of rows) {
     const status = row.status as LockedInvoice['status'];

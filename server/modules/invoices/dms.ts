@@ -1,6 +1,7 @@
-// CS invoices from the DMS, mapped onto this module's createInvoices (declared in its manifest's dmsHandlers; written
-// with the DMS's kit): a van day's first versions posted as one set; a cancelled version voids the invoice through the
-// same function as the REST route, after the same question to the accounting system.
+// CS invoices from the DMS, mapped onto this module's createInvoices (declared with the invoice document type in its
+// manifest; written with the DMS's kit): a van day's first versions posted as one set; a cancelled version voids the
+// invoice through the same function as the REST route, after the same question to the accounting system. The mapping
+// itself is pure (saleInvoiceToCommand); the handler reads what it needs, checks, and posts.
 import { createInvoices, voidInvoice, type CreateInvoiceCommand } from './documents.js';
 import { checkTotals, type BodyOf } from '../dms/canonical.js';
 import { ApiError } from '../../platform/errors/api-error.js';
@@ -9,7 +10,7 @@ import { DmsRejection, DmsWait, waitKeys } from '../dms/reasons.js';
 import { customersByCode, readProductsByCode, requireCustomer, requireProducts } from '../dms/handlers/lookup.js';
 import { requireAccounts, requireStockProducts } from '../dms/handlers/setup.js';
 import { asStockWait, vanDayOf } from '../dms/handlers/van-day.js';
-import type { Applied, DmsContext, DocumentHandler, LoadedDocument } from '../dms/handlers/types.js';
+import type { Applied, CanonicalDocument, DmsContext, DocumentHandler, LoadedDocument } from '../dms/handlers/types.js';
 import { askAccountingSystem, refuseOtherChange } from '../dms/handlers/versions.js';
 
 export const saleInvoice: DocumentHandler = {
@@ -90,29 +91,13 @@ async function postSaleInvoices(
       commands.push({
         index: i,
         vanCode: van.code,
-        command: {
+        command: saleInvoiceToCommand(document, {
           customerId: customer.id,
-          locationId: van.id,
-          issueDate: document.date,
-          currency: body.currency,
+          products,
+          vanId: van.id,
           salespersonId,
-          externalCodes: { dms: document.number },
-          lines: body.lines.map((line) => ({
-            kind: line.free ? ('free' as const) : ('sale' as const),
-            productId: products.get(line.productCode)!.id,
-            unit: line.unit,
-            quantity: line.quantity,
-            unitPrice: line.unitPrice,
-            ...(line.discount !== undefined ? { discount: line.discount } : {}),
-          })),
-          payment:
-            body.payment.method === 'credit'
-              ? null
-              : { method: body.payment.method, reference: body.payment.reference ?? null },
-          // While fiscalisation applies, what the fiscal system cannot record is refused up front (the spec's DMS rule).
-          fiscalise: context.fiscalApplies,
-          refuseUnfiscalisable: context.fiscalApplies,
-        },
+          fiscalApplies: context.fiscalApplies,
+        }),
       });
     } catch (error) {
       if (!(error instanceof DmsRejection) && !(error instanceof DmsWait)) throw error;
@@ -137,4 +122,44 @@ async function postSaleInvoices(
           };
   });
   return outcomes;
+}
+
+/** What a CS invoice's mapping needs besides the document: the ids its handler looked up (codes, the van day). */
+export interface SaleInvoiceLookups {
+  customerId: string;
+  /** Product code -> the product (every code the lines name). */
+  products: ReadonlyMap<string, { id: string }>;
+  /** The van of the route's day, which the goods leave, and the day's salesperson. */
+  vanId: string;
+  salespersonId: string;
+  /** The organisation is connected to the fiscal system and the connection's fiscalise switch is on. */
+  fiscalApplies: boolean;
+}
+
+/** A CS invoice as createInvoices' command (pure: the refusals were made by the handler while it looked the ids up). */
+export function saleInvoiceToCommand(document: CanonicalDocument, lookups: SaleInvoiceLookups): CreateInvoiceCommand {
+  const body = document.document.body as BodyOf<'DmsSaleInvoiceDocument'>;
+  return {
+    customerId: lookups.customerId,
+    locationId: lookups.vanId,
+    issueDate: document.date,
+    currency: body.currency,
+    salespersonId: lookups.salespersonId,
+    externalCodes: { dms: document.number },
+    lines: body.lines.map((line) => ({
+      kind: line.free ? ('free' as const) : ('sale' as const),
+      productId: lookups.products.get(line.productCode)!.id,
+      unit: line.unit,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      ...(line.discount !== undefined ? { discount: line.discount } : {}),
+    })),
+    payment:
+      body.payment.method === 'credit'
+        ? null
+        : { method: body.payment.method, reference: body.payment.reference ?? null },
+    // While fiscalisation applies, what the fiscal system cannot record is refused up front (the spec's DMS rule).
+    fiscalise: lookups.fiscalApplies,
+    refuseUnfiscalisable: lookups.fiscalApplies,
+  };
 }

@@ -1,9 +1,9 @@
 // Invoices: create and post, void, reads (the customer account they post to is a module of its own, customer-account),
 // the invoice's lifecycle and the DMS's CS invoices (dms.ts). Its events carry the invoice.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
-import type { DmsDeclarations } from '../dms/handlers/types.js';
-import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
-import type { PostingDeclarations } from '../postings/subject.js';
+import type { MappedDocument } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations, type DocumentType } from '../../domain/documents/registry.js';
+import type { PostedDocument } from '../postings/subject.js';
 import { invoiceLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -25,16 +25,17 @@ const invoiceObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/invoices/${encodeURIComponent(id)}`,
 };
 
-export const invoicesModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
+export const invoicesModule: ModuleManifest & DocumentDeclarations<DocumentType & PostedDocument & MappedDocument> = {
   name: 'invoices',
-  // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: { sale_invoice: saleInvoice },
-  documentTypes: [documentType(invoiceLifecycle)],
-  postingSubjects: [invoicePosting],
+  documentTypes: [
+    documentType({
+      lifecycle: invoiceLifecycle,
+      // Accounting (an Invoice) and fiscal (EFRIS): posting.ts.
+      posting: invoicePosting,
+      webhook: { object: invoiceObject, events: [INVOICE_CREATED, INVOICE_UPDATED, INVOICE_VOIDED] },
+      // The DMS documents mapped onto its posting functions (dms.ts).
+      dms: { sale_invoice: saleInvoice },
+    }),
+  ],
   routes: ({ db, connectors }) => invoiceRoutes(db, connectors),
-  webhookObjects: {
-    [INVOICE_CREATED]: invoiceObject,
-    [INVOICE_UPDATED]: invoiceObject,
-    [INVOICE_VOIDED]: invoiceObject,
-  },
 };

@@ -71,8 +71,6 @@ async function readInvoice(tx: Tx, organizationId: string, id: string) {
 }
 
 export const invoicePosting: PostingSubject = {
-  type: 'invoice',
-
   async accounting(tx, organizationId, id) {
     const { invoice, lines } = await readInvoice(tx, organizationId, id);
     const document: AccountingInvoice = {

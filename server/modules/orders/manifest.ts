@@ -16,7 +16,11 @@ const orderObject: WebhookObjectSource = {
 
 export const ordersModule: ModuleManifest & DocumentDeclarations = {
   name: 'orders',
-  documentTypes: [documentType(orderLifecycle)],
+  documentTypes: [
+    documentType({
+      lifecycle: orderLifecycle,
+      webhook: { object: orderObject, events: [ORDER_CREATED, ORDER_STATUS_CHANGED] },
+    }),
+  ],
   routes: ({ db }) => orderRoutes(db),
-  webhookObjects: { [ORDER_CREATED]: orderObject, [ORDER_STATUS_CHANGED]: orderObject },
 };

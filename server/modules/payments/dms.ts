@@ -1,8 +1,9 @@
 // Money from the DMS: customer collections (PY), allocated to CS invoices by number and recorded on the salesman's
 // DMS day, and cheque processing (cleared: nothing moves; bounced: the collection's receipts are reversed). Both are
-// mapped onto this module's posting functions (declared in its manifest's dmsHandlers; written with the DMS's kit); a
-// reversal asks the accounting system first, as REST does.
-import { reversePayment, recordPayment } from './documents.js';
+// mapped onto this module's posting functions (declared with the payment document type in its manifest; written with
+// the DMS's kit); a reversal asks the accounting system first, as REST does. A collection's mapping is pure
+// (collectionToCommand); a cheque's processing maps onto no command (it clears nothing, or reverses the receipts).
+import { reversePayment, recordPayment, type RecordPaymentCommand } from './documents.js';
 import { checkReversible } from '../postings/reversal.js';
 import type { Db, Tx } from '../../platform/database/transaction.js';
 import { Decimal } from 'decimal.js';
@@ -11,7 +12,7 @@ import { DmsRejection, DmsWait, waitKeys } from '../dms/reasons.js';
 import { collectionReceipts, customerByCode, invoiceByNumber, reasonByCode } from '../dms/handlers/lookup.js';
 import { vanDayOf } from '../dms/handlers/van-day.js';
 import { requireAccounts } from '../dms/handlers/setup.js';
-import type { DmsContext, DmsRunner, DocumentHandler } from '../dms/handlers/types.js';
+import type { CanonicalDocument, DmsContext, DmsRunner, DocumentHandler } from '../dms/handlers/types.js';
 
 /** The receipts a reversal would undo, each asked about in the accounting system (held: R09 naming it). */
 async function askAboutReceipts(
@@ -76,32 +77,16 @@ export const customerCollection: DocumentHandler = {
     }
     const body = document.document.body as BodyOf<'DmsCustomerCollectionDocument'>;
     const customer = await customerByCode(tx, organizationId, body.customerCode!);
-    const allocations: { invoiceId: string; amount: { amount: string; currency: string } }[] = [];
-    for (const allocation of body.allocations ?? []) {
-      allocations.push({
-        invoiceId: await invoiceByNumber(tx, organizationId, allocation.invoiceNumber),
-        amount: { amount: allocation.amount, currency: body.currency },
-      });
-    }
+    const invoiceIds: string[] = [];
+    for (const allocation of body.allocations ?? [])
+      invoiceIds.push(await invoiceByNumber(tx, organizationId, allocation.invoiceNumber));
     const { trip } = await vanDayOf(tx, context, document, body.routeCode);
     await requireAccounts(tx, context, document, { cash: true });
-    const recorded = await recordPayment(tx, context.actor, {
-      customerId: customer.id,
-      method: body.method,
-      amount: { amount: body.amount, currency: body.currency },
-      paymentDate: document.date,
-      reference: body.reference ?? null,
-      tripId: trip.id,
-      allocations,
-      // The rest stays on the customer's account (the arrival check made sure the allocations do not pass the amount).
-      unallocated: {
-        amount: restOf(
-          body.amount,
-          allocations.map((a) => a.amount.amount),
-        ),
-        currency: body.currency,
-      },
-    });
+    const recorded = await recordPayment(
+      tx,
+      context.actor,
+      collectionToCommand(document, { customerId: customer.id, invoiceIds, tripId: trip.id }),
+    );
     return {
       table: 'payments',
       id: recorded.ids[0]!,
@@ -110,6 +95,41 @@ export const customerCollection: DocumentHandler = {
     };
   },
 };
+
+/** What a collection's mapping needs besides the document: the ids its handler looked up. */
+export interface CollectionLookups {
+  customerId: string;
+  /** The invoice of each allocation, in the allocations' order. */
+  invoiceIds: readonly string[];
+  /** The salesman's DMS day the money is collected on. */
+  tripId: string;
+}
+
+/** A DMS collection as recordPayment's command (pure): its allocations, and the rest left on the customer's account. */
+export function collectionToCommand(document: CanonicalDocument, lookups: CollectionLookups): RecordPaymentCommand {
+  const body = document.document.body as BodyOf<'DmsCustomerCollectionDocument'>;
+  const allocations = (body.allocations ?? []).map((allocation, i) => ({
+    invoiceId: lookups.invoiceIds[i]!,
+    amount: { amount: allocation.amount, currency: body.currency },
+  }));
+  return {
+    customerId: lookups.customerId,
+    method: body.method,
+    amount: { amount: body.amount, currency: body.currency },
+    paymentDate: document.date,
+    reference: body.reference ?? null,
+    tripId: lookups.tripId,
+    allocations,
+    // The rest stays on the customer's account (the arrival check made sure the allocations do not pass the amount).
+    unallocated: {
+      amount: restOf(
+        body.amount,
+        allocations.map((a) => a.amount.amount),
+      ),
+      currency: body.currency,
+    },
+  };
+}
 
 /** amount - sum(parts), exact (decimal strings). */
 function restOf(amount: string, parts: readonly string[]): string {

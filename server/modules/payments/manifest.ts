@@ -1,9 +1,9 @@
 // Payments (collections): record, reverse, reads. Their account entries go through the customer account
 // (the customer-account module). Its events carry the receipt.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
-import type { DmsDeclarations } from '../dms/handlers/types.js';
-import { documentType, type DocumentDeclarations } from '../../domain/documents/registry.js';
-import type { PostingDeclarations } from '../postings/subject.js';
+import type { MappedDocument } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations, type DocumentType } from '../../domain/documents/registry.js';
+import type { PostedDocument } from '../postings/subject.js';
 import { paymentLifecycle } from './lifecycle.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
@@ -23,16 +23,17 @@ const paymentObject: WebhookObjectSource = {
   fetchPath: (id) => `${API_BASE_PATH}/payments/${encodeURIComponent(id)}`,
 };
 
-export const paymentsModule: ModuleManifest & PostingDeclarations & DocumentDeclarations & DmsDeclarations = {
+export const paymentsModule: ModuleManifest & DocumentDeclarations<DocumentType & PostedDocument & MappedDocument> = {
   name: 'payments',
-  // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: { customer_collection: customerCollection, cheque_processing: chequeProcessing },
-  documentTypes: [documentType(paymentLifecycle)],
-  postingSubjects: [paymentPosting],
+  documentTypes: [
+    documentType({
+      lifecycle: paymentLifecycle,
+      // Accounting only (a Payment): posting.ts.
+      posting: paymentPosting,
+      webhook: { object: paymentObject, events: [PAYMENT_CREATED, PAYMENT_REVERSED, PAYMENT_UPDATED] },
+      // The DMS documents mapped onto its posting functions (dms.ts).
+      dms: { customer_collection: customerCollection, cheque_processing: chequeProcessing },
+    }),
+  ],
   routes: ({ db, connectors }) => paymentRoutes(db, connectors),
-  webhookObjects: {
-    [PAYMENT_CREATED]: paymentObject,
-    [PAYMENT_REVERSED]: paymentObject,
-    [PAYMENT_UPDATED]: paymentObject,
-  },
 };

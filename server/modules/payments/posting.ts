@@ -12,8 +12,6 @@ import { PAYMENT } from './documents.js';
 export const PAYMENT_UPDATED = 'payment.updated';
 
 export const paymentPosting: PostingSubject = {
-  type: 'payment',
-
   async accounting(tx, organizationId, id) {
     const payment = await tx
       .selectFrom('payments as p')

@@ -10,10 +10,15 @@ import type { PostingStatus } from '../../connectors/subjects.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { newId } from '../../platform/ids.js';
+import { isFiscalised } from './registry.js';
 
 export type { PostingStatus };
 
-export type PostedDocumentType = 'invoice' | 'payment' | 'credit_note' | 'settlement' | 'stock_document';
+/**
+ * A posted document type: one whose declaration (`documentType({...})` in its module's manifest) has a `posting`
+ * subject. Checked against the composed registry when its postings are queued (subjectOf throws for any other).
+ */
+export type PostedDocumentType = string;
 
 /** A document as the posting rows name it. */
 export interface PostedDocumentRef {
@@ -31,7 +36,6 @@ export interface InitialBlocks {
   fiscal_status: 'pending' | null;
 }
 
-const FISCALISED: readonly PostedDocumentType[] = ['invoice', 'credit_note'];
 export const NO_ACCOUNTING_CONNECTION =
   'The organisation has no accounting connection: nothing is posted to an accounting system.';
 
@@ -66,10 +70,14 @@ export async function queuePostingsOf(
     .where('organization_id', '=', organizationId)
     .where('enabled', '=', true)
     .execute();
+  // Every document type queued must be a posted one (subjectOf refuses any other), fiscalised or not by its subject.
+  const fiscalised = new Map(documents.map((document) => [document.type, isFiscalised(document.type)]));
   const systemsOf = (document: PostedDocumentRef) =>
     connections
       .map((connection) => connection.system)
-      .filter((system) => system === 'accounting' || (FISCALISED.includes(document.type) && options.fiscal !== false));
+      .filter(
+        (system) => system === 'accounting' || (fiscalised.get(document.type) === true && options.fiscal !== false),
+      );
   const rows = documents.flatMap((document) =>
     systemsOf(document).map((system) => {
       const id = newId('xpo');

@@ -7,6 +7,7 @@ export type {
   FiscalAnswer,
   FiscalBlock,
   FiscalCall,
+  PostedDocument,
   PostedRefs,
   PostingBlock,
   PostingDeclarations,

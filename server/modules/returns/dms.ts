@@ -1,6 +1,7 @@
-// Returns (RT) from the DMS, mapped onto this module's processReturn (declared in its manifest's dmsHandlers; written
-// with the DMS's kit). A return is never cancelled from the DMS.
-import { processReturn } from './documents.js';
+// Returns (RT) from the DMS, mapped onto this module's processReturn (declared with the return document type in its
+// manifest; written with the DMS's kit). A return is never cancelled from the DMS. The mapping is pure
+// (returnToCommand).
+import { processReturn, type ProcessReturnCommand } from './documents.js';
 import type { BodyOf } from '../dms/canonical.js';
 import { DmsRejection, waitKeys } from '../dms/reasons.js';
 import {
@@ -13,7 +14,7 @@ import {
   vanOfRoute,
 } from '../dms/handlers/lookup.js';
 import { requireAccounts, requireLinkedSalesman, requireStockProducts } from '../dms/handlers/setup.js';
-import type { DocumentHandler } from '../dms/handlers/types.js';
+import type { CanonicalDocument, DocumentHandler } from '../dms/handlers/types.js';
 
 export const saleReturn: DocumentHandler = {
   async apply(tx, context, document) {
@@ -56,20 +57,17 @@ export const saleReturn: DocumentHandler = {
     );
     // Its credit note lands on the sales and cash accounts, as a credit note from the DMS does.
     await requireAccounts(tx, context, document, { sales: true, cash: true });
-    const processed = await processReturn(tx, context.actor, {
-      invoiceId,
-      returnDate: document.date,
-      reason: body.reason ?? `DMS return ${document.number}`,
-      locationId: van.id,
-      badStockLocationId: badStock?.id ?? null,
-      lines: body.lines.map((line) => ({
-        productId: products.get(line.productCode)!.id,
-        unit: line.unit,
-        quantity: line.quantity,
-        condition: line.condition,
-      })),
-      fiscalise: context.fiscalApplies,
-    });
+    const processed = await processReturn(
+      tx,
+      context.actor,
+      returnToCommand(document, {
+        invoiceId,
+        products,
+        vanId: van.id,
+        badStockId: badStock?.id ?? null,
+        fiscalApplies: context.fiscalApplies,
+      }),
+    );
     return {
       table: 'returns',
       id: processed.id,
@@ -78,3 +76,34 @@ export const saleReturn: DocumentHandler = {
     };
   },
 };
+
+/** What a return's mapping needs besides the document: the ids its handler looked up. */
+export interface ReturnLookups {
+  /** The invoice the goods were sold on (the customer's: the handler checked). */
+  invoiceId: string;
+  /** Product code -> the product (every code the lines name). */
+  products: ReadonlyMap<string, { id: string }>;
+  /** The route's van, which takes the goods back, and its bad stock location (null: no line is damaged). */
+  vanId: string;
+  badStockId: string | null;
+  fiscalApplies: boolean;
+}
+
+/** A DMS return as processReturn's command (pure). */
+export function returnToCommand(document: CanonicalDocument, lookups: ReturnLookups): ProcessReturnCommand {
+  const body = document.document.body as BodyOf<'DmsSaleReturnDocument'>;
+  return {
+    invoiceId: lookups.invoiceId,
+    returnDate: document.date,
+    reason: body.reason ?? `DMS return ${document.number}`,
+    locationId: lookups.vanId,
+    badStockLocationId: lookups.badStockId,
+    lines: body.lines.map((line) => ({
+      productId: lookups.products.get(line.productCode)!.id,
+      unit: line.unit,
+      quantity: line.quantity,
+      condition: line.condition,
+    })),
+    fiscalise: lookups.fiscalApplies,
+  };
+}

@@ -8,13 +8,14 @@
 // the same on every machine (only ids and timestamps differ).
 import type { Actor } from '../../platform/access/actor.js';
 import type { Tx } from '../../platform/database/transaction.js';
-import { departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/service.js';
+import { departTrip, loadTrip, openTrip, recordTripLocations, returnTrip, type TripPoint } from '../trips/documents.js';
 import { Decimal } from 'decimal.js';
 import { issueCreditNote } from '../credit-notes/documents.js';
 import { createInvoice, type CreateInvoiceCommand } from '../invoices/documents.js';
 import { recordPayment } from '../payments/documents.js';
 import { processReturn } from '../returns/documents.js';
-import { getTripSettlement, settleTrip, type SettleTripCommand } from '../settlements/service.js';
+import { settleTrip, type SettleTripCommand } from '../settlements/documents.js';
+import { getTripSettlement } from '../settlements/service.js';
 import { SANDBOX_SEED, seededRandom } from './seeded-random.js';
 import type { SandboxDistributor } from './synthetic-distributor.js';
 import { TOWNS } from './synthetic-outlets.js';

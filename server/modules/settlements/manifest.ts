@@ -2,13 +2,15 @@
 // `settlement.closed` carries the sheet as GET /trips/{id}/settlement returns it; one over 256 KB (a van of many
 // products) goes out as the truncated record, whose fetch is that path.
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
-import type { DmsDeclarations } from '../dms/handlers/types.js';
-import type { PostingDeclarations } from '../postings/subject.js';
+import type { MappedDocument } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations, type DocumentType } from '../../domain/documents/registry.js';
+import type { PostedDocument } from '../postings/subject.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { settlementRoutes } from './routes.js';
 import { settlementPosting } from './posting.js';
-import { readSettlementForWebhook, SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './service.js';
+import { SETTLEMENT_CLOSED, SETTLEMENT_UPDATED } from './documents.js';
+import { readSettlementForWebhook } from './service.js';
 import { routeSettlement } from './dms.js';
 
 export const settlementObject: WebhookObjectSource = {
@@ -17,11 +19,19 @@ export const settlementObject: WebhookObjectSource = {
   fetchPath: (_id, record) => `${API_BASE_PATH}/trips/${encodeURIComponent(String(record.tripId))}/settlement`,
 };
 
-export const settlementsModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
-  name: 'settlements',
-  // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: { route_settlement: routeSettlement },
-  postingSubjects: [settlementPosting],
-  routes: ({ db }) => settlementRoutes(db),
-  webhookObjects: { [SETTLEMENT_CLOSED]: settlementObject, [SETTLEMENT_UPDATED]: settlementObject },
-};
+export const settlementsModule: ModuleManifest & DocumentDeclarations<DocumentType & PostedDocument & MappedDocument> =
+  {
+    name: 'settlements',
+    documentTypes: [
+      documentType({
+        // The settlement sheet: frozen once, no lifecycle of its own (closing it closes the trip).
+        type: 'settlement',
+        // Accounting only (a JournalEntry of the day's cash): posting.ts.
+        posting: settlementPosting,
+        webhook: { object: settlementObject, events: [SETTLEMENT_CLOSED, SETTLEMENT_UPDATED] },
+        // The DMS documents mapped onto its posting functions (dms.ts).
+        dms: { route_settlement: routeSettlement },
+      }),
+    ],
+    routes: ({ db }) => settlementRoutes(db),
+  };

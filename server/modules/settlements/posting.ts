@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { AccountingJournalEntry } from '../../connectors/types.js';
 import type { PostingBlock, PostingSubject } from '../postings/subject.js';
-import { SETTLEMENT, SETTLEMENT_UPDATED } from './service.js';
+import { SETTLEMENT, SETTLEMENT_UPDATED } from './documents.js';
 
 export const JOURNAL_ACCOUNTS = {
   expenses: 'Trip expenses',
@@ -20,8 +20,6 @@ export const JOURNAL_ACCOUNTS = {
 } as const;
 
 export const settlementPosting: PostingSubject = {
-  type: 'settlement',
-
   async accounting(tx, organizationId, id) {
     const row = await tx
       .selectFrom('settlements as s')

@@ -1,9 +1,10 @@
-// Stock documents from the DMS, mapped onto this module's posting functions (declared in its manifest's
-// dmsHandlers; written with the DMS's kit): van replenishment (VR: main warehouse -> van), van stock out (VU: van ->
+// Stock documents from the DMS, mapped onto this module's posting functions (declared with the stock document type in
+// its manifest; written with the DMS's kit): van replenishment (VR: main warehouse -> van), van stock out (VU: van ->
 // main warehouse, or its bad stock -> damages), stock adjustment (IJ), company invoice (a supplier's goods received at
 // their invoiced cost when received and invoiced quantities agree; otherwise R09). A flag follows the stock
-// document's accounting posting when it has one, as an invoice's does.
-import { postStockAdjustment, postStockTransfer } from './documents.js';
+// document's accounting posting when it has one, as an invoice's does. Each mapping is pure (…ToCommand, below the
+// handlers): the handler looks the codes up, checks, and posts.
+import { postStockAdjustment, postStockTransfer, type AdjustmentCommand, type TransferCommand } from './documents.js';
 import type { BodyOf } from '../dms/canonical.js';
 import { DmsRejection, waitKeys } from '../dms/reasons.js';
 import {
@@ -20,7 +21,7 @@ import {
 import { requireLinkedSalesman, requireStockProducts, requireVendor } from '../dms/handlers/setup.js';
 import type { Tx } from '../../platform/database/transaction.js';
 import { openVanDayOf, stockWait } from '../dms/handlers/van-day.js';
-import type { DocumentHandler, LoadedDocument } from '../dms/handlers/types.js';
+import type { CanonicalDocument, DocumentHandler, LoadedDocument } from '../dms/handlers/types.js';
 
 /** Stock documents are not withdrawn from the DMS: a later version is refused and a counter-document is the way. */
 function refuseNewVersion(document: LoadedDocument, what: string): void {
@@ -52,7 +53,7 @@ async function requireVanSalesman(
 const stockPosting = (id: string) => ({ type: 'stock_document' as const, id });
 
 /** A stock document moves stock on its documentDate: refused (R06, In the service) while the books are closed through it. */
-const documentDate = (document: LoadedDocument) =>
+const documentDate = (document: CanonicalDocument) =>
   document.date ? { day: document.date, field: '/documentDate' } : undefined;
 
 export const vanReplenishment: DocumentHandler = {
@@ -76,18 +77,11 @@ export const vanReplenishment: DocumentHandler = {
     );
     // A load of the van's DMS day when one is open; else the day adopts it when it opens (trips' dmsDayTrip).
     const tripId = await openVanDayOf(tx, org, van.id);
-    const moved = await postStockTransfer(tx, context.actor, {
-      date: documentDate(document),
-      fromLocationId: warehouse.id,
-      toLocationId: van.id,
-      tripId,
-      note: `DMS van replenishment ${document.number}`,
-      lines: body.lines.map((line) => ({
-        productId: products.get(line.productCode)!.id,
-        unit: line.unit,
-        quantity: line.quantity,
-      })),
-    }).catch((error: unknown) => stockWait(error, warehouse.code));
+    const moved = await postStockTransfer(
+      tx,
+      context.actor,
+      vanReplenishmentToCommand(document, { warehouseId: warehouse.id, vanId: van.id, tripId, products }),
+    ).catch((error: unknown) => stockWait(error, warehouse.code));
     return {
       table: 'stock_documents',
       id: moved.id,
@@ -121,17 +115,11 @@ export const vanStockOut: DocumentHandler = {
       products,
       body.lines.map((line) => line.productCode),
     );
-    const moved = await postStockTransfer(tx, context.actor, {
-      date: documentDate(document),
-      fromLocationId: from.id,
-      toLocationId: to.id,
-      note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
-      lines: body.lines.map((line) => ({
-        productId: products.get(line.productCode)!.id,
-        unit: line.unit,
-        quantity: line.quantity,
-      })),
-    }).catch((error: unknown) => stockWait(error, from.code));
+    const moved = await postStockTransfer(
+      tx,
+      context.actor,
+      vanStockOutToCommand(document, { fromId: from.id, toId: to.id, products }),
+    ).catch((error: unknown) => stockWait(error, from.code));
     return {
       table: 'stock_documents',
       id: moved.id,
@@ -158,18 +146,11 @@ export const stockAdjustment: DocumentHandler = {
       products,
       body.lines.map((line) => line.productCode),
     );
-    const posted = await postStockAdjustment(tx, context.actor, {
-      date: documentDate(document),
-      reasonCode: reason.code,
-      note: `DMS stock adjustment ${document.number}: ${reason.description}`,
-      lines: body.lines.map((line) => ({
-        productId: products.get(line.productCode)!.id,
-        locationId: location.id,
-        unit: line.unit,
-        quantity: line.quantity,
-        ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}),
-      })),
-    }).catch((error: unknown) => stockWait(error, location.code));
+    const posted = await postStockAdjustment(
+      tx,
+      context.actor,
+      stockAdjustmentToCommand(document, { reason, locationId: location.id, products }),
+    ).catch((error: unknown) => stockWait(error, location.code));
     return {
       table: 'stock_documents',
       id: posted.id,
@@ -213,19 +194,11 @@ export const companyInvoice: DocumentHandler = {
       body.lines.map((line) => line.productCode),
     );
     await requireVendor(tx, context, document, body.supplierCode);
-    const received = await postStockAdjustment(tx, context.actor, {
-      date: documentDate(document),
-      reasonCode: 'SUPPLIER_RECEIPT',
-      supplierCode: body.supplierCode,
-      note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
-      lines: body.lines.map((line) => ({
-        productId: products.get(line.productCode)!.id,
-        locationId: location.id,
-        unit: line.unit,
-        quantity: line.receivedQuantity,
-        unitCost: line.unitCost,
-      })),
-    });
+    const received = await postStockAdjustment(
+      tx,
+      context.actor,
+      companyInvoiceToCommand(document, { locationId: location.id, products }),
+    );
     return {
       table: 'stock_documents',
       id: received.id,
@@ -234,3 +207,86 @@ export const companyInvoice: DocumentHandler = {
     };
   },
 };
+
+/** Product code -> the product (every code a document's lines name), as each stock mapping reads it. */
+type ProductsByCode = ReadonlyMap<string, { id: string }>;
+
+/** A van replenishment (VR) as postStockTransfer's command: the warehouse to the van, a load of its open day (pure). */
+export function vanReplenishmentToCommand(
+  document: CanonicalDocument,
+  lookups: { warehouseId: string; vanId: string; tripId: string | null; products: ProductsByCode },
+): TransferCommand {
+  const body = document.document.body as BodyOf<'DmsVanReplenishmentDocument'>;
+  return {
+    date: documentDate(document),
+    fromLocationId: lookups.warehouseId,
+    toLocationId: lookups.vanId,
+    tripId: lookups.tripId,
+    note: `DMS van replenishment ${document.number}`,
+    lines: body.lines.map((line) => ({
+      productId: lookups.products.get(line.productCode)!.id,
+      unit: line.unit,
+      quantity: line.quantity,
+    })),
+  };
+}
+
+/** A van stock out (VU) as postStockTransfer's command: from the van (or its bad stock) to where it goes (pure). */
+export function vanStockOutToCommand(
+  document: CanonicalDocument,
+  lookups: { fromId: string; toId: string; products: ProductsByCode },
+): TransferCommand {
+  const body = document.document.body as BodyOf<'DmsVanStockOutDocument'>;
+  return {
+    date: documentDate(document),
+    fromLocationId: lookups.fromId,
+    toLocationId: lookups.toId,
+    note: `DMS van stock out ${document.number}${body.reasonCode ? ` (${body.reasonCode})` : ''}`,
+    lines: body.lines.map((line) => ({
+      productId: lookups.products.get(line.productCode)!.id,
+      unit: line.unit,
+      quantity: line.quantity,
+    })),
+  };
+}
+
+/** A stock adjustment (IJ) as postStockAdjustment's command; a unit cost counts only on a line that adds (pure). */
+export function stockAdjustmentToCommand(
+  document: CanonicalDocument,
+  lookups: { reason: { code: string; description: string }; locationId: string; products: ProductsByCode },
+): AdjustmentCommand {
+  const body = document.document.body as BodyOf<'DmsStockAdjustmentDocument'>;
+  return {
+    date: documentDate(document),
+    reasonCode: lookups.reason.code,
+    note: `DMS stock adjustment ${document.number}: ${lookups.reason.description}`,
+    lines: body.lines.map((line) => ({
+      productId: lookups.products.get(line.productCode)!.id,
+      locationId: lookups.locationId,
+      unit: line.unit,
+      quantity: line.quantity,
+      ...(line.unitCost !== undefined && line.quantity > 0 ? { unitCost: line.unitCost } : {}),
+    })),
+  };
+}
+
+/** A company invoice as postStockAdjustment's command: the supplier's goods received at their invoiced cost (pure). */
+export function companyInvoiceToCommand(
+  document: CanonicalDocument,
+  lookups: { locationId: string; products: ProductsByCode },
+): AdjustmentCommand {
+  const body = document.document.body as BodyOf<'DmsCompanyInvoiceDocument'>;
+  return {
+    date: documentDate(document),
+    reasonCode: 'SUPPLIER_RECEIPT',
+    supplierCode: body.supplierCode,
+    note: `DMS company invoice ${document.number} from supplier ${body.supplierCode}`,
+    lines: body.lines.map((line) => ({
+      productId: lookups.products.get(line.productCode)!.id,
+      locationId: lookups.locationId,
+      unit: line.unit,
+      quantity: line.receivedQuantity,
+      unitCost: line.unitCost,
+    })),
+  };
+}

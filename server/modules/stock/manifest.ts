@@ -2,40 +2,49 @@
 // ledger, the stock.movement.created event of every inventory document, and their postings to the accounting system
 // (posting.ts: a JournalEntry at cost, or a supplier's Bill).
 import type { ModuleManifest } from '../../platform/modules/manifest.js';
-import type { DmsDeclarations } from '../dms/handlers/types.js';
-import type { PostingDeclarations } from '../postings/subject.js';
+import type { MappedDocument } from '../dms/handlers/types.js';
+import { documentType, type DocumentDeclarations, type DocumentType } from '../../domain/documents/registry.js';
+import type { PostedDocument } from '../postings/subject.js';
 import { API_BASE_PATH } from '../../platform/spec.js';
-import { OBJECT_LIMIT_BYTES, type WebhookObject } from '../../platform/webhooks/objects.js';
+import { OBJECT_LIMIT_BYTES, type WebhookObject, type WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { STOCK_MOVEMENT_CREATED } from './documents.js';
-import { stockDocumentPosting } from './posting.js';
+import { STOCK_DOCUMENT_POSTED, stockDocumentPosting } from './posting.js';
 import { findStockDocument } from './repository.js';
 import { toStockDocument } from './representation.js';
 import { stockRoutes } from './routes.js';
 import { companyInvoice, stockAdjustment, vanReplenishment, vanStockOut } from './dms.js';
 
-export const stockModule: ModuleManifest & PostingDeclarations & DmsDeclarations = {
+/** `stock.movement.created` carries the stock document as GET answers it, its movements fitted (fitMovements). */
+const stockDocumentObject: WebhookObjectSource = {
+  async read(db, actor, id) {
+    const found = await findStockDocument(db, actor, id);
+    return found
+      ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject)
+      : null;
+  },
+  // The movements in full: the document's own movements of the ledger.
+  fetchPath: (id) => `${API_BASE_PATH}/stock-movements?documentId=${encodeURIComponent(id)}`,
+};
+
+export const stockModule: ModuleManifest & DocumentDeclarations<DocumentType & PostedDocument & MappedDocument> = {
   name: 'stock',
-  // The DMS documents it maps onto its posting functions (dms.ts).
-  dmsHandlers: {
-    van_replenishment: vanReplenishment,
-    van_stock_out: vanStockOut,
-    stock_adjustment: stockAdjustment,
-    company_invoice: companyInvoice,
-  },
-  routes: ({ db }) => stockRoutes(db),
-  postingSubjects: [stockDocumentPosting],
-  webhookObjects: {
-    [STOCK_MOVEMENT_CREATED]: {
-      async read(db, actor, id) {
-        const found = await findStockDocument(db, actor, id);
-        return found
-          ? fitMovements(toStockDocument(found.document, found.movements, actor) as unknown as WebhookObject)
-          : null;
+  documentTypes: [
+    documentType({
+      // Every stock document (adjustments, transfers, van loads, receipts): written once, no lifecycle.
+      type: STOCK_DOCUMENT_POSTED,
+      // Accounting only, when it changes the books' stock value (a JournalEntry at cost, a supplier's Bill): posting.ts.
+      posting: stockDocumentPosting,
+      webhook: { object: stockDocumentObject, events: [STOCK_MOVEMENT_CREATED] },
+      // The DMS documents mapped onto its posting functions (dms.ts).
+      dms: {
+        van_replenishment: vanReplenishment,
+        van_stock_out: vanStockOut,
+        stock_adjustment: stockAdjustment,
+        company_invoice: companyInvoice,
       },
-      // The movements in full: the document's own movements of the ledger.
-      fetchPath: (id) => `${API_BASE_PATH}/stock-movements?documentId=${encodeURIComponent(id)}`,
-    },
-  },
+    }),
+  ],
+  routes: ({ db }) => stockRoutes(db),
 };
 
 /**

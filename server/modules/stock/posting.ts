@@ -31,7 +31,7 @@ export const STOCK_ACCOUNTS = {
 } as const;
 
 /** documents.ts's STOCK_DOCUMENT (that file imports this one). */
-const STOCK_DOCUMENT_POSTED = 'stock_document';
+export const STOCK_DOCUMENT_POSTED = 'stock_document';
 
 /** Where a movement's end lies for the books: stock they hold, a damages store (written off), or outside (null). */
 export type BookSide = 'booked' | 'damages' | null;
@@ -208,8 +208,6 @@ export async function sidesOf(
 }
 
 export const stockDocumentPosting: PostingSubject = {
-  type: STOCK_DOCUMENT_POSTED,
-
   async accounting(tx, organizationId, id) {
     const row = await tx
       .selectFrom('stock_documents as d')

@@ -1,7 +1,7 @@
 // What a document handler gets and gives: the document (with the earlier version it replaces, when that one was
 // posted) and the connection's context in; out, the record it posted to, the document whose accounting posting its
 // flag follows, and the wait keys it satisfies (documents waiting for them are tried again at once).
-import type { DmsConnectionActor } from '../../../platform/access/actor.js';
+import type { Actor, DmsConnectionActor } from '../../../platform/access/actor.js';
 import type { Tx } from '../../../platform/database/transaction.js';
 import type { DmsDocumentJson } from '../canonical.js';
 import type { DmsConnectionRow } from '../connections.js';
@@ -67,6 +67,12 @@ export interface LoadedDocument {
   applied: { table: string; id: string; accounting: { type: string; id: string } | null } | null;
 }
 
+/**
+ * The canonical DMS document as a mapping reads it (its number, date, header and body): what a module's pure
+ * `…ToCommand(document, lookups)` maps onto its posting function's command, with the ids its handler looked up first.
+ */
+export type CanonicalDocument = Pick<LoadedDocument, 'number' | 'date' | 'document'>;
+
 export interface Applied {
   /** The record posted to, as the flag's mikonoRef names it. */
   table: string;
@@ -96,11 +102,44 @@ export interface DocumentHandler {
 }
 
 /**
- * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it maps DMS documents onto
- * its posting functions: per documentType, its handler (the module's `dms.ts`, written with the DMS's kit: lookup.ts,
- * reasons.ts, setup.ts, van-day.ts). The composition reads every manifest's into one registry (registry.ts), which
- * the DMS consults; so the DMS imports no document module to plug it in.
+ * The part of a document type's declaration (`documentType({...})`, server/domain/documents/registry.ts) the DMS owns:
+ * per DMS documentType, the handler that maps it onto the document type's posting functions (the module's `dms.ts`,
+ * written with the DMS's kit: lookup.ts, reasons.ts, setup.ts, van-day.ts). The composition reads every declaration's
+ * into one registry (registry.ts), which the DMS consults; so the DMS imports no document module to plug it in.
+ */
+export interface MappedDocument {
+  dms?: Readonly<Record<string, DocumentHandler>>;
+}
+
+/**
+ * What a module's manifest adds to ModuleManifest (server/platform/modules/manifest.ts) when it maps DMS documents that
+ * are not document types of the service (master data: customers, products, prices, routes, locations; the DMS's own
+ * reason codes, inventory summary and daily totals). A document type's mapping is declared with it (MappedDocument).
  */
 export interface DmsDeclarations {
   dmsHandlers?: Readonly<Record<string, DocumentHandler>>;
+  /** The trips a van day posts on (the trips module's): the kit's van-day.ts reads them from the registry. */
+  dmsVanDayTrips?: VanDayTrips;
+}
+
+/**
+ * What the kit's van day (van-day.ts) asks of the trips module, which declares it in its manifest: the DMS reaches
+ * trips through the composed registry, not by import, because trips post stock (trips -> stock) and stock maps its DMS
+ * documents with the kit (stock -> dms), so an import would close the circle dms -> trips -> stock -> dms.
+ */
+export interface VanDayTrips {
+  /** The salesman's DMS day as a trip in transit on the van, opened and departed for the day when there is none. */
+  dayTrip(
+    tx: Tx,
+    actor: Actor,
+    day: {
+      vanLocationId: string;
+      warehouseLocationId: string;
+      businessDate: string;
+      routeId: string;
+      salespersonId?: string;
+    },
+  ): Promise<{ id: string }>;
+  /** The van's DMS day trip if one is open (loading or in transit): what a load of the van is recorded on. */
+  openTripOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null>;
 }

@@ -3,10 +3,10 @@
 // operator's trips. And the wait of a van document whose stock is not on the van yet.
 import { ApiError } from '../../../platform/errors/api-error.js';
 import type { Tx } from '../../../platform/database/transaction.js';
-import { dmsDayTrip, openDmsTripOf } from '../../trips/service.js';
 import { DmsRejection } from '../reasons.js';
 import { refusalOutcome } from '../refusals.js';
 import { mainWarehouse, routeByCode, salespersonByCode, vanOfRoute } from './lookup.js';
+import { vanDayTrips } from './registry.js';
 import { requireLinkedSalesman } from './setup.js';
 import type { DmsContext, LoadedDocument } from './types.js';
 
@@ -35,11 +35,12 @@ export function vanDayOf(tx: Tx, context: DmsContext, document: LoadedDocument, 
 }
 
 /**
- * The van's DMS day if one is open, for a stock document that loads the van (the trips module's openDmsTripOf): the
- * kit's, so that a mapping reaches the van day through the DMS, as vanDayOf does.
+ * The van's DMS day if one is open, for a stock document that loads the van (the trips module's openDmsTripOf, declared
+ * in its manifest as the van day trips): the kit's, so that a mapping reaches the van day through the DMS, as vanDayOf
+ * does.
  */
 export function openVanDayOf(tx: Tx, organizationId: string, vanLocationId: string): Promise<string | null> {
-  return openDmsTripOf(tx, organizationId, vanLocationId);
+  return vanDayTrips().openTripOf(tx, organizationId, vanLocationId);
 }
 
 /** Forgets what the transaction found: a document's savepoint was rolled back, and with it any trip it opened. */
@@ -66,7 +67,7 @@ async function findVanDay(tx: Tx, context: DmsContext, document: LoadedDocument,
   }
   await requireLinkedSalesman(tx, document, salespersonId);
   const warehouse = await mainWarehouse(tx, organizationId);
-  const trip = await dmsDayTrip(tx, context.actor, {
+  const trip = await vanDayTrips().dayTrip(tx, context.actor, {
     vanLocationId: van.id,
     warehouseLocationId: warehouse.id,
     businessDate: document.date,

@@ -7,7 +7,7 @@ import { operatorActor } from '../../server/platform/access/actor.js';
 import { locations } from '../../server/modules/locations/service.js';
 import { routes } from '../../server/modules/routes/service.js';
 import { salespeople } from '../../server/modules/salespeople/service.js';
-import { openTrip } from '../../server/modules/trips/service.js';
+import { openTrip } from '../../server/modules/trips/documents.js';
 import { actingOrganization, getOrganization } from '../../server/platform/access/organizations.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';

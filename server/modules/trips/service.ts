@@ -11,9 +11,6 @@ import { requireDeliveryModule } from './documents.js';
 import { findTrip, trailQuery, tripQuery } from './repository.js';
 import { toTrip, toTripLocation, type Trip, type TripLocation } from './representation.js';
 
-// test/support/trips.ts (the test harness, kept compatible) imports openTrip from here.
-export { openTrip } from './documents.js';
-
 export interface TripFilters {
   status?: string;
   salespersonId?: string;

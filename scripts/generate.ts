@@ -6,7 +6,8 @@
 //   client-sdk/src/generated/api-types.ts   the SDK's copy of the types, and client-sdk/src/schema-types.ts a name per schema
 // `--out DIR` writes the same files under DIR instead; the staleness test compares such a copy with generated/.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,12 +17,19 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_TYPES_DIR = join(root, 'client-sdk', 'src', 'generated');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
-export async function generate(outDir: string): Promise<void> {
+/**
+ * Writes every generated file under outDir. `bundled`: the spec as bundleSpec already made it (a release bundles it
+ * for its snapshot first), written as it is instead of bundling spec/ a second time.
+ */
+export async function generate(outDir: string, bundled?: Record<string, unknown>): Promise<void> {
   mkdirSync(outDir, { recursive: true });
-  const bundled = bundleSpec(outDir);
-  await writeApiTypes(bundled, outDir);
+  if (bundled) writeFileSync(join(outDir, 'openapi.json'), serialised(bundled));
+  await writeApiTypes(bundled ?? bundleSpec(outDir), outDir);
   generatePrismaClient(outDir);
 }
+
+/** The bundled spec's one layout, so that the file is byte-identical for the same spec. */
+const serialised = (document: Record<string, unknown>) => JSON.stringify(document, null, 2) + '\n';
 
 /**
  * Bundles spec/ into `<outDir>/openapi.json` (or `target`), stably serialised, and returns the document. The request
@@ -30,9 +38,8 @@ export async function generate(outDir: string): Promise<void> {
  */
 export function bundleSpec(outDir: string, target = join(outDir, 'openapi.json')): Record<string, unknown> {
   run(bin('redocly'), ['bundle', 'spec/openapi.yaml', '--config', 'redocly.yaml', '--output', target]);
-  // Re-serialise with a stable layout so that the file is byte-identical for the same spec.
   const document = addCodeSamples(JSON.parse(readFileSync(target, 'utf8')) as Record<string, unknown>);
-  writeFileSync(target, JSON.stringify(document, null, 2) + '\n');
+  writeFileSync(target, serialised(document));
   return document;
 }
 
@@ -55,9 +62,26 @@ async function writeApiTypes(document: Record<string, unknown>, outDir: string):
   }
 }
 
+/**
+ * What the Kysely types are made from: the schema and the two generators' versions. Its hash is kept beside them
+ * (STAMP), and generated/ is not made again from the same inputs: `prisma generate` costs about 2.5 CPU-s, and a
+ * release (which changes only versions) or a postinstall over a current tree would pay it for nothing.
+ */
+function prismaInputs(schemaPath: string): string {
+  const version = (name: string) =>
+    (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  const text = readFileSync(schemaPath, 'utf8');
+  return createHash('sha256')
+    .update(`prisma ${version('prisma')}\nprisma-kysely ${version('prisma-kysely')}\n${text}`)
+    .digest('hex');
+}
+const STAMP = '.inputs-sha256';
+
 function generatePrismaClient(outDir: string): void {
   const schemaPath = join(root, 'prisma', 'schema.prisma');
   const target = join(outDir, 'kysely');
+  const inputs = prismaInputs(schemaPath);
+  if (existsSync(join(target, STAMP)) && readFileSync(join(target, STAMP), 'utf8') === inputs) return;
   rmSync(target, { recursive: true, force: true });
   // The generated client embeds the schema text, output path included; to generate elsewhere byte for byte,
   // run on an identical copy at prisma/schema.prisma inside a staging root and move its output into place.
@@ -77,6 +101,7 @@ function generatePrismaClient(outDir: string): void {
     cpSync(join(stage, 'generated', 'kysely'), target, { recursive: true }); // not rename: /tmp may be another filesystem
     rmSync(stage, { recursive: true, force: true });
   }
+  writeFileSync(join(target, STAMP), inputs);
 }
 
 function run(file: string, args: string[], env: Record<string, string> = {}): void {

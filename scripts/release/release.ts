@@ -100,7 +100,7 @@ export async function release(
     const document = bundleSpec(join(root, 'generated'), join(root, snapshot));
     if ((document.info as { version: string }).version !== next)
       throw new Error(`${snapshot} came out at ${(document.info as { version: string }).version}`);
-    await generate(join(root, 'generated'));
+    await generate(join(root, 'generated'), document);
   } catch (error) {
     for (const [file, text] of [...originals, ...derived]) writeAtomically(join(root, file), text);
     rmSync(join(root, snapshot), { force: true });

@@ -4,10 +4,10 @@ import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createCaller } from '../support/callers.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'malformed_bodies');
-const pool = () => api().service.database.pool;
+const api = useSharedService(test);
+const pool = () => api().pool;
 const countCustomers = async (organizationId: string) =>
   (await pool().query('SELECT count(*)::int AS n FROM customers WHERE organization_id = $1', [organizationId])).rows[0]
     .n as number;

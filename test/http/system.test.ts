@@ -5,9 +5,9 @@ import {
   FIELD_REASON_CATALOGUE,
   REFUSAL_REASON_CATALOGUE,
 } from '../../server/platform/errors/catalogue.js';
-import { useTestService } from '../support/service.js';
+import { useSharedService } from '../support/service.js';
 
-const api = useTestService(test, 'system');
+const api = useSharedService(test);
 
 test('GET /health answers without a key with status, the spec version, the environment and a millisecond UTC time', async (t) => {
   const before = Date.now();

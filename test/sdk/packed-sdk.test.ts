@@ -54,9 +54,16 @@ const npm = (args: string[], cwd: string) =>
 const tsc = join(root, 'node_modules', 'typescript-native', 'bin', 'tsc');
 /** TypeScript 5.9's tsc: TypeScript 7 no longer has "moduleResolution": "node10". */
 const tsc5 = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+// TypeScript 7 single-threaded (test/spec/typecheck.test.ts says why); 5.9 has no such switch and no threads.
 /** tsc's complaints ('' when it compiled cleanly). */
 const compile = (cwd: string, args: string[] = [], compiler = tsc) =>
-  exec(process.execPath, [compiler, '-p', 'tsconfig.json', ...args], { cwd }).then(
+  exec(
+    process.execPath,
+    [compiler, '-p', 'tsconfig.json', ...(compiler === tsc ? ['--singleThreaded'] : []), ...args],
+    {
+      cwd,
+    },
+  ).then(
     () => '',
     (e: { stdout: string }) => e.stdout,
   );

@@ -83,7 +83,9 @@ test('the lint bites: a request string without maxLength, an array without maxIt
   mkdirSync('node_modules/.cache', { recursive: true });
   const scratch = mkdtempSync(join('node_modules/.cache', 'owasp-lint-'));
   try {
-    const document = JSON.parse(readFileSync('generated/openapi.json', 'utf8'));
+    // Its components only: the three rules judge schemas, and linting the operations again (the test above did)
+    // cost most of this test's CPU.
+    const document = { ...JSON.parse(readFileSync('generated/openapi.json', 'utf8')), paths: {} };
     const fields = document.components.schemas.CustomerFields.properties;
     fields.nickname = { type: 'string' };
     fields.tags = { type: 'array', items: { type: 'string', maxLength: 10, enum: ['a'] } };

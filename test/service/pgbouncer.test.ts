@@ -280,6 +280,10 @@ test.serial(
     t.true(simulators[0]!.n > 0, 'the simulators (in both processes) migrated their schema through the pooler');
     const { rows: locks } = await direct.query<{ n: number }>(IDLE_ADVISORY_LOCKS, [database.name]);
     t.is(locks[0]!.n, 0, 'no server connection holds an advisory lock between transactions');
+    // A pool lets an idle connection go after 10 s: a keyed request first, so that the API's pool has one open now
+    // however long the steps before took on a loaded machine.
+    const caller = await createCaller(direct, { scopes: ALL_SCOPES });
+    t.is((await request('GET', '/customers?limit=1', { headers: caller.auth })).status, 200);
     const clients = await bouncer.show('SHOW CLIENTS');
     const names = new Set(clients.map((client) => client.application_name));
     for (const name of ['erp-api', 'erp-api-bookkeeping', 'erp-jobs'])

@@ -6,7 +6,7 @@
 // are sent fair, so one organisation's thousands of postings do not hold another's first one behind them.
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
-import type { FailJobs } from '../../platform/webhooks/slots.js';
+import type { ClaimingQueue } from '../../platform/jobs/lost.js';
 import type { SendMany } from '../../platform/jobs/jobs.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
@@ -131,42 +131,18 @@ export const abandonedPostingsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM e
           AND ep.queued_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS}))))`;
 
 /**
- * A posting job active this long while its posting is still queued and unclaimed lost its worker between taking the
- * job and claiming the posting (a live runner claims it, or finds it done or busy, within milliseconds of taking the
- * job). Without this its posting waited for UNCLAIMED_SECONDS and its job for its expiry (measured: the last 2-3 of
- * 200 postings held about a minute after a worker was killed).
+ * Posting jobs whose worker died between taking the job and claiming the posting (jobs/lost.ts): a live runner claims
+ * it, or finds it done or busy, within milliseconds of taking the job. Without this its posting waited for
+ * UNCLAIMED_SECONDS and its job for its expiry (measured: the last 2-3 of 200 postings held about a minute after a
+ * worker was killed).
  */
-export const UNCLAIMED_JOB_SECONDS = 10;
-
-/** pg-boss's job rows of postings lost that way (pg-boss's own table, not in our generated types: raw SQL, bound values). */
-const lostPostingJobs = (columns: ReturnType<typeof sql>) => sql`SELECT ${columns} FROM pgboss.job j
-  WHERE j.name = ${POSTING_QUEUE} AND j.state = 'active'
-    AND j.started_on < now() - make_interval(secs => ${UNCLAIMED_JOB_SECONDS})
-    AND EXISTS (SELECT 1 FROM external_postings ep
-      WHERE ep.organization_id = j.data->>'organizationId' AND ep.id = j.data->>'postingId'
-        AND ep.status = 'pending' AND ep.claimed_by IS NULL)`;
-
-/** Whether failLostPostingJobs has a job to fail: read in the probe after each heartbeat. */
-export const lostPostingJobsExist = () => sql<boolean>`EXISTS (${lostPostingJobs(sql`1`)})`;
-
-/**
- * Fails the posting jobs lost between their worker taking them and claiming their posting (see
- * UNCLAIMED_JOB_SECONDS): pg-boss retries each after its retry delay, and the retry claims the posting. A live runner
- * that still reaches such a job finds the posting claimed or done, so nothing is posted twice. Returns how many.
- */
-export async function failLostPostingJobs(db: Db, failJobs: FailJobs): Promise<number> {
-  return inTransaction(db, async (tx) => {
-    // pg-boss's own job table is not in our generated types, so the builder cannot name it (lostPostingJobs above).
-    const { rows } = await sql<{ id: string; retry_count: number }>`${lostPostingJobs(sql`j.id, j.retry_count`)}
-      LIMIT 100`.execute(tx);
-    if (rows.length > 0)
-      await failJobs(
-        tx,
-        rows.map((row) => ({ id: row.id, retryCount: row.retry_count })),
-      );
-    return rows.length;
-  });
-}
+export const unclaimedPostingJobs: ClaimingQueue = {
+  queue: POSTING_QUEUE,
+  // Over pg-boss's job row `j` (lost.ts's raw SQL): its posting is still pending and unclaimed.
+  unclaimed: sql<boolean>`EXISTS (SELECT 1 FROM external_postings ep
+    WHERE ep.organization_id = j.data->>'organizationId' AND ep.id = j.data->>'postingId'
+      AND ep.status = 'pending' AND ep.claimed_by IS NULL)`,
+};
 
 export type PostingDispatcher = BackgroundLoop;
 

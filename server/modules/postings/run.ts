@@ -8,6 +8,7 @@
 // A failed posting never undoes the document in the service. A posting that waits for another document's (a receipt
 // for its invoice's) is looked at again every WAIT_SECONDS for 48 hours, then fails. The document's subject and the
 // listeners told when an accounting posting settles (the DMS flags) come from the composed registry (registry.ts).
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { inTransaction, type Db, type Tx } from '../../platform/database/transaction.js';
@@ -346,12 +347,14 @@ async function done(
 
 /** Tries again after `seconds`: the row's next attempt and its job, in this transaction. */
 async function later(runner: PostingRunner, tx: Tx, row: Row, seconds: number, reason: string): Promise<void> {
+  const jobId = randomUUID(); // the row names its job (dispatch.ts requeueAbandonedPostings)
   await tx
     .updateTable('external_postings')
     // The next attempt's time by the database's clock; the seconds are bound.
     .set((eb) => ({
       next_attempt_at: sql<Date>`now() + make_interval(secs => ${seconds})`,
       queued_at: eb.fn<Date>('now'),
+      job_id: jobId,
       reason,
       claimed_by: null,
       updated_at: eb.fn<Date>('now'),
@@ -361,7 +364,7 @@ async function later(runner: PostingRunner, tx: Tx, row: Row, seconds: number, r
     .execute();
   await runner.sendMany<PostingJob>(
     POSTING_QUEUE,
-    [{ data: { organizationId: row.organization_id, postingId: row.id }, startAfter: seconds }],
+    [{ id: jobId, data: { organizationId: row.organization_id, postingId: row.id }, startAfter: seconds }],
     tx,
   );
 }

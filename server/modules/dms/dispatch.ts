@@ -5,10 +5,12 @@
 // the queue: when a queued document's next_attempt_at comes (QUEUED_CHECK_SECONDS), its job is looked up, and one
 // still waiting or running keeps it (no second job; measured before: each job sent about 20 times on a real day's
 // mix, its 30 s lease running out while it queued). Only a job gone without claiming it (failed for good) has it sent
-// again. A job claims its documents when it starts (process.ts claimDocuments: job_id cleared, LEASE_SECONDS to post
-// them); a job whose worker died before claiming is failed by the sweep after UNCLAIMED_JOB_SECONDS (jobs/lost.ts)
-// and retried, and a claimed document whose job died is dispatched again when its lease runs out. A document is
-// posted only under its row lock and while `received`, so a document held by two jobs is still posted once.
+// again. A job claims its documents when it starts (claimDocuments, from the manifest's handler: job_id cleared,
+// claimed_by its process, LEASE_SECONDS to post them); a job whose worker died before claiming is failed by the sweep
+// after UNCLAIMED_JOB_SECONDS (jobs/lost.ts) and retried, and the documents of a job whose process died while posting
+// them are due again by the sweep within the heartbeat lease (requeueAbandonedDocuments; their own lease is the last
+// resort). A document is posted only under its row lock and while `received`, so a document held by two jobs is still
+// posted once.
 //
 // Fair to every distributor (decision 0040): a pass leases up to `batch` due documents of each organisation with any
 // due (not `batch` in one global order), and sends their jobs fair (jobs.ts: behind their own organisation's waiting
@@ -133,6 +135,7 @@ async function dueDocuments(tx: Tx, batch: number) {
 async function holdQueued(tx: Tx, queued: readonly { organization_id: string; id: string }[]): Promise<void> {
   await tx
     .updateTable('dms_documents')
+    // The next look, by the database's clock; the seconds are bound.
     .set({ next_attempt_at: sql<Date>`now() + make_interval(secs => ${QUEUED_CHECK_SECONDS})` })
     .where((eb) =>
       eb(
@@ -205,7 +208,7 @@ export const abandonedDocumentsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM 
 
 /**
  * DMS jobs whose worker died between taking the job and claiming its documents (jobs/lost.ts): a live job claims them
- * when it starts (process.ts claimDocuments). Failed, they are retried after the queue's retryDelay, not its expiry.
+ * when it starts (claimDocuments). Failed, they are retried after the queue's retryDelay, not its expiry.
  */
 export const unclaimedDmsJobs: ClaimingQueue = {
   queue: DMS_QUEUE,

@@ -439,7 +439,7 @@ export function dmsMixReport(f: DmsMixFigures): string[] {
     `  the applying time by document type: ${f.types.map((t) => `${t.type} ${t.documents} docs ${t.seconds.toFixed(1)} s (${t.seconds > 0 ? (t.documents / t.seconds).toFixed(0) : '-'}/s while it was applied)`).join('; ')}; ` +
       `no document applied at all: ${f.idleSeconds.toFixed(1)} s (of ${(total + f.idleSeconds).toFixed(1)} s sampled)`,
     f.jobs
-      ? `  jobs sent by the end: ${f.jobs.dmsProcess} dms.process (${Math.ceil(f.documents / 50)} would carry the mix once at 50 a job; a document's lease is 30 s, then it is sent again) and ${f.jobs.postingsRun} postings.run ` +
+      ? `  jobs sent by the end: ${f.jobs.dmsProcess} dms.process (${Math.ceil(f.documents / 50)} would carry the mix once at 50 a job; a document waiting for another is sent again when it falls due) and ${f.jobs.postingsRun} postings.run ` +
         `for ${f.postings.count} accounting postings (${f.postings.attempts} attempts, ${f.postings.posted} posted)`
       : `  jobs: pgboss.job not readable; ${f.postings.count} accounting postings, ${f.postings.attempts} attempts, ${f.postings.posted} posted`,
     f.cpu

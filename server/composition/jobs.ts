@@ -12,14 +12,19 @@ import type { JobDefinition, Jobs } from '../platform/jobs/jobs.js';
 import type { ModuleContext, ModuleManifest } from '../platform/modules/manifest.js';
 import {
   abandonedPostingsExist,
-  failLostPostingJobs,
-  lostPostingJobsExist,
   requeueAbandonedPostings,
   startPostingDispatcher,
+  unclaimedPostingJobs,
   type PostingDispatcher,
 } from '../modules/postings/dispatch.js';
 import { POSTING_QUEUE } from '../modules/postings/run.js';
-import { DMS_QUEUE, startDmsDispatcher } from '../modules/dms/dispatch.js';
+import {
+  abandonedDocumentsExist,
+  DMS_QUEUE,
+  requeueAbandonedDocuments,
+  startDmsDispatcher,
+  unclaimedDmsJobs,
+} from '../modules/dms/dispatch.js';
 import { noteCallback } from '../modules/dms/actions.js';
 import {
   DELIVERY_QUEUE,
@@ -28,12 +33,8 @@ import {
   webhookDeliveryJob,
   type WebhookDispatcher,
 } from '../platform/webhooks/deliver.js';
-import {
-  deadSlotsOrOrphanedJobsExist,
-  reclaimDeadSlots,
-  reclaimOrphanedJobs,
-  type FailJobs,
-} from '../platform/webhooks/slots.js';
+import { deadSlotsExist, reclaimDeadSlots, slotlessDeliveryJobs } from '../platform/webhooks/slots.js';
+import { failLostJobs, lostJobsExist } from '../platform/jobs/lost.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
 import { loopsTogether } from '../platform/jobs/loop.js';
 import type { WorkListener } from '../platform/jobs/wake.js';
@@ -84,20 +85,23 @@ export function webhookJob(db: Db, logger: Logger, config: ServiceConfig, proces
   }) as unknown as JobDefinition<never>;
 }
 
+/** The queues whose jobs claim their work, each with how a job lost before its claim is known (jobs/lost.ts). */
+const CLAIMING_QUEUES = [slotlessDeliveryJobs(DELIVERY_QUEUE), unclaimedPostingJobs, unclaimedDmsJobs];
+
 /**
  * A worker's sweep after each heartbeat: the send slots of dead processes are taken back and their jobs failed, and
- * so are delivery jobs left active without a slot and posting jobs left active with their posting unclaimed, so
- * pg-boss retries them now (not after their expiry); postings claimed by dead processes are queued again; rows of
- * processes gone for a day are deleted. Returns how many attempts are retried.
+ * so are the jobs of each claiming queue left active with their work unclaimed (delivery jobs without a slot, posting
+ * jobs with their posting unclaimed, DMS jobs with their documents unclaimed), so pg-boss retries them now (not after
+ * their expiry); postings and DMS documents claimed by dead processes are due again; rows of processes gone for a day are deleted.
+ * Returns how many attempts are retried.
  */
 export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
-  const fail: FailJobs = (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx);
-  const taken = (await reclaimDeadSlots(db, fail)) + (await reclaimOrphanedJobs(db, DELIVERY_QUEUE, fail));
-  const postings =
-    (await requeueAbandonedPostings(db)) +
-    (await failLostPostingJobs(db, (tx, lost) => jobs.failInTransaction(POSTING_QUEUE, lost, tx)));
+  let retried = await reclaimDeadSlots(db, (tx, dead) => jobs.failInTransaction(DELIVERY_QUEUE, dead, tx));
+  for (const claiming of CLAIMING_QUEUES)
+    retried += await failLostJobs(db, claiming, (tx, lost) => jobs.failInTransaction(claiming.queue, lost, tx));
+  retried += (await requeueAbandonedPostings(db)) + (await requeueAbandonedDocuments(db));
   await forgetOldProcesses(db);
-  return taken + postings;
+  return retried;
 }
 
 /**
@@ -105,7 +109,16 @@ export async function sweepDeadProcesses(db: Db, jobs: Jobs): Promise<number> {
  * has anything to do. One probe in the beat's own statement, so that an idle worker runs no sweep at all.
  */
 export const sweepNeeded = () =>
-  sql<boolean>`(${deadSlotsOrOrphanedJobsExist(DELIVERY_QUEUE)} OR ${abandonedPostingsExist()} OR ${lostPostingJobsExist()} OR ${oldProcessesExist()})`;
+  sql<boolean>`(${sql.join(
+    [
+      deadSlotsExist(),
+      ...CLAIMING_QUEUES.map(lostJobsExist),
+      abandonedPostingsExist(),
+      abandonedDocumentsExist(),
+      oldProcessesExist(),
+    ],
+    sql` OR `,
+  )})`;
 
 /** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
 export interface LoopWaking {

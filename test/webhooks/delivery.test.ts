@@ -431,7 +431,7 @@ test('a delivery job left active without a send slot (its worker died after taki
   const customer = await createCustomer(caller);
   const event = (await pool().query('SELECT id FROM events WHERE record_id = $1', [customer.id])).rows[0];
   // What a worker that claimed attempt 1 and died leaves when it held no slot: its job active for longer than
-  // ORPHANED_JOB_SECONDS, with the queue's own 60 s expiry far off, and no send slot naming it.
+  // UNCLAIMED_JOB_SECONDS (jobs/lost.ts), with the queue's own 60 s expiry far off, and no send slot naming it.
   const deliveryId = newId('whd');
   await pool().query(
     `INSERT INTO webhook_deliveries (organization_id, id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at)

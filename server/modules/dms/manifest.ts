@@ -13,7 +13,7 @@ import { API_BASE_PATH } from '../../platform/spec.js';
 import type { WebhookObject, WebhookObjectSource } from '../../platform/webhooks/objects.js';
 import { followAccountingPosting } from './accounting.js';
 import { DMS_ACTION_STATUS_CHANGED, findAction } from './actions.js';
-import { DMS_QUEUE, type DmsJob } from './dispatch.js';
+import { claimDocuments, DMS_QUEUE, releaseDocuments, type DmsJob } from './dispatch.js';
 import { DMS_DOCUMENT_FLAGGED, findFlag, toFlag } from './flags.js';
 import { processDocuments } from './process.js';
 import { dmsRoutes } from './routes.js';
@@ -63,17 +63,28 @@ export const dmsModule: ModuleManifest & PostingDeclarations & DmsDeclarations =
     [DMS_ACTION_STATUS_CHANGED]: actionObject,
     [DMS_RECONCILIATION_COMPLETED]: reconciliationObject,
   },
-  jobs: ({ db, logger, connectors }) =>
+  jobs: ({ db, logger, connectors, processId }) =>
     [
       {
         queue: DMS_QUEUE,
         concurrency: 2,
         wakeAfterJob: true,
-        // A job whose worker died is retried after its expiry; its documents are usually dispatched again sooner (their lease).
+        // A job whose worker died before claiming its documents is failed by the sweep and retried (jobs/lost.ts); the
+        // documents of one that died posting them are due again by the sweep (dispatch.ts). The expiry is the last resort.
         queueOptions: { expireInSeconds: 300, retryLimit: 5, retryDelay: 5 },
-        async handle(jobs: { data: DmsJob }[], _sendMany: SendMany) {
-          for (const job of jobs)
-            await processDocuments({ db, settings: connectors, logger }, job.data.organizationId, job.data.documentIds);
+        async handle(jobs: { id: string; data: DmsJob }[], _sendMany: SendMany) {
+          for (const job of jobs) {
+            await claimDocuments(db, processId, job.id, job.data);
+            try {
+              await processDocuments(
+                { db, settings: connectors, logger },
+                job.data.organizationId,
+                job.data.documentIds,
+              );
+            } finally {
+              await releaseDocuments(db, processId, job.data);
+            }
+          }
         },
       },
       {

@@ -6,9 +6,9 @@
 // are sent fair, so one organisation's thousands of postings do not hold another's first one behind them.
 import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../platform/database/transaction.js';
-import type { FailJobs } from '../../platform/webhooks/slots.js';
-import type { SendMany } from '../../platform/jobs/jobs.js';
+import type { ClaimingQueue } from '../../platform/jobs/lost.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
+import { JOBS_SCHEMA, type SendMany } from '../../platform/jobs/jobs.js';
 import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
 import { POSTING_QUEUE, type PostingJob } from './run.js';
 
@@ -50,14 +50,10 @@ export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200):
       .select(['d.organization_id', 'd.id'])
       .execute();
     if (due.length === 0) return 0;
-    await sendMany<PostingJob>(
-      POSTING_QUEUE,
-      due.map((row) => ({ data: { organizationId: row.organization_id, postingId: row.id }, fair: true })),
-      tx,
-    );
-    await tx
+    // Marked queued, each in a job of its own whose id the database makes (gen_random_uuid) and the row keeps.
+    const marked = await tx
       .updateTable('external_postings')
-      .set((eb) => ({ queued_at: eb.fn<Date>('now') }))
+      .set((eb) => ({ queued_at: eb.fn<Date>('now'), job_id: sql<string>`gen_random_uuid()` }))
       .where((eb) =>
         eb(
           eb.refTuple('organization_id', 'id'),
@@ -65,7 +61,19 @@ export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200):
           due.map((row) => eb.tuple(row.organization_id, row.id)),
         ),
       )
+      .returning(['organization_id', 'id', 'job_id'])
       .execute();
+    const jobOf = new Map(marked.map((row) => [`${row.organization_id}|${row.id}`, row.job_id!]));
+    // In the order they fell due (RETURNING keeps none).
+    await sendMany<PostingJob>(
+      POSTING_QUEUE,
+      due.map((row) => ({
+        id: jobOf.get(`${row.organization_id}|${row.id}`)!,
+        data: { organizationId: row.organization_id, postingId: row.id },
+        fair: true,
+      })),
+      tx,
+    );
     return due.length;
   });
 }
@@ -81,92 +89,62 @@ export async function nextPostingDueAt(db: Db): Promise<Date | null> {
   return row?.at ? new Date(row.at) : null;
 }
 
-/** How long a queued posting may sit unclaimed before its job is taken for lost (its worker died before claiming it). */
+/** How often a queued posting whose attempt is due and unclaimed has its job looked up (gone: queued again). */
 export const UNCLAIMED_SECONDS = 60;
 
+/** Its job (job_id) still waits or runs (pg-boss's own table, not in our generated types: raw SQL, bound values). */
+const jobAlive = sql<boolean>`EXISTS (SELECT 1 FROM ${sql.table(`${JOBS_SCHEMA}.job`)} j
+  WHERE j.name = ${POSTING_QUEUE} AND j.id = external_postings.job_id AND j.state IN ('created', 'retry', 'active'))`;
+
+/** Claimed by a process that stopped or stopped beating (by the database's clock: leaseCutoff). */
+const deadClaim = sql<boolean>`(external_postings.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_processes p
+  WHERE p.id = external_postings.claimed_by AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))`;
+
+/** Queued, due and unclaimed for UNCLAIMED_SECONDS (the database's clock, the seconds bound): its job to look up. */
+const longUnclaimed = sql<boolean>`(external_postings.claimed_by IS NULL
+  AND external_postings.next_attempt_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS})
+  AND external_postings.queued_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS}))`;
+
 /**
- * Postings whose attempt belonged to a dead process, or whose job was taken and never claimed, are queued again
- * (their request id is unchanged: if the dead attempt reached the system, the new one books nothing twice).
- * Runs after each heartbeat of a worker. Returns how many.
+ * Postings whose attempt belonged to a dead process, or queued long ago and unclaimed with their job gone (failed for
+ * good, or never there: a row queued before jobs were named), are queued again (their request id is unchanged: if
+ * the dead attempt reached the system, the new one books nothing twice). One whose job still waits or runs is only
+ * looked at again after UNCLAIMED_SECONDS: a long queue (a system's rate limit) does not send it twice (measured
+ * before: about 2.3 jobs a posting on a real day's mix). Runs after each heartbeat of a worker. Returns how many are
+ * queued again.
  */
 export async function requeueAbandonedPostings(db: Db): Promise<number> {
-  const result = await db
+  const pending = db
     .updateTable('external_postings')
-    .set({ queued_at: null, claimed_by: null })
     .where('status', '=', 'pending')
-    .where('queued_at', 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('claimed_by', 'is not', null),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('service_processes as p')
-                .select('p.id')
-                .whereRef('p.id', '=', 'external_postings.claimed_by')
-                .where('p.stopped_at', 'is', null)
-                .where('p.heartbeat_at', '>', leaseCutoff()),
-            ),
-          ),
-        ]),
-        // Due and queued long ago, still unclaimed: the database's clock, the seconds bound.
-        eb.and([
-          eb('claimed_by', 'is', null),
-          eb('next_attempt_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
-          eb('queued_at', '<', sql<Date>`now() - make_interval(secs => ${UNCLAIMED_SECONDS})`),
-        ]),
-      ]),
-    )
+    .where('queued_at', 'is not', null);
+  // Their job waits in the queue or runs: looked at again later (the database's clock).
+  await pending.set({ queued_at: sql<Date>`now()` }).where(sql<boolean>`${longUnclaimed} AND ${jobAlive}`).execute();
+  const result = await pending
+    .set({ queued_at: null, claimed_by: null })
+    // The dead claims, and the long unclaimed whose job is gone (the conditions above).
+    .where(sql<boolean>`(${deadClaim} OR (${longUnclaimed} AND NOT ${jobAlive}))`)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-/** Whether requeueAbandonedPostings has a row to free: the same condition, read in the probe after each heartbeat. */
-export const abandonedPostingsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM external_postings ep
-  WHERE ep.status = 'pending' AND ep.queued_at IS NOT NULL
-    AND ((ep.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_processes p
-          WHERE p.id = ep.claimed_by AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))
-      OR (ep.claimed_by IS NULL AND ep.next_attempt_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS})
-          AND ep.queued_at < now() - make_interval(secs => ${UNCLAIMED_SECONDS}))))`;
+/** Whether requeueAbandonedPostings has a row to look at: read in the probe after each heartbeat (the index on queued_at). */
+export const abandonedPostingsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM external_postings
+  WHERE status = 'pending' AND queued_at IS NOT NULL AND (${deadClaim} OR ${longUnclaimed}))`;
 
 /**
- * A posting job active this long while its posting is still queued and unclaimed lost its worker between taking the
- * job and claiming the posting (a live runner claims it, or finds it done or busy, within milliseconds of taking the
- * job). Without this its posting waited for UNCLAIMED_SECONDS and its job for its expiry (measured: the last 2-3 of
- * 200 postings held about a minute after a worker was killed).
+ * Posting jobs whose worker died between taking the job and claiming the posting (jobs/lost.ts): a live runner claims
+ * it, or finds it done or busy, within milliseconds of taking the job. Without this its posting waited for
+ * UNCLAIMED_SECONDS and its job for its expiry (measured: the last 2-3 of 200 postings held about a minute after a
+ * worker was killed).
  */
-export const UNCLAIMED_JOB_SECONDS = 10;
-
-/** pg-boss's job rows of postings lost that way (pg-boss's own table, not in our generated types: raw SQL, bound values). */
-const lostPostingJobs = (columns: ReturnType<typeof sql>) => sql`SELECT ${columns} FROM pgboss.job j
-  WHERE j.name = ${POSTING_QUEUE} AND j.state = 'active'
-    AND j.started_on < now() - make_interval(secs => ${UNCLAIMED_JOB_SECONDS})
-    AND EXISTS (SELECT 1 FROM external_postings ep
-      WHERE ep.organization_id = j.data->>'organizationId' AND ep.id = j.data->>'postingId'
-        AND ep.status = 'pending' AND ep.claimed_by IS NULL)`;
-
-/** Whether failLostPostingJobs has a job to fail: read in the probe after each heartbeat. */
-export const lostPostingJobsExist = () => sql<boolean>`EXISTS (${lostPostingJobs(sql`1`)})`;
-
-/**
- * Fails the posting jobs lost between their worker taking them and claiming their posting (see
- * UNCLAIMED_JOB_SECONDS): pg-boss retries each after its retry delay, and the retry claims the posting. A live runner
- * that still reaches such a job finds the posting claimed or done, so nothing is posted twice. Returns how many.
- */
-export async function failLostPostingJobs(db: Db, failJobs: FailJobs): Promise<number> {
-  return inTransaction(db, async (tx) => {
-    // pg-boss's own job table is not in our generated types, so the builder cannot name it (lostPostingJobs above).
-    const { rows } = await sql<{ id: string; retry_count: number }>`${lostPostingJobs(sql`j.id, j.retry_count`)}
-      LIMIT 100`.execute(tx);
-    if (rows.length > 0)
-      await failJobs(
-        tx,
-        rows.map((row) => ({ id: row.id, retryCount: row.retry_count })),
-      );
-    return rows.length;
-  });
-}
+export const unclaimedPostingJobs: ClaimingQueue = {
+  queue: POSTING_QUEUE,
+  // Over pg-boss's job row `j` (lost.ts's raw SQL): its posting is still pending and unclaimed.
+  unclaimed: sql<boolean>`EXISTS (SELECT 1 FROM external_postings ep
+    WHERE ep.organization_id = j.data->>'organizationId' AND ep.id = j.data->>'postingId'
+      AND ep.status = 'pending' AND ep.claimed_by IS NULL)`,
+};
 
 export type PostingDispatcher = BackgroundLoop;
 

@@ -39,6 +39,8 @@ export interface JobDefinition<T extends object = object> {
 }
 
 export interface JobToSend<T extends object> {
+  /** The job's id (a UUID), when the sender records it beside the job in the same transaction; pg-boss's own otherwise. */
+  id?: string;
   data: T;
   /** Not before this time (a Date) or this many seconds from now. */
   startAfter?: Date | number;
@@ -124,6 +126,7 @@ export async function startJobs(options: {
     const db = tx ? inside(tx) : boss.getDb();
     const priorities = jobs.some((job) => job.fair) ? await fairPriorities(db, queue, jobs) : [];
     const inserts: JobInsert[] = jobs.map((job, i) => ({
+      ...(job.id !== undefined ? { id: job.id } : {}),
       data: job.data,
       ...(job.startAfter !== undefined ? { startAfter: job.startAfter } : {}),
       ...(job.group !== undefined ? { group: { id: job.group } } : {}),

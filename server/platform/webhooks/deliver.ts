@@ -6,7 +6,7 @@
 // endpoint has room; a job that finds every slot taken is sent again for half a second later. The slot is leased by
 // the worker's heartbeat (jobs/processes.ts): a worker that dies mid-send loses its slots within
 // PROCESS_LEASE_SECONDS, and a live worker fails its jobs so that pg-boss retries them at once; so is a job left
-// active without a slot for ORPHANED_JOB_SECONDS (its worker died before taking one). The job's own expiry (60 s)
+// active without a slot for UNCLAIMED_JOB_SECONDS (its worker died before taking one; jobs/lost.ts). The job's own expiry (60 s)
 // stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.

@@ -8,7 +8,8 @@
 // PROCESS_LEASE_SECONDS are taken back by any live worker, and the pg-boss jobs they held are failed in the same
 // transaction, so pg-boss retries them at once (retryDelay) instead of after their 60 s expiry.
 import { sql } from 'kysely';
-import { inTransaction, type Db, type Tx } from '../database/transaction.js';
+import { inTransaction, type Db } from '../database/transaction.js';
+import type { ClaimingQueue, FailJobs } from '../jobs/lost.js';
 import { leaseCutoff } from '../jobs/processes.js';
 
 export interface SlotClaim {
@@ -65,9 +66,6 @@ export async function releaseSendSlot(
   return result.numDeletedRows > 0n;
 }
 
-/** Fails pg-boss jobs (by id and the retry count they were fetched at) inside the given transaction. */
-export type FailJobs = (tx: Tx, jobs: { id: string; retryCount: number }[]) => Promise<void>;
-
 /**
  * Takes back the slots of dead processes (no heartbeat within the lease, or stopped) and fails their jobs, in one
  * transaction: pg-boss then retries each job after its retryDelay, and the retry may send the attempt again (the
@@ -99,38 +97,18 @@ export async function reclaimDeadSlots(db: Db, failJobs: FailJobs): Promise<numb
   });
 }
 
-/**
- * Whether reclaimDeadSlots or reclaimOrphanedJobs (of `queue`) has anything to take back: the same conditions, read in
- * one probe after each heartbeat of a worker, so that an idle worker runs no sweep statement of its own.
- */
-export const deadSlotsOrOrphanedJobsExist = (queue: string) => sql<boolean>`(
-  EXISTS (SELECT 1 FROM webhook_send_slots s WHERE NOT EXISTS (SELECT 1 FROM service_processes p
-    WHERE p.id = s.process_id AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))
-  OR EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = ${queue} AND j.state = 'active'
-    AND j.started_on < now() - make_interval(secs => ${ORPHANED_JOB_SECONDS}) AND NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)))`;
-
-/** A delivery job active this long without a send slot lost its worker between taking the job and taking a slot. */
-export const ORPHANED_JOB_SECONDS = 10;
+/** Whether reclaimDeadSlots has a slot to take back: read in the probe after each heartbeat of a worker. */
+export const deadSlotsExist = () => sql<boolean>`EXISTS (SELECT 1 FROM webhook_send_slots s
+  WHERE NOT EXISTS (SELECT 1 FROM service_processes p
+    WHERE p.id = s.process_id AND p.stopped_at IS NULL AND p.heartbeat_at > ${leaseCutoff()}))`;
 
 /**
- * Fails the delivery jobs that have been active for ORPHANED_JOB_SECONDS without a send slot: a live handler takes
+ * Delivery jobs whose worker died between taking the job and taking a send slot (jobs/lost.ts): a live handler takes
  * its slot (or sends the job again for later) within milliseconds of taking the job, and holds the slot until its
- * outcome is recorded, so such a job's worker died in between. pg-boss then retries it at once instead of after its
- * 60 s expiry and the supervisor's next pass. Returns how many were failed.
+ * outcome is recorded, so an active job no slot names lost its worker. The job's own 60 s expiry stays the last resort.
  */
-export async function reclaimOrphanedJobs(db: Db, queue: string, failJobs: FailJobs): Promise<number> {
-  return inTransaction(db, async (tx) => {
-    // pg-boss's own job table (schema pgboss), which is not in our generated types: the builder cannot name it.
-    const { rows } = await sql<{ id: string; retry_count: number }>`
-      SELECT j.id, j.retry_count FROM pgboss.job j
-       WHERE j.name = ${queue} AND j.state = 'active' AND j.started_on < now() - make_interval(secs => ${ORPHANED_JOB_SECONDS})
-         AND NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)
-       LIMIT 100`.execute(tx);
-    if (rows.length > 0)
-      await failJobs(
-        tx,
-        rows.map((row) => ({ id: row.id, retryCount: row.retry_count })),
-      );
-    return rows.length;
-  });
-}
+export const slotlessDeliveryJobs = (queue: string): ClaimingQueue => ({
+  queue,
+  // Over pg-boss's job row `j` (lost.ts's raw SQL): no slot names the job.
+  unclaimed: sql<boolean>`NOT EXISTS (SELECT 1 FROM webhook_send_slots s WHERE s.job_id = j.id)`,
+});

@@ -42,7 +42,10 @@ async function create(label: string, template: string): Promise<TestDatabase> {
     .replace(/[^a-z0-9]+/gi, '_')
     .toLowerCase()
     .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  // FILE_COPY copies the template's files (after a checkpoint) instead of writing every page through the WAL, which
+  // PostgreSQL 15 made the default: half of the test cluster's CPU went to clones (measured over test/domain/ and
+  // test/admin/, 32 clones: 25.0 s of CREATE DATABASE against 13.2 s, the cluster's CPU 27.6 against 21.4 s).
+  await admin(`CREATE DATABASE "${name}" TEMPLATE "${template}" STRATEGY FILE_COPY`);
   return {
     name,
     url: serverUrl(name),

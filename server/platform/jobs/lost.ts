@@ -3,8 +3,8 @@
 // job_id cleared), within milliseconds. A worker killed in between leaves the job active with nothing claimed: pg-boss
 // would retry it only after the queue's expiry (a minute or more), and whatever it carried waited that long. A job
 // active for UNCLAIMED_JOB_SECONDS whose claim is still missing is failed instead, so pg-boss retries it after the queue's
-// retryDelay. A live
-// worker that still reaches such a job finds its work claimed or done: each queue's claim makes the work happen once.
+// retryDelay. A live worker that still reaches such a job finds its work claimed or done: each queue's claim makes the
+// work happen once.
 // One shape for every queue that claims: the queue and its "still unclaimed" condition (SQL over the job row `j`).
 import { sql, type RawBuilder } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../database/transaction.js';

@@ -1,14 +1,22 @@
 // The statements every resource shares: read by id, insert, update and list pages of one organisation's rows. A
 // resource describes its table once (its name, the select list of its representation, its unique constraints)
 // and gets these for free; its own columns and results are typed by Kysely against the Prisma schema.
-import type { Insertable, Kysely, QueryCreator, SelectQueryBuilder, Updateable } from 'kysely';
+import type {
+  Expression,
+  ExpressionBuilder,
+  Insertable,
+  Kysely,
+  QueryCreator,
+  SelectQueryBuilder,
+  SqlBool,
+  Updateable,
+} from 'kysely';
 import { sql } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import type { Db, Tx } from '../database/transaction.js';
 import { uniqueViolation } from '../database/unique-violation.js';
 import { ApiError } from '../errors/api-error.js';
 import { eventRow, type EventType } from '../events/outbox.js';
-import { codesOf } from '../external-codes/external-codes.js';
 import { readPage, type Filter, type ListQuery, type ListRequest, type Page } from '../lists/page.js';
 
 /** The tables of master data resources: each has organization_id, id, created_at and updated_at. */
@@ -180,10 +188,10 @@ function withEvent(
   );
 }
 
-/** A listed row also carries its external codes, read for the whole page at once (one more round trip per page). */
+/** A listed row also carries its external codes, read in the same query (one round trip per page). */
 export type WithExternalCodes<Row> = Row & { external_codes: Record<string, string> };
 
-export async function listRows<TB extends ResourceTableName, Row extends BaseRow>(
+export function listRows<TB extends ResourceTableName, Row extends BaseRow>(
   db: Db,
   table: TableDefinition<TB, Row>,
   organizationId: string,
@@ -191,31 +199,42 @@ export async function listRows<TB extends ResourceTableName, Row extends BaseRow
   filters: Record<string, Filter | undefined>,
 ): Promise<Page<WithExternalCodes<Row>>> {
   const rows = selectFrom(db, table).where('t.organization_id', '=', organizationId as never);
-  const page = (await readPage(
+  // An empty JSON object literal ('{}'::jsonb) has no builder form; it is a constant, nothing is bound.
+  if (table.externalCodes === false)
+    return readPage(
+      table.listName,
+      rows.select(sql<Record<string, string>>`'{}'::jsonb`.as('external_codes')) as never,
+      organizationId,
+      request,
+      filters,
+    ) as Promise<Page<WithExternalCodes<Row>>>;
+  // The codes of a row by a correlated subquery, which reads the (organization_id, resource, record_id, code_system)
+  // index once per row of the page. Measured on 8000 customers with a dms code each (EXPLAIN ANALYZE, 101 rows),
+  // it is the cheapest form that stays cheap as the codes grow: a LEFT JOIN LATERAL is the same plan; a join or an
+  // aggregate of the codes after the LIMIT is planned as a hash join over every code of the organisation
+  // (1.6-3.2 ms against 0.4-0.8 ms). On a filtered page it is computed only for the rows that match.
+  const codes = (eb: ExpressionBuilder<DB & { t: DB[TB] }, 't'>) =>
+    eb.fn.coalesce(
+      eb
+        .selectFrom('external_codes as e')
+        .select((c) => c.fn<Record<string, string>>('jsonb_object_agg', ['e.code_system', 'e.code']).as('codes'))
+        .whereRef('e.organization_id', '=', 't.organization_id')
+        .where('e.resource', '=', table.resource)
+        .whereRef('e.record_id', '=', 't.id'),
+      sql<Record<string, string>>`'{}'::jsonb`, // as above
+    );
+  const withCodes = (query: ListQuery<Row>, onlyWhere?: Expression<SqlBool>) =>
+    (query as unknown as TableQuery<TB, Row>).select((eb) =>
+      (onlyWhere ? eb.case().when(onlyWhere).then(codes(eb)).end() : codes(eb)).as('external_codes'),
+    ) as unknown as ListQuery<Row>;
+  return readPage(
     table.listName,
     rows as unknown as ListQuery<Row>,
     organizationId,
     request,
     filters,
-  )) as Page<WithExternalCodes<Row>>;
-  // The codes of the page's records in one statement after the page, by the (organization_id, resource, record_id,
-  // code_system) index over the ids of the page (decision 0053). A correlated subquery per row read the same index
-  // once per row and built a jsonb object that pg parsed again per row, empty or not; a join or an aggregate of the
-  // codes after the LIMIT in the page's statement is planned as a hash join over every code of the organisation.
-  // Only the rows returned are looked up (a filtered page reads up to READ_BUDGET rows to find them). The page and
-  // its codes are two snapshots, as a read by id (`represent`) already is: a code changed in between shows the
-  // newer code, and the change also moves the record's updatedAt, so a feed shows the record again.
-  const codes =
-    table.externalCodes === false
-      ? undefined
-      : await codesOf(
-          db,
-          organizationId,
-          table.resource,
-          page.rows.map((row) => row.id),
-        );
-  for (const row of page.rows) row.external_codes = codes?.get(row.id) ?? {};
-  return page;
+    withCodes,
+  ) as Promise<Page<WithExternalCodes<Row>>>;
 }
 
 function encode<TB extends ResourceTableName>(

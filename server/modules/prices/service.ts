@@ -78,6 +78,7 @@ export async function setPrices(tx: Tx, actor: Actor, items: readonly PriceItem[
     if (product && amount !== undefined) {
       toWrite.push({
         productId: product.id,
+        productCode: product.product_code,
         priceGroup: item.priceGroup,
         unit: item.unit,
         amount,

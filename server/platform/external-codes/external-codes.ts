@@ -1,6 +1,7 @@
 // External codes: a record's codes in the caller's code systems (`dms` or a registered partner system), one
 // mechanism for every resource. A code is trimmed, case-sensitive, at most 64 characters, and unique per
 // organisation, resource and code system.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../database/transaction.js';
 import { isUniqueViolation } from '../database/unique-violation.js';
 import { ApiError } from '../errors/api-error.js';
@@ -196,7 +197,10 @@ export async function codesOf(
     .select(['record_id', 'code_system', 'code'])
     .where('organization_id', '=', organizationId)
     .where('resource', '=', resource)
-    .where('record_id', 'in', recordIds)
+    // One array parameter (= ANY), not one parameter per id (IN): for 100 ids that is about 60 us less of the
+    // backend's CPU (planning) and 80 us less of Node's (binding) a call (decision 0053). Kysely has no builder for
+    // a typed array parameter; the ids are one bound value.
+    .where('record_id', '=', sql<string>`ANY(${recordIds}::text[])`)
     .execute();
   for (const row of rows) codes.get(row.record_id)![row.code_system] = row.code;
   return codes;

@@ -4,7 +4,10 @@ import { fixtureDocument, fixtureRouter, FIXTURE_SECRET } from '../fixtures/fixt
 import { useTestService } from '../support/service.js';
 
 const document = fixtureDocument();
+// The one service of the suite that checks its own answers (VALIDATE_RESPONSES, on outside production): the last test
+// proves that a violation becomes a 500.
 const api = useTestService(test, 'validation', {
+  env: { VALIDATE_RESPONSES: 'true' },
   document,
   extraRouters: [fixtureRouter()],
   contract: responseContract(document as never),
@@ -125,4 +128,16 @@ test('an unexpected failure is 500 server_error with no internals in the body; t
   t.truthy(logged, 'the failure is logged with the request id');
   t.regex(JSON.stringify(logged), /connection to .* refused/);
   t.regex(JSON.stringify(logged), new RegExp(FIXTURE_SECRET.replace(/[/.:]/g, '.')));
+});
+
+test('outside production the service checks its own answers: one its description refuses becomes 500 server_error, and the log names the violation', async (t) => {
+  const res = await api().request('GET', '/test-fixtures/broken-answer', {
+    headers: { 'X-Request-Id': 'broken-answer-1' },
+  });
+  t.is(res.status, 500);
+  t.is(res.body.code, 'server_error');
+  t.false(res.text.includes('a while'), 'the refused body is not sent');
+  const logged = api().logs.find((line) => line.requestId === 'broken-answer-1');
+  t.truthy(logged, 'the violation is logged with the request id');
+  t.regex(JSON.stringify(logged), /waitedMs/);
 });

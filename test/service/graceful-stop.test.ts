@@ -1,5 +1,6 @@
 import test from 'ava';
 import pg from 'pg';
+import { pino } from 'pino';
 import { responseContract } from '../../scripts/contract/response-contract.js';
 import type { JobDefinition } from '../../server/platform/jobs/jobs.js';
 import { fixtureDocument, fixtureRouter, slowRequestArrived } from '../fixtures/fixture-operations.js';
@@ -78,7 +79,6 @@ test('the api role serves HTTP without running jobs; the worker role runs jobs w
     t.is(handled, 0, 'the api role only sends');
 
     const { startService } = await import('../../server/composition/service.js');
-    const { pino } = await import('pino');
     const worker = await startService(api.config, pino({ level: 'silent' }), {
       role: 'worker',
       jobs: [counter as JobDefinition<never>],

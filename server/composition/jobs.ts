@@ -36,7 +36,7 @@ import {
 import { deadSlotsExist, reclaimDeadSlots, slotlessDeliveryJobs } from '../platform/webhooks/slots.js';
 import { failLostJobs, lostJobsExist } from '../platform/jobs/lost.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
-import { loopsTogether } from '../platform/jobs/loop.js';
+import { loopsTogether, type LoopSafetyNet } from '../platform/jobs/loop.js';
 import type { WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 import { purgeEndedSessions } from '../console/sessions.js';
@@ -120,11 +120,24 @@ export const sweepNeeded = () =>
     sql` OR `,
   )})`;
 
-/** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
+/**
+ * How a worker's loops are woken: by the work_due listener (wake.ts), and by the safety net, one statement for every
+ * loop each WORK_POLL_SECONDS (loop.ts's startLoopSafetyNet). With a safety net, pollIntervalMs is each loop's own
+ * backstop (LOOP_BACKSTOP_FACTOR times longer); without one (a test's loops), each loop looks at that interval itself.
+ */
 export interface LoopWaking {
   work?: WorkListener;
   pollIntervalMs?: number;
+  safetyNet?: LoopSafetyNet;
 }
+
+/** How much longer than the safety net's interval a watched loop waits before it looks for work on its own. */
+export const LOOP_BACKSTOP_FACTOR = 10;
+
+const ownPollIntervalMs = (waking: LoopWaking) =>
+  waking.safetyNet && waking.pollIntervalMs !== undefined
+    ? waking.pollIntervalMs * LOOP_BACKSTOP_FACTOR
+    : waking.pollIntervalMs;
 
 /** Postings to the external systems and DMS documents to post: due rows -> jobs (worker and all roles). */
 export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): PostingDispatcher {
@@ -132,14 +145,16 @@ export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWa
     db,
     sendMany: jobs.sendMany,
     wake: (count) => jobs.wake(POSTING_QUEUE, count),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
     onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
   });
   const dms = startDmsDispatcher({
     db,
     sendMany: jobs.sendMany,
     wake: (count) => jobs.wake(DMS_QUEUE, count),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
     onError: (error) => logger.error({ err: error }, 'DMS dispatch failed; retrying'),
   });
   waking.work?.onWork('postings', postings);
@@ -155,7 +170,8 @@ export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs, waking:
     deliverableTypes: webhookEventTypes,
     enqueue: deliveryEnqueuer(jobs.sendMany),
     wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
   });
   waking.work?.onWork('events', loop);
   return loop;

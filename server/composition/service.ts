@@ -29,6 +29,7 @@ import {
   webhookJob,
 } from './jobs.js';
 import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
+import { startLoopSafetyNet, type LoopSafetyNet } from '../platform/jobs/loop.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
@@ -89,6 +90,7 @@ export async function startService(
   let heartbeat: ProcessHeartbeat | null = null;
   let postings: PostingDispatcher | null = null;
   let work: WorkListener | null = null;
+  let safetyNet: LoopSafetyNet | null = null;
   let simulators: SimulatorServer | null = null;
   let connectorSettings: ConnectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: null };
   // The configured public address, or this process's listen address once it listens (never a request's Host header).
@@ -153,7 +155,13 @@ export async function startService(
     if (role !== 'api') {
       // The loops sleep until a NOTIFY says work is due (or their next work falls due, or the safety net).
       work = listenForWork(database.directUrl, logger); // a LISTEN: straight to the server, past any pooler (0043)
-      const waking = { work, pollIntervalMs: config.workPollSeconds * 1_000 };
+      // One statement each WORK_POLL_SECONDS asks when every loop's next work falls due (decision 0054).
+      safetyNet = startLoopSafetyNet({
+        db: database.db,
+        intervalMs: config.workPollSeconds * 1_000,
+        onError: (error) => logger.error({ err: error }, "the loops' safety net failed; retrying"),
+      });
+      const waking = { work, safetyNet, pollIntervalMs: config.workPollSeconds * 1_000 };
       webhooks = startWebhookDelivery(database.db, logger, jobs, waking);
       postings = startPostings(database.db, logger, jobs, waking);
     }
@@ -212,6 +220,7 @@ export async function startService(
     }
   } catch (error) {
     await work?.close().catch(() => {});
+    await safetyNet?.stop().catch(() => {});
     await webhooks?.stop().catch(() => {});
     await postings?.stop().catch(() => {});
     await simulators?.stop().catch(() => {});
@@ -229,6 +238,7 @@ export async function startService(
   const runningWebhooks = webhooks as WebhookDispatcher | null;
   const runningPostings = postings as PostingDispatcher | null;
   const runningWork = work as WorkListener | null;
+  const runningSafetyNet = safetyNet as LoopSafetyNet | null;
   const runningSimulators = simulators as SimulatorServer | null;
   const runningAccess = access as AccessMemory | null;
   const runningHeartbeat = heartbeat as ProcessHeartbeat;
@@ -248,6 +258,7 @@ export async function startService(
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningAccess?.close();
         await runningWork?.close(); // no more wake-ups
+        await runningSafetyNet?.stop();
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
         await runningPostings?.stop(); // likewise
         await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts

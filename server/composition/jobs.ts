@@ -36,7 +36,7 @@ import {
 import { deadSlotsExist, reclaimDeadSlots, slotlessDeliveryJobs } from '../platform/webhooks/slots.js';
 import { failLostJobs, lostJobsExist } from '../platform/jobs/lost.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
-import { loopsTogether, type LoopSafetyNet } from '../platform/jobs/loop.js';
+import { loopsTogether, startLoopSafetyNet, type LoopSafetyNet } from '../platform/jobs/loop.js';
 import type { WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 import { purgeEndedSessions } from '../console/sessions.js';
@@ -129,6 +129,15 @@ export interface LoopWaking {
   work?: WorkListener;
   pollIntervalMs?: number;
   safetyNet?: LoopSafetyNet;
+}
+
+/** The safety net of a worker's loops: one statement each WORK_POLL_SECONDS asks when each loop's next work falls due. */
+export function startWorkerSafetyNet(db: Db, logger: Logger, pollSeconds: number): LoopSafetyNet {
+  return startLoopSafetyNet({
+    db,
+    intervalMs: pollSeconds * 1_000,
+    onError: (error) => logger.error({ err: error }, "the loops' safety net failed; retrying"),
+  });
 }
 
 /** How much longer than the safety net's interval a watched loop waits before it looks for work on its own. */

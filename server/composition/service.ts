@@ -25,11 +25,12 @@ import {
   startPostings,
   startWebhookDelivery,
   sweepDeadProcesses,
+  startWorkerSafetyNet,
   sweepNeeded,
   webhookJob,
 } from './jobs.js';
 import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
-import { startLoopSafetyNet, type LoopSafetyNet } from '../platform/jobs/loop.js';
+import type { LoopSafetyNet } from '../platform/jobs/loop.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
@@ -155,12 +156,7 @@ export async function startService(
     if (role !== 'api') {
       // The loops sleep until a NOTIFY says work is due (or their next work falls due, or the safety net).
       work = listenForWork(database.directUrl, logger); // a LISTEN: straight to the server, past any pooler (0043)
-      // One statement each WORK_POLL_SECONDS asks when every loop's next work falls due (decision 0054).
-      safetyNet = startLoopSafetyNet({
-        db: database.db,
-        intervalMs: config.workPollSeconds * 1_000,
-        onError: (error) => logger.error({ err: error }, "the loops' safety net failed; retrying"),
-      });
+      safetyNet = startWorkerSafetyNet(database.db, logger, config.workPollSeconds); // one statement for every loop
       const waking = { work, safetyNet, pollIntervalMs: config.workPollSeconds * 1_000 };
       webhooks = startWebhookDelivery(database.db, logger, jobs, waking);
       postings = startPostings(database.db, logger, jobs, waking);

@@ -14,7 +14,7 @@ import { CompiledQuery } from 'kysely';
 import type { Tx } from '../database/transaction.js';
 import type { Logger } from 'pino';
 import { listenForJobs } from './wake.js';
-import { startLoop } from './loop.js';
+import { startLoop, type BackgroundLoop } from './loop.js';
 
 export const JOBS_SCHEMA = 'pgboss';
 
@@ -86,6 +86,24 @@ export const SUPERVISE_SECONDS = 300;
 
 /** How much longer than the safety net's interval a queue's first worker waits before it polls on its own. */
 export const JOB_BACKSTOP_FACTOR = 10;
+
+/** Every `seconds`, one statement reads which of the queues have a job due (dueQueues), and those are woken. */
+function startQueueSafetyNet(
+  boss: PgBoss,
+  queues: string[],
+  seconds: number,
+  wake: (queue: string) => void,
+  logger: Logger,
+): BackgroundLoop {
+  return startLoop({
+    pollIntervalMs: seconds * 1_000,
+    async pass() {
+      for (const queue of await dueQueues(boss, queues)) wake(queue);
+      return false;
+    },
+    onError: (error) => logger.error({ err: error }, "the job queues' safety net failed; retrying"),
+  });
+}
 
 /**
  * The queues (of `names`) with a job due now, as pg-boss's fetch decides it (created or retry, not blocked, its start
@@ -241,14 +259,13 @@ export async function startJobs(options: {
   // The safety net of every queue in one statement each pollingIntervalSeconds: the queues with a job due (one whose
   // notification was lost, or sent for later or retried by another process) have their idle workers woken.
   const safetyNet = options.runWorkers
-    ? startLoop({
-        pollIntervalMs: pollingIntervalSeconds * 1_000,
-        async pass() {
-          for (const queue of await dueQueues(boss, [...queues])) wakeIdle(queue, Infinity);
-          return false;
-        },
-        onError: (error) => options.logger.error({ err: error }, "the job queues' safety net failed; retrying"),
-      })
+    ? startQueueSafetyNet(
+        boss,
+        [...queues],
+        pollingIntervalSeconds,
+        (queue) => wakeIdle(queue, Infinity),
+        options.logger,
+      )
     : null;
   const listener = options.runWorkers
     ? listenForJobs(

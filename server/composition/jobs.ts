@@ -37,7 +37,7 @@ import { deadSlotsExist, reclaimDeadSlots, slotlessDeliveryJobs } from '../platf
 import { failLostJobs, lostJobsExist } from '../platform/jobs/lost.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
 import { loopsTogether, startLoopSafetyNet, type LoopSafetyNet } from '../platform/jobs/loop.js';
-import type { WorkListener } from '../platform/jobs/wake.js';
+import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 import { purgeEndedSessions } from '../console/sessions.js';
 
@@ -131,13 +131,33 @@ export interface LoopWaking {
   safetyNet?: LoopSafetyNet;
 }
 
-/** The safety net of a worker's loops: one statement each WORK_POLL_SECONDS asks when each loop's next work falls due. */
-export function startWorkerSafetyNet(db: Db, logger: Logger, pollSeconds: number): LoopSafetyNet {
-  return startLoopSafetyNet({
-    db,
+/** A worker's waking of its loops, as its service starts them: the listener, the safety net, and how to end both. */
+export type WorkerWaking = LoopWaking & { close(): Promise<void> };
+
+/**
+ * The work_due listener (a LISTEN: on the direct URL, past any pooler, decision 0043) and the safety net of a worker's
+ * loops (one statement each WORK_POLL_SECONDS asks when each loop's next work falls due, decision 0054).
+ */
+export function startWorkerWaking(
+  database: { db: Db; directUrl: string },
+  logger: Logger,
+  pollSeconds: number,
+): WorkerWaking {
+  const work = listenForWork(database.directUrl, logger);
+  const safetyNet = startLoopSafetyNet({
+    db: database.db,
     intervalMs: pollSeconds * 1_000,
     onError: (error) => logger.error({ err: error }, "the loops' safety net failed; retrying"),
   });
+  return {
+    work,
+    safetyNet,
+    pollIntervalMs: pollSeconds * 1_000,
+    async close() {
+      await work.close();
+      await safetyNet.stop();
+    },
+  };
 }
 
 /** How much longer than the safety net's interval a watched loop waits before it looks for work on its own. */

@@ -14,7 +14,7 @@ import { CompiledQuery } from 'kysely';
 import type { Tx } from '../database/transaction.js';
 import type { Logger } from 'pino';
 import { listenForJobs } from './wake.js';
-import { startLoop, type BackgroundLoop } from './loop.js';
+import { startLoop } from './loop.js';
 
 export const JOBS_SCHEMA = 'pgboss';
 
@@ -87,22 +87,41 @@ export const SUPERVISE_SECONDS = 300;
 /** How much longer than the safety net's interval a queue's first worker waits before it polls on its own. */
 export const JOB_BACKSTOP_FACTOR = 10;
 
-/** Every `seconds`, one statement reads which of the queues have a job due (dueQueues), and those are woken. */
-function startQueueSafetyNet(
+/**
+ * How a worker's job workers are woken: each job due now by pg-boss's NOTIFY (heard on its channel; every queue when
+ * the LISTEN is (re)established), and by the safety net of every queue, one statement each pollingIntervalSeconds
+ * (dueQueues): the queues with a job due that no notification told of (lost, or sent for later or retried by
+ * another process) have their idle workers woken.
+ */
+function wakeWorkers(
   boss: PgBoss,
-  queues: string[],
-  seconds: number,
+  options: { databaseUrl: string; listenUrl?: string; pollingIntervalSeconds: number; logger: Logger },
+  queues: Set<string>,
   wake: (queue: string) => void,
-  logger: Logger,
-): BackgroundLoop {
-  return startLoop({
-    pollIntervalMs: seconds * 1_000,
+): { close(): Promise<void> } {
+  const listener = listenForJobs(
+    options.listenUrl ?? options.databaseUrl,
+    JOBS_SCHEMA,
+    (queue) => {
+      if (queue === null) for (const name of queues) wake(name);
+      else if (queues.has(queue)) wake(queue);
+    },
+    options.logger,
+  );
+  const safetyNet = startLoop({
+    pollIntervalMs: options.pollingIntervalSeconds * 1_000,
     async pass() {
-      for (const queue of await dueQueues(boss, queues)) wake(queue);
+      for (const queue of await dueQueues(boss, [...queues])) wake(queue);
       return false;
     },
-    onError: (error) => logger.error({ err: error }, "the job queues' safety net failed; retrying"),
+    onError: (error) => options.logger.error({ err: error }, "the job queues' safety net failed; retrying"),
   });
+  return {
+    async close() {
+      await safetyNet.stop();
+      await listener.close();
+    },
+  };
 }
 
 /**
@@ -254,29 +273,10 @@ export async function startJobs(options: {
       );
     if (definition.cron) await boss.schedule(definition.queue, definition.cron);
   }
-  // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.
+  // The worker role hears each job due now (pg-boss's NOTIFY in the insert), and its safety net finds the others.
   const queues = new Set(options.definitions.map((definition) => definition.queue));
-  // The safety net of every queue in one statement each pollingIntervalSeconds: the queues with a job due (one whose
-  // notification was lost, or sent for later or retried by another process) have their idle workers woken.
-  const safetyNet = options.runWorkers
-    ? startQueueSafetyNet(
-        boss,
-        [...queues],
-        pollingIntervalSeconds,
-        (queue) => wakeIdle(queue, Infinity),
-        options.logger,
-      )
-    : null;
-  const listener = options.runWorkers
-    ? listenForJobs(
-        options.listenUrl ?? options.databaseUrl,
-        JOBS_SCHEMA,
-        (queue) => {
-          if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
-          else if (queues.has(queue)) wakeIdle(queue, Infinity);
-        },
-        options.logger,
-      )
+  const waking = options.runWorkers
+    ? wakeWorkers(boss, { ...options, pollingIntervalSeconds }, queues, (queue) => wakeIdle(queue, Infinity))
     : null;
   return {
     boss,
@@ -292,8 +292,7 @@ export async function startJobs(options: {
     async stop(timeoutMs) {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
-      await safetyNet?.stop();
-      await listener?.close();
+      await waking?.close();
       await boss.stop({ graceful: true, close: true, timeout: Math.max(timeoutMs, 1) });
     },
   };

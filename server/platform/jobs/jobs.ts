@@ -5,7 +5,8 @@
 // Idle workers do not poll (decision 0040): every queue is created with pg-boss's notify, so an insert of a job due
 // now NOTIFYs in its own statement, and the worker role LISTENs (wake.ts) and wakes that queue's idle workers; a job
 // due later wakes this process's workers when it falls due (a timer), as does a failed job after its retry delay. The
-// workers' own polling is only the safety net (pollingIntervalSeconds). A worker that finished a job fetches again at
+// safety net is one statement for every queue each pollingIntervalSeconds (wakeWorkers, decision 0054); the workers'
+// own polling is only its backstop, ten times rarer. A worker that finished a job fetches again at
 // once while there are jobs (wakeAfterJob). Jobs sent `fair` are ordered per organisation: each gets the priority
 // minus the number of its organisation's jobs already waiting, so one organisation's backlog never holds another's
 // first job behind it (pg-boss fetches by priority, then age).

@@ -2,7 +2,8 @@
 // NOTIFY that work is due, see wake.ts), the next at once (after busyDelayMs) while a pass found work, and otherwise
 // a pass when the work it knows of falls due, or after the safety-net interval (pollIntervalMs) at the latest: an
 // idle loop runs no statement between wake-ups but that rare one. A failed pass is reported and the loop goes on.
-// stop() waits for the pass under way.
+// stop() waits for the pass under way. A worker's loops share one safety net (startLoopSafetyNet, decision 0054): one
+// statement reads when each one's next work falls due, and their own interval is only a backstop.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../database/transaction.js';
 

@@ -38,8 +38,10 @@ export interface IdleFigures {
     transactionsPerSecond: number;
     rowsReturnedPerSecond: number;
     byKind: Record<string, number>;
+    /** With more than one window (FAIR_IDLE_WINDOWS): each later window's statements a second and their kinds. */
+    later: { statementsPerSecond: number; byKind: Record<string, number> }[];
   }[];
-  /** Commit of a one-document DMS push to its posting's flag write (an upper bound of the start of work), on the idle single process. */
+  /** Commit of a one-document DMS push to its posting's flag write (an upper bound of the start of work), on the idle single process (0 when that role was not run). */
   pushes: number;
   startMedianMs: number;
   startMaxMs: number;
@@ -118,10 +120,17 @@ const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b
 
 export async function benchIdle(
   urlOf: (database: string) => string,
-  options: { seconds?: number; pushes?: number } = {},
+  options: { seconds?: number; pushes?: number; windows?: number; roles?: readonly Role[] } = {},
 ): Promise<IdleFigures> {
   const seconds = options.seconds ?? 60; // pg-boss's slowest timers (supervision, queue cache) come each minute
-  const pushes = options.pushes ?? 10;
+  // FAIR_IDLE_WINDOWS=3: each role is measured over three windows in a row, the first (the first minute after the
+  // start's own statements) and the steady state after it. FAIR_IDLE_ROLES=worker: only the roles named.
+  const windows = options.windows ?? Math.max(1, Number(process.env.FAIR_IDLE_WINDOWS ?? 1) || 1);
+  const roles =
+    options.roles ??
+    ((process.env.FAIR_IDLE_ROLES?.split(',').filter((r) => ['api', 'worker', 'all'].includes(r)) as Role[]) || []);
+  const measured: readonly Role[] = roles.length > 0 ? roles : ['api', 'worker', 'all'];
+  const pushes = measured.includes('all') ? (options.pushes ?? 10) : 0;
   const name = 'bench_idle';
   const admin = new pg.Pool({ connectionString: urlOf('postgres'), max: 1 });
   admin.on('error', () => {});
@@ -162,29 +171,36 @@ export async function benchIdle(
   const idle: IdleFigures['idle'] = [];
   try {
     await applyMigrations(pool);
-    for (const role of ['api', 'worker', 'all'] as const) {
+    const kinds = () =>
+      Object.fromEntries([...proxy.counts].map(([kind, n]) => [kind, Math.round((n / seconds) * 100) / 100]));
+    for (const role of measured) {
       running = await startService(config, pino({ level: 'silent' }), { role });
       await sleep(5_000); // past the start's own statements (migrations checked, queues made, first sweep)
       proxy.counts.clear();
       const before = await stats();
       await sleep(seconds * 1_000);
       const after = await stats();
-      const byKind = Object.fromEntries(
-        [...proxy.counts].map(([kind, n]) => [kind, Math.round((n / seconds) * 100) / 100]),
-      );
+      const first = { statementsPerSecond: total(proxy.counts) / seconds, byKind: kinds() };
+      const later: IdleFigures['idle'][number]['later'] = [];
+      for (let window = 1; window < windows; window += 1) {
+        proxy.counts.clear();
+        await sleep(seconds * 1_000);
+        later.push({ statementsPerSecond: total(proxy.counts) / seconds, byKind: kinds() });
+      }
       idle.push({
         role,
-        statementsPerSecond: total(proxy.counts) / seconds,
+        ...first,
         transactionsPerSecond: (after.xact - before.xact - 1) / seconds,
         rowsReturnedPerSecond: (after.tup - before.tup) / seconds,
-        byKind,
+        later,
       });
-      if (role !== 'all') {
+      if (role !== 'all' || pushes === 0) {
         await running.stop();
         running = null;
       }
     }
 
+    if (pushes === 0) return { seconds, idle, pushes, startMedianMs: 0, startMaxMs: 0, postedMedianMs: 0 };
     // The delay from commit to the start of work, on the single process (idle) just measured.
     const record = await createOrganization(db, {
       name: 'Bench idle',
@@ -281,8 +297,19 @@ export function idleReport(f: IdleFigures): string[] {
           .map(([k, n]) => `${k} ${n}`)
           .join(
             ', ',
-          )}); database: ${r.transactionsPerSecond.toFixed(2)} transactions/s, ${r.rowsReturnedPerSecond.toFixed(0)} rows read/s`,
+          )}); database: ${r.transactionsPerSecond.toFixed(2)} transactions/s, ${r.rowsReturnedPerSecond.toFixed(0)} rows read/s${r.later
+          .map(
+            (w, i) =>
+              `\n    then window ${i + 2}: ${w.statementsPerSecond.toFixed(2)} statements/s (${Object.entries(w.byKind)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(', ')})`,
+          )
+          .join('')}`,
     ),
-    `  commit to work (a one-document DMS push on the idle single process; aim no worse than before): its posting's flag written ${f.startMedianMs.toFixed(0)} ms after the answer (median of ${f.pushes}; worst ${f.startMaxMs.toFixed(0)} ms), seen posted by a client polling every 5 ms after ${f.postedMedianMs.toFixed(0)} ms`,
+    ...(f.pushes === 0
+      ? []
+      : [
+          `  commit to work (a one-document DMS push on the idle single process; aim no worse than before): its posting's flag written ${f.startMedianMs.toFixed(0)} ms after the answer (median of ${f.pushes}; worst ${f.startMaxMs.toFixed(0)} ms), seen posted by a client polling every 5 ms after ${f.postedMedianMs.toFixed(0)} ms`,
+        ]),
   ];
 }

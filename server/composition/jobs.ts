@@ -36,8 +36,8 @@ import {
 import { deadSlotsExist, reclaimDeadSlots, slotlessDeliveryJobs } from '../platform/webhooks/slots.js';
 import { failLostJobs, lostJobsExist } from '../platform/jobs/lost.js';
 import { forgetOldProcesses, oldProcessesExist } from '../platform/jobs/processes.js';
-import { loopsTogether } from '../platform/jobs/loop.js';
-import type { WorkListener } from '../platform/jobs/wake.js';
+import { loopsTogether, startLoopSafetyNet, type LoopSafetyNet } from '../platform/jobs/loop.js';
+import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
 import { MODULES, webhookEventTypes, webhookObjects } from './modules.js';
 import { purgeEndedSessions } from '../console/sessions.js';
 
@@ -120,11 +120,53 @@ export const sweepNeeded = () =>
     sql` OR `,
   )})`;
 
-/** How a worker's loops are woken: by the work_due listener (wake.ts), and at the safety net's interval. */
+/**
+ * How a worker's loops are woken: by the work_due listener (wake.ts), and by the safety net, one statement for every
+ * loop each WORK_POLL_SECONDS (loop.ts's startLoopSafetyNet). With a safety net, pollIntervalMs is each loop's own
+ * backstop (LOOP_BACKSTOP_FACTOR times longer); without one (a test's loops), each loop looks at that interval itself.
+ */
 export interface LoopWaking {
   work?: WorkListener;
   pollIntervalMs?: number;
+  safetyNet?: LoopSafetyNet;
 }
+
+/** A worker's waking of its loops, as its service starts them: the listener, the safety net, and how to end both. */
+export type WorkerWaking = LoopWaking & { close(): Promise<void> };
+
+/**
+ * The work_due listener (a LISTEN: on the direct URL, past any pooler, decision 0043) and the safety net of a worker's
+ * loops (one statement each WORK_POLL_SECONDS asks when each loop's next work falls due, decision 0054).
+ */
+export function startWorkerWaking(
+  database: { db: Db; directUrl: string },
+  logger: Logger,
+  pollSeconds: number,
+): WorkerWaking {
+  const work = listenForWork(database.directUrl, logger);
+  const safetyNet = startLoopSafetyNet({
+    db: database.db,
+    intervalMs: pollSeconds * 1_000,
+    onError: (error) => logger.error({ err: error }, "the loops' safety net failed; retrying"),
+  });
+  return {
+    work,
+    safetyNet,
+    pollIntervalMs: pollSeconds * 1_000,
+    async close() {
+      await work.close();
+      await safetyNet.stop();
+    },
+  };
+}
+
+/** How much longer than the safety net's interval a watched loop waits before it looks for work on its own. */
+export const LOOP_BACKSTOP_FACTOR = 10;
+
+const ownPollIntervalMs = (waking: LoopWaking) =>
+  waking.safetyNet && waking.pollIntervalMs !== undefined
+    ? waking.pollIntervalMs * LOOP_BACKSTOP_FACTOR
+    : waking.pollIntervalMs;
 
 /** Postings to the external systems and DMS documents to post: due rows -> jobs (worker and all roles). */
 export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWaking = {}): PostingDispatcher {
@@ -132,14 +174,16 @@ export function startPostings(db: Db, logger: Logger, jobs: Jobs, waking: LoopWa
     db,
     sendMany: jobs.sendMany,
     wake: (count) => jobs.wake(POSTING_QUEUE, count),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
     onError: (error) => logger.error({ err: error }, 'posting dispatch failed; retrying'),
   });
   const dms = startDmsDispatcher({
     db,
     sendMany: jobs.sendMany,
     wake: (count) => jobs.wake(DMS_QUEUE, count),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
     onError: (error) => logger.error({ err: error }, 'DMS dispatch failed; retrying'),
   });
   waking.work?.onWork('postings', postings);
@@ -155,7 +199,8 @@ export function startWebhookDelivery(db: Db, logger: Logger, jobs: Jobs, waking:
     deliverableTypes: webhookEventTypes,
     enqueue: deliveryEnqueuer(jobs.sendMany),
     wake: (deliveries) => jobs.wake(DELIVERY_QUEUE, deliveries),
-    pollIntervalMs: waking.pollIntervalMs,
+    pollIntervalMs: ownPollIntervalMs(waking),
+    safetyNet: waking.safetyNet,
   });
   waking.work?.onWork('events', loop);
   return loop;

@@ -25,10 +25,11 @@ import {
   startPostings,
   startWebhookDelivery,
   sweepDeadProcesses,
+  startWorkerWaking,
   sweepNeeded,
   webhookJob,
+  type WorkerWaking,
 } from './jobs.js';
-import { listenForWork, type WorkListener } from '../platform/jobs/wake.js';
 import type { ModuleContext } from '../platform/modules/manifest.js';
 import type { ConnectorSettings } from '../connectors/connections.js';
 import type { PostingDispatcher } from '../modules/postings/dispatch.js';
@@ -88,7 +89,7 @@ export async function startService(
   let access: AccessMemory | null = null;
   let heartbeat: ProcessHeartbeat | null = null;
   let postings: PostingDispatcher | null = null;
-  let work: WorkListener | null = null;
+  let waking: WorkerWaking | null = null;
   let simulators: SimulatorServer | null = null;
   let connectorSettings: ConnectorSettings = { secretKey: config.webhookSecretKey, simulatorUrl: null };
   // The configured public address, or this process's listen address once it listens (never a request's Host header).
@@ -152,8 +153,7 @@ export async function startService(
     });
     if (role !== 'api') {
       // The loops sleep until a NOTIFY says work is due (or their next work falls due, or the safety net).
-      work = listenForWork(database.directUrl, logger); // a LISTEN: straight to the server, past any pooler (0043)
-      const waking = { work, pollIntervalMs: config.workPollSeconds * 1_000 };
+      waking = startWorkerWaking(database, logger, config.workPollSeconds);
       webhooks = startWebhookDelivery(database.db, logger, jobs, waking);
       postings = startPostings(database.db, logger, jobs, waking);
     }
@@ -211,7 +211,7 @@ export async function startService(
       publicBaseUrl ??= reachableUrl(urlOf(server.address() as AddressInfo));
     }
   } catch (error) {
-    await work?.close().catch(() => {});
+    await waking?.close().catch(() => {});
     await webhooks?.stop().catch(() => {});
     await postings?.stop().catch(() => {});
     await simulators?.stop().catch(() => {});
@@ -228,7 +228,7 @@ export async function startService(
   const runningJobs = jobs;
   const runningWebhooks = webhooks as WebhookDispatcher | null;
   const runningPostings = postings as PostingDispatcher | null;
-  const runningWork = work as WorkListener | null;
+  const runningWaking = waking as WorkerWaking | null;
   const runningSimulators = simulators as SimulatorServer | null;
   const runningAccess = access as AccessMemory | null;
   const runningHeartbeat = heartbeat as ProcessHeartbeat;
@@ -247,7 +247,7 @@ export async function startService(
         if (server) await closeHttpServer(server, config.shutdownTimeoutMs);
         await apiLog.stop(); // after the last request, before the pool closes: no entry is lost
         await runningAccess?.close();
-        await runningWork?.close(); // no more wake-ups
+        await runningWaking?.close(); // no more wake-ups
         await runningWebhooks?.stop(); // the fan-out first: it sends jobs, so it ends before the job system
         await runningPostings?.stop(); // likewise
         await runningJobs.stop(Math.max(0, deadline - Date.now())); // waits for running attempts

@@ -18,7 +18,7 @@ const LIMIT = 60;
 /** Functions over the limit today: `file:function` -> its lines now (the most it may have), and why it is left whole. */
 const LONGER: Record<string, { lines: number; why: string }> = {
   'server/composition/service.ts:startService': {
-    lines: 84,
+    lines: 83,
     why: 'the start-up sequence of a process (database, migrations, jobs, HTTP, console, shutdown) in the order it must run; its parts could be steps of their own, not yet done',
   },
   'server/connectors/accounting/quickbooks-client.ts:createQuickBooksClient': {
@@ -26,7 +26,7 @@ const LONGER: Record<string, { lines: number; why: string }> = {
     why: "a factory: the client's calls are closures over its options and token, each short; the body is mostly those calls",
   },
   'server/platform/jobs/jobs.ts:startJobs': {
-    lines: 66,
+    lines: 64,
     why: "a factory: pg-boss started with its queues and the workers' closures over it; not a posting function, not yet cut",
   },
   'server/console/app.ts:consoleApp': {

@@ -28,6 +28,7 @@ import {
   loopsTogether,
   startDispatchLoop,
   startLoop,
+  type LoopSafetyNet,
   type BackgroundLoop,
 } from '../../platform/jobs/loop.js';
 import { parseNextFile } from './files.js';
@@ -223,13 +224,18 @@ export const unclaimedDmsJobs: ClaimingQueue = {
  * (A document woken by what it waits for is due now, and its UPDATE notifies.)
  */
 export async function nextDmsDocumentDueAt(db: Db): Promise<Date | null> {
-  const row = await db
-    .selectFrom('dms_documents')
-    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('state', '=', 'received')
-    .executeTakeFirst();
-  return row?.at ? new Date(row.at) : null;
+  const { rows } = await sql<{ at: Date | null }>`SELECT (${dmsDocumentsDueAt()}) AS at`.execute(db);
+  return rows[0]?.at ? new Date(rows[0].at) : null;
 }
+
+/** The same as SQL, also read by the worker's safety net (loop.ts's startLoopSafetyNet). */
+export const dmsDocumentsDueAt = () =>
+  sql<Date | null>`SELECT min(next_attempt_at) FROM dms_documents WHERE state = 'received'`;
+
+/** Whether a file waits to be parsed (now, as SQL), or null: the files' loop's part of the worker's safety net. */
+export const dmsFilesDueAt = () =>
+  sql<Date | null>`SELECT now() WHERE EXISTS (SELECT 1 FROM dms_batches
+    WHERE source = 'xml_file' AND file_status = 'received')`;
 
 /**
  * The DMS loops of a worker: files (one parsed per pass, while there are any) and documents (leased and sent as
@@ -241,6 +247,8 @@ export function startDmsDispatcher(options: {
   onError: (error: unknown) => void;
   wake?: (count: number) => void;
   pollIntervalMs?: number;
+  /** The worker's safety net, which watches each loop (when given, pollIntervalMs is only the loops' backstop). */
+  safetyNet?: LoopSafetyNet;
 }): BackgroundLoop {
   const documents = startDispatchLoop({
     dispatch: () => dispatchDmsDocuments(options.db, options.sendMany),
@@ -255,5 +263,7 @@ export function startDmsDispatcher(options: {
     onError: options.onError,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
   });
+  options.safetyNet?.watch(documents, dmsDocumentsDueAt());
+  options.safetyNet?.watch(files, dmsFilesDueAt());
   return loopsTogether([documents, files]);
 }

@@ -9,7 +9,7 @@ import { inTransaction, type Db } from '../../platform/database/transaction.js';
 import type { ClaimingQueue } from '../../platform/jobs/lost.js';
 import { leaseCutoff } from '../../platform/jobs/processes.js';
 import { JOBS_SCHEMA, type SendMany } from '../../platform/jobs/jobs.js';
-import { startDispatchLoop, type BackgroundLoop } from '../../platform/jobs/loop.js';
+import { startDispatchLoop, type BackgroundLoop, type LoopSafetyNet } from '../../platform/jobs/loop.js';
 import { POSTING_QUEUE, type PostingJob } from './run.js';
 
 /** Organisations served in one pass at most (the others in the next, at once). */
@@ -78,15 +78,17 @@ export async function dispatchPostings(db: Db, sendMany: SendMany, batch = 200):
   });
 }
 
-/** When the next posting not yet queued falls due (a row written for later), or null: the loop sleeps until then. */
+/**
+ * When the next posting not yet queued falls due (a row written for later), or null, as SQL: read by the loop when it
+ * goes idle (it sleeps until then) and by the worker's safety net (loop.ts's startLoopSafetyNet).
+ */
+export const postingsDueAt = () =>
+  sql<Date | null>`SELECT min(next_attempt_at) FROM external_postings WHERE queued_at IS NULL AND status = 'pending'`;
+
+/** When the next posting not yet queued falls due, or null: the loop sleeps until then. */
 export async function nextPostingDueAt(db: Db): Promise<Date | null> {
-  const row = await db
-    .selectFrom('external_postings')
-    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('queued_at', 'is', null)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return row?.at ? new Date(row.at) : null;
+  const { rows } = await sql<{ at: Date | null }>`SELECT (${postingsDueAt()}) AS at`.execute(db);
+  return rows[0]?.at ? new Date(rows[0].at) : null;
 }
 
 /** How often a queued posting whose attempt is due and unclaimed has its job looked up (gone: queued again). */
@@ -155,12 +157,16 @@ export function startPostingDispatcher(options: {
   onError: (error: unknown) => void;
   wake?: (count: number) => void;
   pollIntervalMs?: number;
+  /** The worker's safety net, which watches the loop (when given, pollIntervalMs is only the loop's backstop). */
+  safetyNet?: LoopSafetyNet;
 }): PostingDispatcher {
-  return startDispatchLoop({
+  const loop = startDispatchLoop({
     dispatch: () => dispatchPostings(options.db, options.sendMany),
     nextDueAt: () => nextPostingDueAt(options.db),
     onError: options.onError,
     wake: options.wake,
     pollIntervalMs: options.pollIntervalMs,
   });
+  options.safetyNet?.watch(loop, postingsDueAt());
+  return loop;
 }

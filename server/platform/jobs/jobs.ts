@@ -5,7 +5,8 @@
 // Idle workers do not poll (decision 0040): every queue is created with pg-boss's notify, so an insert of a job due
 // now NOTIFYs in its own statement, and the worker role LISTENs (wake.ts) and wakes that queue's idle workers; a job
 // due later wakes this process's workers when it falls due (a timer), as does a failed job after its retry delay. The
-// workers' own polling is only the safety net (pollingIntervalSeconds). A worker that finished a job fetches again at
+// safety net is one statement for every queue each pollingIntervalSeconds (wakeWorkers, decision 0054); the workers'
+// own polling is only its backstop, ten times rarer. A worker that finished a job fetches again at
 // once while there are jobs (wakeAfterJob). Jobs sent `fair` are ordered per organisation: each gets the priority
 // minus the number of its organisation's jobs already waiting, so one organisation's backlog never holds another's
 // first job behind it (pg-boss fetches by priority, then age).
@@ -14,6 +15,7 @@ import { CompiledQuery } from 'kysely';
 import type { Tx } from '../database/transaction.js';
 import type { Logger } from 'pino';
 import { listenForJobs } from './wake.js';
+import { startLoop } from './loop.js';
 
 export const JOBS_SCHEMA = 'pgboss';
 
@@ -77,8 +79,65 @@ const inside = (tx: Tx) => ({
     tx.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[])) as Promise<{ rows: any[] }>,
 });
 
-/** The safety-net poll of an idle job worker when startJobs is given none (WORK_POLL_SECONDS's default). */
+/** The safety net's interval (one statement for every queue) when startJobs is given none (WORK_POLL_SECONDS's default). */
 export const DEFAULT_JOBS_POLL_SECONDS = 30;
+
+/** How often pg-boss's supervision, queue cache, instance row and background migrations run (its defaults: 60, 60, 30, 60 s). */
+export const SUPERVISE_SECONDS = 300;
+
+/** How much longer than the safety net's interval a queue's first worker waits before it polls on its own. */
+export const JOB_BACKSTOP_FACTOR = 10;
+
+/**
+ * How a worker's job workers are woken: each job due now by pg-boss's NOTIFY (heard on its channel; every queue when
+ * the LISTEN is (re)established), and by the safety net of every queue, one statement each pollingIntervalSeconds
+ * (dueQueues): the queues with a job due that no notification told of (lost, or sent for later or retried by
+ * another process) have their idle workers woken.
+ */
+function wakeWorkers(
+  boss: PgBoss,
+  options: { databaseUrl: string; listenUrl?: string; pollingIntervalSeconds: number; logger: Logger },
+  queues: Set<string>,
+  wake: (queue: string) => void,
+): { close(): Promise<void> } {
+  const listener = listenForJobs(
+    options.listenUrl ?? options.databaseUrl,
+    JOBS_SCHEMA,
+    (queue) => {
+      if (queue === null) for (const name of queues) wake(name);
+      else if (queues.has(queue)) wake(queue);
+    },
+    options.logger,
+  );
+  const safetyNet = startLoop({
+    pollIntervalMs: options.pollingIntervalSeconds * 1_000,
+    async pass() {
+      for (const queue of await dueQueues(boss, [...queues])) wake(queue);
+      return false;
+    },
+    onError: (error) => options.logger.error({ err: error }, "the job queues' safety net failed; retrying"),
+  });
+  return {
+    async close() {
+      await safetyNet.stop();
+      await listener.close();
+    },
+  };
+}
+
+/**
+ * The queues (of `names`) with a job due now, as pg-boss's fetch decides it (created or retry, not blocked, its start
+ * time past by pg-boss's clock; job_i11 and job_i14 cover it): one statement for every queue.
+ */
+async function dueQueues(boss: PgBoss, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const { rows } = (await boss.getDb().executeSql(
+    `SELECT q.name FROM unnest($1::text[]) AS q(name) WHERE EXISTS (SELECT 1 FROM ${JOBS_SCHEMA}.job j
+      WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${JOBS_SCHEMA}.job_now())`,
+    [names],
+  )) as { rows: { name: string }[] };
+  return rows.map((row) => row.name);
+}
 
 export async function startJobs(options: {
   databaseUrl: string;
@@ -100,9 +159,23 @@ export async function startJobs(options: {
     // The cron worker's poll (pg-boss's default 5 s) is the only one left between notifications: a cron job is sent
     // within this of its minute (ours run each minute or less often, and none is timed to the second).
     cronWorkerIntervalSeconds: Math.min(45, Math.max(5, Math.round(pollingIntervalSeconds))),
-    // pg-boss's flows (jobs that wait for other jobs) are checked every 5 s by default, three statements each time; the
-    // service sends no such job, so the check runs at the safety net's pace.
-    flowIntervalSeconds: Math.max(5, Math.round(pollingIntervalSeconds)),
+    // pg-boss's flows (jobs that wait for other jobs) are checked every 5 s by default, two statements each time; the
+    // service sends no such job, so the check runs every ten minutes.
+    flowIntervalSeconds: 600,
+    // pg-boss's supervision (decision 0054): its monitor fails jobs active past their queue's expiry so that they are
+    // retried, and refreshes its queue statistics (read by nothing of ours); about 12 statements a pass, each minute by
+    // default. Every five minutes here: our own sweeps take back what a dead worker held within seconds (lost.ts, the
+    // heartbeat's), so the expiry is the last resort, and a job of a queue without a sweep (the cron jobs) whose
+    // worker died is retried up to four minutes later than before. Its maintenance (deletion of old jobs) keeps its
+    // own interval (a day), only looked for less often.
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+    // Its queue cache (each minute by default) serves what the service does not use (pg-boss's own LISTEN, burst
+    // fetching); its instance row (every 30 s) is read by nothing on the job path; its background migrations (looked
+    // for each minute) are there only after an upgrade of pg-boss, and start up to five minutes after it.
+    queueCacheIntervalSeconds: SUPERVISE_SECONDS,
+    instanceHeartbeatSeconds: SUPERVISE_SECONDS,
+    bamIntervalSeconds: SUPERVISE_SECONDS,
   });
   boss.on('error', (error) => options.logger.error({ err: error }, 'job system error'));
   // A second attempt (pg-boss's own retry, a second later) if the first lost a race: processes starting together on a
@@ -182,11 +255,12 @@ export async function startJobs(options: {
         }
       }
     };
-    // Every pg-boss worker polls on its own: of a queue's `concurrency` workers, one keeps the safety net's interval
-    // and the others poll ten times less often (they are woken like it), so that an idle queue of 32 workers is not 32
-    // polls every interval.
+    // Every pg-boss worker polls on its own, one statement a poll. The safety net is one statement for every queue
+    // (dueQueues below), so a worker's own poll is only its backstop: the queue's first worker polls
+    // JOB_BACKSTOP_FACTOR times less often than the safety net, and its others ten times less often again (they are
+    // woken like it), so that an idle queue of 32 workers is not 32 polls every interval.
     const concurrency = definition.concurrency ?? 1;
-    const interval = definition.pollingIntervalSeconds ?? pollingIntervalSeconds;
+    const interval = definition.pollingIntervalSeconds ?? pollingIntervalSeconds * JOB_BACKSTOP_FACTOR;
     const settings = {
       batchSize: 1,
       ...(definition.groupConcurrency !== undefined ? { groupConcurrency: definition.groupConcurrency } : {}),
@@ -200,18 +274,10 @@ export async function startJobs(options: {
       );
     if (definition.cron) await boss.schedule(definition.queue, definition.cron);
   }
-  // The worker role hears each job due now (pg-boss's NOTIFY in the insert): that queue's idle workers fetch at once.
+  // The worker role hears each job due now (pg-boss's NOTIFY in the insert), and its safety net finds the others.
   const queues = new Set(options.definitions.map((definition) => definition.queue));
-  const listener = options.runWorkers
-    ? listenForJobs(
-        options.listenUrl ?? options.databaseUrl,
-        JOBS_SCHEMA,
-        (queue) => {
-          if (queue === null) for (const name of queues) wakeIdle(name, Infinity);
-          else if (queues.has(queue)) wakeIdle(queue, Infinity);
-        },
-        options.logger,
-      )
+  const waking = options.runWorkers
+    ? wakeWorkers(boss, { ...options, pollingIntervalSeconds }, queues, (queue) => wakeIdle(queue, Infinity))
     : null;
   return {
     boss,
@@ -227,7 +293,7 @@ export async function startJobs(options: {
     async stop(timeoutMs) {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
-      await listener?.close();
+      await waking?.close();
       await boss.stop({ graceful: true, close: true, timeout: Math.max(timeoutMs, 1) });
     },
   };

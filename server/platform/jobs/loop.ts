@@ -2,10 +2,16 @@
 // NOTIFY that work is due, see wake.ts), the next at once (after busyDelayMs) while a pass found work, and otherwise
 // a pass when the work it knows of falls due, or after the safety-net interval (pollIntervalMs) at the latest: an
 // idle loop runs no statement between wake-ups but that rare one. A failed pass is reported and the loop goes on.
-// stop() waits for the pass under way.
+// stop() waits for the pass under way. A worker's loops share one safety net (startLoopSafetyNet, decision 0054): one
+// statement reads when each one's next work falls due, and their own interval is only a backstop.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../database/transaction.js';
+
 export interface BackgroundLoop {
   /** Runs a pass now (or right after the one under way): new work is due. */
   wake(): void;
+  /** Runs a pass at `at` at the latest (now if it is past): the safety net read when the loop's next work falls due. */
+  wakeAt?(at: Date): void;
   stop(): Promise<void>;
 }
 
@@ -22,13 +28,16 @@ export function startLoop(options: {
 }): BackgroundLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  let timerAt = Infinity; // when the timer's pass comes (ms since the epoch)
   let running: Promise<void> | null = null;
   let wokenWhileRunning = false;
   const schedule = (delayMs: number): void => {
     if (stopped) return;
     if (timer) clearTimeout(timer);
+    timerAt = Date.now() + delayMs;
     timer = setTimeout(() => {
       timer = null;
+      timerAt = Infinity;
       wokenWhileRunning = false;
       running = options
         .pass()
@@ -54,6 +63,12 @@ export function startLoop(options: {
       if (stopped) return;
       if (running) wokenWhileRunning = true;
       else schedule(0);
+    },
+    wakeAt(at) {
+      // A pass under way reads its own next due time when it ends; a timer due sooner stays.
+      if (stopped || running) return;
+      const delayMs = Math.max(0, at.getTime() - Date.now());
+      if (Date.now() + delayMs < timerAt) schedule(delayMs === 0 ? 0 : delayMs + 5);
     },
     async stop() {
       stopped = true;
@@ -90,6 +105,47 @@ export function startDispatchLoop(options: {
     },
     onError: options.onError,
   });
+}
+
+/**
+ * The safety net of a worker's loops in one statement (decision 0054). Each loop is watched with the SQL of when its
+ * next work falls due (null: none; now or past: due now). Every `intervalMs` one SELECT reads them all, and each loop
+ * with work is woken, or told when its work falls due: a lost notification, or work written for later by another
+ * process, costs the worker one statement a safety-net interval instead of a pass of each loop.
+ */
+export interface LoopSafetyNet {
+  watch(loop: BackgroundLoop, nextDueAt: RawBuilder<Date | null>): void;
+  stop(): Promise<void>;
+}
+
+export function startLoopSafetyNet(options: {
+  db: Db;
+  intervalMs: number;
+  onError: (error: unknown) => void;
+}): LoopSafetyNet {
+  const watched: { loop: BackgroundLoop; nextDueAt: RawBuilder<Date | null> }[] = [];
+  const loop = startLoop({
+    pollIntervalMs: options.intervalMs,
+    async pass() {
+      if (watched.length === 0) return false;
+      const { rows } = await sql<Record<string, Date | string | null>>`SELECT ${sql.join(
+        watched.map(({ nextDueAt }, i) => sql`(${nextDueAt}) AS ${sql.ref(`due_${i}`)}`),
+      )}`.execute(options.db);
+      const row = rows[0] ?? {};
+      watched.forEach(({ loop }, i) => {
+        const at = row[`due_${i}`];
+        if (at !== null && at !== undefined) (loop.wakeAt ?? (() => loop.wake()))(new Date(at));
+      });
+      return false;
+    },
+    onError: options.onError,
+  });
+  return {
+    watch: (watchedLoop, nextDueAt) => {
+      watched.push({ loop: watchedLoop, nextDueAt });
+    },
+    stop: () => loop.stop(),
+  };
 }
 
 /** Several loops as one: woken and stopped together. */

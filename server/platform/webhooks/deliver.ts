@@ -10,7 +10,7 @@
 // stays as the last resort. A job for a delivery no longer pending,
 // already past that attempt, or of a disabled endpoint does nothing. A fan-out loop in each worker process turns
 // event rows into deliveries and their first jobs.
-import { DEFAULT_POLL_INTERVAL_MS, startLoop, type BackgroundLoop } from '../jobs/loop.js';
+import { DEFAULT_POLL_INTERVAL_MS, startLoop, type BackgroundLoop, type LoopSafetyNet } from '../jobs/loop.js';
 import { sql } from 'kysely';
 import type { Job } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -268,8 +268,10 @@ export function startWebhookDispatcher(options: {
   /** Called after a pass committed new deliveries: wakes as many of this process's delivery workers. */
   wake?: (deliveries: number) => void;
   pollIntervalMs?: number;
+  /** The worker's safety net, which watches the loop (when given, pollIntervalMs is only the loop's backstop). */
+  safetyNet?: LoopSafetyNet;
 }): WebhookDispatcher {
-  return startLoop({
+  const loop = startLoop({
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     async pass() {
       const dispatched = await dispatchEvents(options.db, options.deliverableTypes, options.enqueue);
@@ -278,4 +280,10 @@ export function startWebhookDispatcher(options: {
     },
     onError: (error) => options.logger.error({ err: error }, 'webhook fan-out failed; retrying'),
   });
+  options.safetyNet?.watch(loop, eventsDueAt());
+  return loop;
 }
+
+/** Now if an event waits for its fan-out, else null (SQL): the fan-out's part of the worker's safety net. */
+export const eventsDueAt = () =>
+  sql<Date | null>`SELECT now() WHERE EXISTS (SELECT 1 FROM events WHERE dispatched_at IS NULL)`;

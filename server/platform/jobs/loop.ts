@@ -128,10 +128,12 @@ export function startLoopSafetyNet(options: {
     pollIntervalMs: options.intervalMs,
     async pass() {
       if (watched.length === 0) return false;
-      const { rows } = await sql<Record<string, Date | string | null>>`SELECT ${sql.join(
-        watched.map(({ nextDueAt }, i) => sql`(${nextDueAt}) AS ${sql.ref(`due_${i}`)}`),
-      )}`.execute(options.db);
-      const row = rows[0] ?? {};
+      // One SELECT without a FROM: a column per watched loop, each the loop's own scalar subquery (raw SQL only for
+      // the parentheses a subquery needs as a column).
+      const row: Record<string, Date | string | null> =
+        (await options.db
+          .selectNoFrom(watched.map(({ nextDueAt }, i) => sql<Date | null>`(${nextDueAt})`.as(`due_${i}`)))
+          .executeTakeFirst()) ?? {};
       watched.forEach(({ loop }, i) => {
         const at = row[`due_${i}`];
         if (at !== null && at !== undefined) (loop.wakeAt ?? (() => loop.wake()))(new Date(at));

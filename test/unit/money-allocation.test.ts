@@ -85,19 +85,34 @@ test("property: the parts always add up to the total exactly, one part per weigh
   t.pass();
 });
 
-test('property: no part is a minor unit or more away from its exact proportional share', (t) => {
+test('property: each part is its exact proportional share cut down to minor units, or one unit more (a leftover unit)', (t) => {
   fc.assert(
     fc.property(split, ({ code, total, weights }) => {
       const parts = allocate(total, code, weights);
       const sum = BigInt(weights.reduce((a, b) => a + b, 0));
-      // |part - total x w / sum| < 1 unit, multiplied through by sum to stay in integers.
+      const magnitude = (n: bigint) => (n < 0n ? -n : n);
+      // In magnitude: the exact share's whole units (the division truncates), or those plus one. A part whose exact
+      // share is whole can still get a leftover unit (they go to the largest weights, decision 0013), so a part may
+      // be a whole unit away from its exact share, never more, and never below it.
       return parts.every((part, i) => {
-        const gap = units(part) * sum - units(total) * BigInt(weights[i]!);
-        return (gap < 0n ? -gap : gap) < sum;
+        const floor = (magnitude(units(total)) * BigInt(weights[i]!)) / sum;
+        const got = magnitude(units(part));
+        return got === floor || got === floor + 1n;
       });
     }),
   );
   t.pass();
+});
+
+test('a part whose exact share is whole still takes a leftover unit when its weight is among the largest (found by the property above: KWD over 3, 19, 17, 12, 17)', (t) => {
+  // The exact shares of the two 17s are whole (-435194152064.928); two leftover units go to 19, then the first 17.
+  t.deepEqual(allocate('-1740776608259.712', 'KWD', [3, 19, 17, 12, 17]), [
+    '-76798968011.457',
+    '-486393464072.567',
+    '-435194152064.929',
+    '-307195872045.831',
+    '-435194152064.928',
+  ]);
 });
 
 test("property: zero weights get zero, and every part takes the total's sign", (t) => {

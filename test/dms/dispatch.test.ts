@@ -3,11 +3,11 @@
 // worker's loops and its heartbeat sweep drive them: no worker runs, the test takes jobs as a worker would, and a job
 // "lost" is one a worker took (active) whose start is set back past UNCLAIMED_JOB_SECONDS.
 import test from 'ava';
-import pino from 'pino';
 import { sql } from 'kysely';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 import { dmsShop, saleInvoice, type DmsShop } from '../support/dms.js';
-import { startJobs, type Jobs } from '../../server/platform/jobs/jobs.js';
+import type { Jobs } from '../../server/platform/jobs/jobs.js';
+import { sendOnlyJobs } from '../support/jobs.js';
 import { failLostJobs, lostJobsExist, UNCLAIMED_JOB_SECONDS } from '../../server/platform/jobs/lost.js';
 import {
   abandonedDocumentsExist,
@@ -24,13 +24,7 @@ let world: DomainWorld;
 let jobs: Jobs;
 test.before(async () => {
   world = await domainWorld('dms-dispatch');
-  // Sends only: no worker takes the jobs, the test fetches them as a worker would.
-  jobs = await startJobs({
-    databaseUrl: world.database.url,
-    runWorkers: false,
-    definitions: [{ queue: DMS_QUEUE, async handle() {} }],
-    logger: pino({ level: 'silent' }),
-  });
+  jobs = await sendOnlyJobs(world.database.url, DMS_QUEUE); // the test fetches the jobs as a worker would
 });
 test.after.always(async () => {
   await jobs?.stop(1_000);

@@ -4,11 +4,11 @@
 // by the order things happen in, with no worker running and no clock read: the dispatcher and the queue are driven
 // by hand, as the worker's loops drive them.
 import test from 'ava';
-import pino from 'pino';
 import { sql } from 'kysely';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
 import { dmsShop, masterData, saleInvoice, type DmsShop } from '../support/dms.js';
-import { startJobs, type Jobs } from '../../server/platform/jobs/jobs.js';
+import type { Jobs } from '../../server/platform/jobs/jobs.js';
+import { sendOnlyJobs } from '../support/jobs.js';
 import { DMS_QUEUE, dispatchDmsDocuments, type DmsJob } from '../../server/modules/dms/dispatch.js';
 import { parseNextFile, receiveFile } from '../../server/modules/dms/files.js';
 import { writeDmsFile } from '../../server/modules/dms/xml/write.js';
@@ -17,13 +17,7 @@ let world: DomainWorld;
 let jobs: Jobs;
 test.before(async () => {
   world = await domainWorld('dms-fairness');
-  // Sends only: no worker takes the jobs, the test fetches them as a worker would.
-  jobs = await startJobs({
-    databaseUrl: world.database.url,
-    runWorkers: false,
-    definitions: [{ queue: DMS_QUEUE, async handle() {} }],
-    logger: pino({ level: 'silent' }),
-  });
+  jobs = await sendOnlyJobs(world.database.url, DMS_QUEUE); // the test fetches the jobs as a worker would
 });
 test.after.always(async () => {
   await jobs?.stop(1_000);

@@ -4,10 +4,10 @@
 // worker's dispatch loop and heartbeat sweep drive it: no worker runs, and the queue's long wait is the row's times
 // set back (a test cannot wait a minute).
 import test from 'ava';
-import pino from 'pino';
 import { sql } from 'kysely';
 import { domainWorld, type DomainWorld } from '../support/domain.js';
-import { startJobs, type Jobs } from '../../server/platform/jobs/jobs.js';
+import type { Jobs } from '../../server/platform/jobs/jobs.js';
+import { sendOnlyJobs } from '../support/jobs.js';
 import {
   abandonedPostingsExist,
   dispatchPostings,
@@ -20,13 +20,7 @@ let world: DomainWorld;
 let jobs: Jobs;
 test.before(async () => {
   world = await domainWorld('postings-queue');
-  // Sends only: no worker takes the jobs.
-  jobs = await startJobs({
-    databaseUrl: world.database.url,
-    runWorkers: false,
-    definitions: [{ queue: POSTING_QUEUE, async handle() {} }],
-    logger: pino({ level: 'silent' }),
-  });
+  jobs = await sendOnlyJobs(world.database.url, POSTING_QUEUE); // the test fetches the jobs as a worker would
 });
 test.after.always(async () => {
   await jobs?.stop(1_000);

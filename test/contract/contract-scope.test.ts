@@ -1,9 +1,11 @@
 // Where `npm run contract` writes, as a partner runs it (a child process against the real service): on the sandbox
 // with its one key it passes and leaves the DMS as it was (no document, flag, wait, reconciliation or notification);
 // on an empty organisation set up as the README says (both modules, a canonical DMS connection) it passes, with
-// or without the DMS examples; and a DMS example whose document is rejected is a failure, not a pass.
+// or without the DMS examples; and a DMS example whose document is rejected is a failure, not a pass. The sandbox run
+// is the README's own sample ("Contract check of a deployment"), run as it is written and compared with the output
+// the text shows; test/docs/samples.test.ts skips that block, so that the suite runs a whole check of a sandbox once.
 import test from 'ava';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -12,6 +14,7 @@ import { bootstrapSandbox } from '../../server/modules/sandbox/bootstrap.js';
 import { addConnection } from '../../server/modules/dms/connections.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { inTransaction } from '../../server/platform/database/transaction.js';
+import { codeBlocks, compareOutput } from '../docs/code-blocks.js';
 import { createCaller } from '../support/callers.js';
 import { runContract, type ContractRun } from '../support/contract.js';
 import { useTestService } from '../support/service.js';
@@ -50,6 +53,28 @@ async function dmsState(organizationId: string) {
   };
 }
 
+/** The README's sample of the check: the first sh block of "## Contract check of a deployment" and the text block after it. */
+function readmeSample(): { command: string; expected: string } {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.split(/^## Contract check of a deployment$/m)[1]?.split(/^## /m)[0] ?? '';
+  const blocks = codeBlocks('README.md', section);
+  const index = blocks.findIndex((block) => block.kind === 'shell');
+  const output = blocks[index + 1];
+  if (index < 0 || output?.lang !== 'text')
+    throw new Error('README.md: "## Contract check of a deployment" has no sh block followed by a text block');
+  return { command: blocks[index]!.code, expected: output.code };
+}
+
+/** The command as the README runs it: the key in CONTRACT_API_KEY, the base URL as the one argument. */
+async function runAsTheReadme(baseUrl: string, key: string): Promise<Run> {
+  process.env.CONTRACT_API_KEY = key; // read by the command's --key option (the tests of this file run in turn)
+  try {
+    return await runContract(['--base-url', baseUrl]);
+  } finally {
+    delete process.env.CONTRACT_API_KEY;
+  }
+}
+
 test.serial(
   "on the sandbox, with its one key: every request passes or is skipped, the DMS examples are not sent, and the sandbox's DMS, waits and notifications stay as they were",
   async (t) => {
@@ -57,8 +82,15 @@ test.serial(
     const sandbox = await bootstrapSandbox(kyselyOver(pool()), join(scratch, 'sandbox'), pino({ level: 'silent' }));
     t.truthy(sandbox, 'the test database had no organisation yet');
     const before = await dmsState(sandbox!.organizationId);
-    const result = await runContract(['--base-url', api().baseUrl, '--key', sandbox!.secret]);
+    const sample = readmeSample();
+    t.is(
+      sample.command,
+      'CONTRACT_API_KEY="$ERP_API_KEY" npm run --silent contract -- --base-url "$ERP_BASE_URL"\n',
+      "the README's command is the one this test runs",
+    );
+    const result = await runAsTheReadme(api().baseUrl, sandbox!.secret);
     t.is(result.code, 0, result.stdout + result.stderr);
+    t.is(compareOutput(sample.expected, result.stdout), null, 'it prints what the README shows');
     t.deepEqual(
       result.lines.filter((l) => l.startsWith('FAIL')),
       [],

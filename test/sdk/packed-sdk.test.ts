@@ -1,6 +1,6 @@
 // The SDK as a partner gets it: `npm pack`, installed offline into empty projects, one of each module system:
 // - an ES module project: a sample program type-checked against the installed declarations, compiled, and run
-//   against `npm start` with a real webhook; and the quick start of client-sdk/README.md, exactly as written;
+//   against the sandbox service with a real webhook; and the quick start of client-sdk/README.md, exactly as written;
 // - a CommonJS project: a program whose import tsc turns into require(), typed by the CommonJS declarations
 //   (checked under "module": "node16" and the older "commonjs"), run against the same service;
 // - the named types: a file of the ES module project names every schema of the API description and every event kind
@@ -9,7 +9,10 @@
 // - publishing: `npm publish --dry-run` of the built package, offline (npm 11's dry run otherwise asks the registry
 //   for the package's versions; --offline makes it ask nothing, and a dead registry address makes sure of that).
 // One pack, one tsc run per project and one service for the file, tests in turn: this is the only test file that
-// writes client-sdk/dist.
+// writes client-sdk/dist. The service is the sandbox as `npm start` makes it (its synthetic distributor and key),
+// started in this process on a clone of the run's template (test/support/service.ts): a fresh `npm start` of its own
+// (initdb, migrations, a child process) cost this file about 8 CPU-s, and test/service/npm-start.test.ts and
+// test/docs/samples.test.ts prove that command.
 // CPU (issue 35; this was the heaviest file of the suite): the partner projects are type-checked and compiled by
 // TypeScript 7's native compiler (typescript-native, as `npm run typecheck`), about a quarter of TypeScript 5.9's
 // CPU for the same diagnostics and, for these projects, byte for byte the same JavaScript. Two steps stay on 5.9,
@@ -20,16 +23,7 @@
 // runs from the run's compiled bundle (test/support/entry.ts), as `npm run admin` runs dist/.
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,7 +39,8 @@ import { TEST_EVENT } from '../../server/platform/webhooks/endpoints.js';
 import { apiDocument, apiVersion } from '../../server/platform/spec.js';
 import { codeBlocks, compareOutput, type CodeBlock } from '../docs/code-blocks.js';
 import { entryArguments } from '../support/entry.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { TEST_SECRETS } from '../support/secrets.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const root = process.cwd();
 const exec = promisify(execFile);
@@ -188,8 +183,7 @@ interface Context {
   cjs: string;
   packs: string;
   dataDir: string;
-  server: ServerProcess;
-  env: Record<string, string>;
+  server: TestService;
   baseUrl: string;
   key: string;
   /** The ES module project's one tsc run (its complaints, '' when clean): the quick start, the sample, the examples and the named types. */
@@ -201,7 +195,7 @@ interface Context {
 let context: Context;
 
 test.before(async (t) => {
-  t.timeout(360_000); // a build (tsc twice), two offline installs and npm start: minutes on a busy machine
+  t.timeout(360_000); // a build (tsc twice), two offline installs and the sandbox service: minutes on a busy machine
   // Before the build below writes it again: is the committed src/schema-types.ts what the generated types give?
   const schemaTypesCurrent = generateSchemaTypes({ check: true });
   const packs = mkdtempSync(join(tmpdir(), 'erp-sdk-packs-'));
@@ -245,29 +239,21 @@ test.before(async (t) => {
   copyFileSync(join(root, 'test', 'fixtures', 'sdk-sample', 'cjs', 'sample.ts'), join(cjs, 'src', 'sample.ts'));
 
   const dataDir = mkdtempSync(join(tmpdir(), 'erp-sdk-start-'));
-  chmodSync(dataDir, 0o755);
-  const [port, pgPort] = [await freePort(), await freePort()];
-  const env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    EMBEDDED_POSTGRES_PORT: String(pgPort),
-    WEBHOOK_ALLOW_LOOPBACK: 'true',
-  };
-  // The first start (initdb, migrations, the sandbox) can take over a minute on a machine busy with other test files.
-  const server = await startServerProcess(env, { startTimeoutMs: 180_000 });
-  if (!server.output().includes('API listening')) {
+  const server = await startTestService('packed_sdk', {
+    env: { SANDBOX_BOOTSTRAP: 'true', DATA_DIR: dataDir, WEBHOOK_ALLOW_LOOPBACK: 'true' },
+  });
+  const key = server.service.sandboxKey;
+  if (!key) {
     await server.stop();
-    throw new Error(`npm start did not come up:\n${server.output()}`);
+    throw new Error('the service made no sandbox key');
   }
-  const key = readFileSync(join(dataDir, 'sandbox-key.txt'), 'utf8').trim();
   context = {
     esm,
     cjs,
     packs,
     dataDir,
     server,
-    env,
-    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    baseUrl: `${server.baseUrl}/api/v1`,
     key,
     esmCompiled,
     examples,
@@ -378,7 +364,7 @@ test.serial(
   'a sample program on the packed SDK type-checks, creates once under one key, walks every page, handles each feed change once and verifies a real webhook',
   async (t) => {
     t.timeout(240_000);
-    const { esm: app, env, baseUrl, key } = context;
+    const { esm: app, server, baseUrl, key } = context;
     // Type-checked and compiled against the installed declarations only (the project's one tsc run).
     t.is(await context.esmCompiled, '', 'the sample type-checks against the packed SDK');
     const webhookPort = await freePort();
@@ -399,7 +385,8 @@ test.serial(
         'customer.created',
         '--json',
       ],
-      { env: { ...process.env, ...env, DATABASE_URL: '' } },
+      // The installation's secrets, as the service's own: the endpoint's signing secret is sealed by the CLI and opened by the service.
+      { env: { ...process.env, ...TEST_SECRETS, DATABASE_URL: server.database.url, WEBHOOK_ALLOW_LOOPBACK: 'true' } },
     );
     const endpoint = JSON.parse(added) as { secret: string };
 

@@ -303,7 +303,13 @@ test.serial(
     const { cjs } = context;
     t.is(await compile(cjs), '', 'the sample type-checks and compiles under "module": "node16" in a CommonJS project');
     t.is(
-      await compile(cjs, ['--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10'], tsc5),
+      // TypeScript's own lib files are not checked again (--skipDefaultLibCheck: 8.4 -> 5.9 CPU-s); @types/node and the
+      // SDK's declarations still are, under node10 resolution, which is this check's point.
+      await compile(
+        cjs,
+        ['--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10', '--skipDefaultLibCheck'],
+        tsc5,
+      ),
       '',
       'and under the older "module": "commonjs" (TypeScript 5.9)',
     );

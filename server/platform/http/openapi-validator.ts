@@ -2,13 +2,27 @@
 // bundled spec, so the spec is enforced rather than merely described. It compiles the schemas once, at start.
 import { createRequire } from 'node:module';
 import type { Request, RequestHandler, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type * as OpenApiValidatorLibrary from 'express-openapi-validator';
 import type { ApiDocument } from '../spec.js';
 import { operationOf } from './known-operation.js';
 import type { Operation } from '../operations.js';
 
-memoisePathCompilation();
-skipCompilationAtStart();
+let library: typeof OpenApiValidatorLibrary | undefined;
+
+/**
+ * The library, loaded (and patched) when the first app is made rather than when this module is imported: it is
+ * CommonJS with its own tree (Ajv, ajv-formats, multer, body-parser, lodash, a $ref parser), about 0.3 to 1 CPU-s to
+ * load, and a process that imports the HTTP layer without serving never needs it: the operator CLI, and the test files
+ * that call the run's shared service (decision 0057).
+ */
+function validatorLibrary(): typeof OpenApiValidatorLibrary {
+  if (!library) {
+    library = createRequire(import.meta.url)('express-openapi-validator') as typeof OpenApiValidatorLibrary;
+    memoisePathCompilation();
+    skipCompilationAtStart();
+  }
+  return library;
+}
 
 /**
  * express-openapi-validator 5.6 finds a request's operation by compiling every path template with path-to-regexp,
@@ -109,7 +123,7 @@ export function validatorSkips(path: string): boolean {
 }
 
 export function openApiValidator(options: { document: ApiDocument; validateResponses: boolean }): RequestHandler[] {
-  const validators = OpenApiValidator.middleware({
+  const validators = validatorLibrary().middleware({
     // The validator annotates the document it is given, so it gets its own copy.
     apiSpec: structuredClone(options.document) as never,
     validateApiSpec: false, // linted at build time (npm test); skipping saves start-up time

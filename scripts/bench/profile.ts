@@ -42,6 +42,12 @@ export interface ProfileSummary {
 const PIECES: { piece: string; matches: (frame: ProfileNode['callFrame']) => boolean }[] = [
   { piece: 'garbage collection', matches: (f) => f.functionName === '(garbage collector)' },
   { piece: 'native code outside JavaScript ((program))', matches: (f) => f.functionName === '(program)' },
+  {
+    // Promise hooks: on from the first AsyncLocalStorage.run of the process (the transaction owner's, transaction.ts),
+    // after which every promise pays them (Node 20).
+    piece: 'async context hooks (AsyncLocalStorage)',
+    matches: (f) => f.url === 'node:internal/async_hooks' || f.url === 'node:async_hooks',
+  },
   { piece: 'JSON.stringify / JSON.parse', matches: (f) => f.url === '' && /^(stringify|parse)$/.test(f.functionName) },
   {
     piece: 'socket writes and reads (node:net, stream_base)',
@@ -177,5 +183,50 @@ export function profileLines(title: string, summary: ProfileSummary, top = 8): s
     ...summary.groups.slice(0, top).map((g) => `    ${pct(g.share)}  ${g.group}`),
     '  charged to the nearest piece on the stack (adds up to 100 %; 1 % and more):',
     ...summary.pieces.filter((p) => p.share >= 0.01).map((p) => `    ${pct(p.share)}  ${p.piece}`),
+  ];
+}
+
+/**
+ * Several profiles side by side in µs of CPU per request: each piece's share of the process's CPU per request, one
+ * column per target, PostgreSQL's CPU per request as a last row (issue 40: where `/health`'s time went against bare
+ * express's). Pieces under 1 % in every column are summed as "the rest". The first column decides the order.
+ */
+export function pieceComparison(
+  title: string,
+  columns: { label: string; cpuUs: number; postgresUs: number; summary: ProfileSummary }[],
+): string[] {
+  const usOf = (column: (typeof columns)[number], piece: string) =>
+    (column.summary.pieces.find((p) => p.piece === piece)?.share ?? 0) * column.cpuUs;
+  const pieces = [...new Set(columns.flatMap((c) => c.summary.pieces.map((p) => p.piece)))];
+  const shown = pieces
+    .filter((piece) => columns.some((c) => (c.summary.pieces.find((p) => p.piece === piece)?.share ?? 0) >= 0.01))
+    .sort((a, b) => usOf(columns[0]!, b) - usOf(columns[0]!, a));
+  const width = Math.max(...shown.map((piece) => piece.length), 'PostgreSQL (every backend)'.length) + 2;
+  const cell = (text: string) => text.padStart(Math.max(10, ...columns.map((c) => c.label.length)) + 2);
+  const row = (name: string, values: number[]) =>
+    `  ${name.padEnd(width)}${values.map((value) => cell(value.toFixed(0))).join('')}`;
+  const rest = columns.map((c) => c.cpuUs - shown.reduce((sum, piece) => sum + usOf(c, piece), 0));
+  return [
+    `${title}:`,
+    `  ${''.padEnd(width)}${columns.map((c) => cell(c.label)).join('')}`,
+    ...shown.map((piece) =>
+      row(
+        piece,
+        columns.map((c) => usOf(c, piece)),
+      ),
+    ),
+    row('the rest (each under 1 %)', rest),
+    row(
+      'the process, all',
+      columns.map((c) => c.cpuUs),
+    ),
+    row(
+      'PostgreSQL (every backend)',
+      columns.map((c) => c.postgresUs),
+    ),
+    row(
+      'together',
+      columns.map((c) => c.cpuUs + c.postgresUs),
+    ),
   ];
 }

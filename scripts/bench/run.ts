@@ -70,7 +70,7 @@ import { benchWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchProcesses, processesReport, type ProcessesFigures } from './processes.js';
 import { benchFairness, fairnessReport, type FairnessFigures } from './fairness.js';
 import { benchIdle, idleReport, type IdleFigures } from './idle.js';
-import { profileLines, readProfile, type ProfileSummary } from './profile.js';
+import { pieceComparison, profileLines, readProfile, type ProfileSummary } from './profile.js';
 import { build, ENTRIES } from '../build.mjs';
 import { cpuReadable, postgresCpuUs, processesCpuUs } from './cpu.js';
 
@@ -343,7 +343,15 @@ let fairnessFigures: FairnessFigures | undefined;
 let idleFigures: IdleFigures | undefined;
 let dmsReconciliationFigures: DmsReconciliationFigures | undefined;
 let moneyFigures: MoneyFigures | undefined;
-const whereFigures: { title: string; perSecond: number; cpuUsPerOperation: number; summary: ProfileSummary }[] = [];
+const whereFigures: {
+  title: string;
+  perSecond: number;
+  cpuUsPerOperation: number;
+  /** PostgreSQL's CPU per request (per record of the walk) in the window, and its transactions per 1000 requests. */
+  postgresUsPerOperation: number;
+  transactionsPerThousand: number;
+  summary: ProfileSummary;
+}[] = [];
 let processesFigures: ProcessesFigures | undefined;
 let createSequence = 0;
 let keyTurn = 0;
@@ -390,11 +398,20 @@ try {
       title: string;
       scenario: Scenario;
       start: (port: number, nodeArgs: string[]) => Promise<ChildProcess>;
+      /** Started before the profiled process and stopped after it, unprofiled (the worker of the production topology). */
+      alongside?: () => Promise<ChildProcess>;
     }[] = [
       {
         title: 'GET /health, single process',
         scenario: allScenarios[0]!,
         start: (port, nodeArgs) => serviceProcess(port, [], nodeArgs),
+      },
+      {
+        // The README's production topology (decision 0056): the API process profiled, its worker running apart.
+        title: 'GET /health, API process (worker apart)',
+        scenario: allScenarios[0]!,
+        start: (port, nodeArgs) => serviceProcess(port, ['--role', 'api'], nodeArgs),
+        alongside: workerProcess,
       },
       {
         title: 'GET /health, bare express',
@@ -424,29 +441,41 @@ try {
         join(values.profiles ? resolve(values.profiles) : scratch, `${item.title.replace(/[^A-Za-z0-9]+/g, '-')}-`),
       );
       const port = await freePort();
+      const beside = item.alongside ? await item.alongside() : undefined;
       const child = await item.start(port, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-      const window = { from: 0, to: 0, perSecond: 0, cpuUs: 0 };
+      const window = { from: 0, to: 0, perSecond: 0, cpuUs: 0, postgresUs: 0, transactions: 0 };
       try {
         await half([port], item.scenario, Math.max(warmup, 2)); // a fresh process: its pools fill and its code warms first
-        const [from, cpuBefore] = [performance.now(), processesCpuUs([child.pid!])];
+        const [from, cpuBefore, postgresBefore, transactionsBefore] = [
+          performance.now(),
+          processesCpuUs([child.pid!]),
+          postgresCpuUs(postmasterPid),
+          await committedTransactions(),
+        ];
         const measured = await half([port], item.scenario, duration / 2);
         Object.assign(window, {
           from,
           to: performance.now(),
           perSecond: measured.perSecond,
           cpuUs: processesCpuUs([child.pid!]) - cpuBefore,
+          postgresUs: postgresCpuUs(postmasterPid) - postgresBefore,
+          transactions: (await committedTransactions()) - transactionsBefore,
         });
       } finally {
         await stopProcess(child);
+        if (beside) await stopProcess(beside);
       }
       const exited = performance.now();
       const cut = { fromEndUs: (exited - window.from) * 1000, toEndUs: (exited - window.to) * 1000 };
       writeFileSync(join(dir, 'window.json'), `${JSON.stringify(cut)}\n`); // the window measured, for a second reading
       const summary = readProfile(dir, root, cut);
+      const operations = window.perSecond * (duration / 2);
       whereFigures.push({
         title: item.title,
         perSecond: window.perSecond,
-        cpuUsPerOperation: window.cpuUs / (window.perSecond * (duration / 2)),
+        cpuUsPerOperation: window.cpuUs / operations,
+        postgresUsPerOperation: window.postgresUs / operations,
+        transactionsPerThousand: (window.transactions / operations) * 1000,
         summary,
       });
     }
@@ -852,21 +881,56 @@ if (whereFigures.length > 0) {
   // thread's busy time, which on a loaded machine includes the time it waited for a core.
   for (const figure of whereFigures) {
     const unit = figure.title.includes('walk') ? 'record' : 'request';
-    const cpu = cpuReadable ? `, ${figure.cpuUsPerOperation.toFixed(0)} us of CPU per ${unit}` : '';
+    const cpu = cpuReadable
+      ? `, ${figure.cpuUsPerOperation.toFixed(0)} us of CPU per ${unit}, PostgreSQL ${figure.postgresUsPerOperation.toFixed(0)} us in ${figure.transactionsPerThousand.toFixed(0)} transactions per 1000`
+      : '';
     console.log(
       `\n${profileLines(`${figure.title} (${figure.perSecond.toFixed(0)}/s under the profiler${cpu})`, figure.summary).join('\n')}`,
     );
   }
-  const [health, bare] = ['GET /health, single process', 'GET /health, bare express'].map((title) =>
-    whereFigures.find((f) => f.title === title),
-  );
-  if (health && bare && cpuReadable)
+  const [single, apart, bare] = [
+    'GET /health, single process',
+    'GET /health, API process (worker apart)',
+    'GET /health, bare express',
+  ].map((title) => whereFigures.find((f) => f.title === title));
+  if (single && bare && cpuReadable) {
+    const ratio = (figure: (typeof whereFigures)[number]) =>
+      (bare.cpuUsPerOperation / (figure.cpuUsPerOperation + figure.postgresUsPerOperation)).toFixed(2);
     console.log(
-      `\nGET /health under the profiler, CPU per request of the process: bare express / service ${(bare.cpuUsPerOperation / health.cpuUsPerOperation).toFixed(2)}`,
+      `\nGET /health under the profiler, CPU per request (process + PostgreSQL): bare express / single process ${ratio(single)}${apart ? `, bare express / API process ${ratio(apart)}` : ''}`,
     );
+    // Where /health's time went against bare express's, piece by piece, in µs of CPU per request (issue 40).
+    const columns = [single, ...(apart ? [apart] : []), bare].map((figure) => ({
+      label: figure.title.replace('GET /health, ', ''),
+      cpuUs: figure.cpuUsPerOperation,
+      postgresUs: figure.postgresUsPerOperation,
+      summary: figure.summary,
+    }));
+    console.log(`\n${pieceComparison('GET /health, µs of CPU per request by piece', columns).join('\n')}`);
+  }
 }
 if (documentFigures) printDocuments(documentFigures);
 if (hostileFigures) printHostile(hostileFigures);
+
+/**
+ * Transactions committed in the bench's database so far (pg_stat_database; each autocommit statement is one, this
+ * reading's two included). A backend under load sends its counts about once a second, so a window's count is
+ * approximate by about a second's worth of each busy connection's transactions.
+ */
+async function committedTransactions(): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Counters are sent to the statistics at the end of each backend's transaction; the snapshot is read fresh.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
 
 async function prepareDatabase(
   url: string,

@@ -1,6 +1,8 @@
 // Two real server processes (node server/main.ts --role api) on one database, one key: each keeps the key in its
 // memory and takes tokens in batches, yet a change made outside both (an operator's SQL) reaches both within a
-// second, and the shared budget holds within the bound the README states (P x min(PREFETCH_MAX, burst / 8)).
+// second, and the shared budget holds within P x min(PREFETCH_MAX, burst / 8): half the bound the README states
+// (P x 2 x min(PREFETCH_MAX, burst / 8), tokens held before a window by two statements each; decision 0056), since
+// this window starts with nothing held.
 import test from 'ava';
 import pg from 'pg';
 import { freePort } from '../../scripts/lib/free-port.js';
@@ -112,7 +114,7 @@ test.serial('a rotated key with no overlap stops on both processes within one se
 test.serial(
   'under concurrent load on both processes one key spends no more than its budget plus the documented bound',
   async (t) => {
-    // 600 a minute (10 a second), burst 40: each process may hold at most min(PREFETCH_MAX, 40 / 8) = 5 tokens.
+    // 600 a minute (10 a second), burst 40: each statement takes at most min(PREFETCH_MAX, 40 / 8) = 5 tokens ahead.
     const limit = { perMinute: 600, burst: 40 };
     const caller = await createCaller(pool, { rateLimits: { read: limit } });
     const bound = 2 * Math.min(PREFETCH_MAX, Math.floor(limit.burst / PREFETCH_DIVISOR));

@@ -5,13 +5,21 @@
 // See docs/decisions/0027-budget-per-address-for-keyless-requests.md.
 import type { Request, RequestHandler, Response } from 'express';
 import ipaddr from 'ipaddr.js';
-import { sql, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { DB } from '../../../generated/kysely/types.js';
 import { preparedStatement, statementBuilder } from '../database/prepared.js';
 import type { Db } from '../database/transaction.js';
 import { ApiError } from '../errors/api-error.js';
 import { operationOf } from '../http/known-operation.js';
-import { rateDecision, StatementBatches, type RateLimit, type TokenAnswer } from './rate-limit.js';
+import {
+  grantedTokens,
+  HeldTokens,
+  prefetchFor,
+  rateDecision,
+  StatementBatches,
+  type RateLimit,
+  type TokenAnswer,
+} from './rate-limit.js';
 
 /** Addresses whose bucket was found empty, remembered at most this many per process (see AddressBudget.refused). */
 const REFUSALS_KEPT = 10_000;
@@ -30,32 +38,33 @@ export function addressBucketOf(address: string | undefined): string {
   return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }
 
-/** A row of the batch the statement takes tokens for: an address, its limit, and how many requests wait. */
+/** A row of the batch the statement takes tokens for: an address, its limit, how many requests wait, and the prefetch. */
 interface AddressRow {
   address: string;
   per_minute: number;
   burst: number;
   wanted: number;
+  /** How many more the statement may take for the address's next requests (rate-limit.ts, PREFETCH_MAX). */
+  prefetch: number;
 }
 
 /**
- * Refills each address's bucket by the time since its last statement and takes as many tokens as requests wait,
- * while whole tokens are there. The same arithmetic as the keys' upsert (rate-limit.ts takeTokenUpsert), without its
- * prefetch: one statement per round trip for all the addresses waiting is all the batching keyless requests need.
- * Rows are written in address order, so that two processes' statements never deadlock.
+ * Refills each address's bucket by the time since its last statement and takes the tokens the requests waiting want,
+ * plus the prefetch, while whole tokens are there: the same arithmetic as the keys' upsert (rate-limit.ts
+ * takeTokenUpsert, grantedTokens), prefetch included (decision 0056). Rows are written in address order, so that
+ * two processes' statements never deadlock.
  */
 function takeForAddressesUpsert(query: QueryCreator<DB & { waiting: AddressRow }>) {
-  // The refill arithmetic has no builder form (EXTRACT(EPOCH ...), statement_timestamp(), floor, the conflicting
-  // row's own values); the fragments are constant and composed as Kysely composes sql templates.
-  const granted = (available: RawBuilder<number>, wanted: RawBuilder<number>) =>
-    sql<number>`CASE WHEN ${available} >= 1 THEN LEAST(${wanted}, floor(${available}))::int ELSE 0 END`;
-  const first = granted(sql`waiting.burst`, sql`waiting.wanted`); // as above; a first statement finds the bucket full
+  // The refill arithmetic has no builder form (EXTRACT(EPOCH ...), statement_timestamp(), the conflicting row's own
+  // values); the fragments are constant and composed as Kysely composes sql templates.
+  // A first statement finds the bucket full.
+  const first = grantedTokens(sql`waiting.burst`, sql`waiting.wanted`, sql`waiting.prefetch`);
   // On conflict only the bucket's columns and excluded.* are in scope: the batch's numbers are read back by address.
-  const row = (column: 'wanted' | 'per_minute' | 'burst') =>
+  const row = (column: 'wanted' | 'prefetch' | 'per_minute' | 'burst') =>
     sql<number>`(SELECT w.${sql.ref(column)} FROM waiting AS w WHERE w.address = address_rate_buckets.address)`;
   // as above: the refill since the row's last statement, capped at the burst
   const available = sql<number>`LEAST(${row('burst')}, address_rate_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - address_rate_buckets.refilled_at)) * ${row('per_minute')} / 60)`;
-  const taken = granted(available, row('wanted'));
+  const taken = grantedTokens(available, row('wanted'), row('prefetch'));
   return query
     .insertInto('address_rate_buckets')
     .columns(['address', 'tokens', 'refilled_at', 'last_granted'])
@@ -81,18 +90,42 @@ function takeForAddressesUpsert(query: QueryCreator<DB & { waiting: AddressRow }
     .returning(['address', 'tokens', 'last_granted']);
 }
 
-/** One statement for a batch of addresses, given as one JSON array; compiled once (see prepared.ts). */
-const takeForAddresses = preparedStatement(
-  (a: { batch: string }) =>
+/**
+ * The statement for a batch of addresses, given as one JSON array: what the function take_address_tokens runs
+ * (migration 20261128050000_take_address_tokens). Sent as a statement, Postgres planned it afresh each time, about
+ * 0.7 ms of backend CPU a call with its run; a PL/pgSQL function keeps its plan, as take_rate_tokens does for the keys
+ * (decisions 0053, 0056). The function's body is this statement as compiled here, and
+ * test/access/take-rate-tokens.test.ts fails when the two differ: a change to the arithmetic needs a migration that
+ * replaces the function.
+ */
+export function takeAddressTokensStatement(batch: string) {
+  return (
     statementBuilder
       // A set of rows from one JSON parameter has no builder form (jsonb_to_recordset); the parameter is bound.
       .with(
         'waiting',
         () =>
-          sql<AddressRow>`(SELECT * FROM jsonb_to_recordset(${a.batch}::jsonb) AS x(address text, per_minute float8, burst float8, wanted int))`,
+          sql<AddressRow>`(SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS x(address text, per_minute float8, burst float8, wanted int, prefetch int))`,
       )
       .with('bucket', (q) => takeForAddressesUpsert(q as never))
       .selectFrom('bucket')
+      .selectAll()
+  );
+}
+
+/** A row of take_address_tokens: the bucket of one address after the statement. */
+interface TakenRow {
+  address: string;
+  tokens: number;
+  last_granted: number;
+}
+
+/** One statement for a batch of addresses: the function above, whose plan its backend keeps; compiled once (see prepared.ts). */
+const takeForAddresses = preparedStatement(
+  (a: { batch: string }) =>
+    statementBuilder
+      // A set-returning function in FROM has no builder form in Kysely; the batch is a bound parameter.
+      .selectFrom(sql<TakenRow>`take_address_tokens(${a.batch}::jsonb)`.as('taken'))
       .selectAll(),
   ['batch'],
 );
@@ -104,12 +137,17 @@ interface Waiter {
 
 /**
  * A process's side of the shared address budgets. Requests that arrive while STATEMENTS_IN_FLIGHT statements are under
- * way wait for the next one, which takes tokens for all of them, whatever their addresses (as RateBudget does for
- * keys). An address found empty is refused from memory until its bucket can hold a token again: every process only
- * takes from a bucket, so it cannot refill sooner, and a client that keeps hammering after its 429 costs no statement.
+ * way wait for the next one, which takes tokens for all of them, whatever their addresses, and, for an address with
+ * more than one request waiting, as many again (at most PREFETCH_MAX, never more than an eighth of what its bucket
+ * holds), spent from memory on its next requests within HELD_FOR_MS: the keys' rule (RateBudget), with the same bound
+ * of over-admission across processes (decision 0056). A lone request takes exactly one token. An address found empty
+ * is refused from memory until its bucket can hold a token again: every process only takes from a bucket, so it
+ * cannot refill sooner, and a client that keeps hammering after its 429 costs no statement.
  */
 export class AddressBudget {
   private readonly batches = new StatementBatches<Waiter[]>((batch) => this.takeFor(batch));
+  /** Tokens in hand by address. */
+  private readonly held = new HeldTokens<null>();
   private readonly refused = new Map<string, { level: number; at: number; until: number }>();
   private lastSweep = 0;
 
@@ -119,6 +157,8 @@ export class AddressBudget {
   ) {}
 
   take(address: string): Promise<TokenAnswer> {
+    const count = this.held.spend(address);
+    if (count !== undefined) return Promise.resolve({ allowed: true, remaining: count });
     const refusal = this.refused.get(address);
     if (refusal) {
       const now = Date.now();
@@ -144,6 +184,7 @@ export class AddressBudget {
       per_minute: this.limit.perMinute,
       burst: this.limit.burst,
       wanted: waiters.length,
+      prefetch: prefetchFor(waiters.length),
     }));
     let answers: Awaited<ReturnType<typeof takeForAddresses>>;
     try {
@@ -156,15 +197,14 @@ export class AddressBudget {
       const waiters = batch.get(row.address)!;
       batch.delete(row.address);
       const level = Number(row.tokens);
-      // Each token as the count it left the bucket with: the first of the batch sees the most left (as RateBudget).
+      const counts = this.held.share(row.address, null, waiters.length, level, row.last_granted);
       waiters.forEach((waiter, i) => {
+        const count = counts[i];
         waiter.resolve(
-          i < row.last_granted
-            ? { allowed: true, remaining: level + row.last_granted - 1 - i }
-            : { allowed: false, remaining: level },
+          count === undefined ? { allowed: false, remaining: level } : { allowed: true, remaining: count },
         );
       });
-      if (row.last_granted < waiters.length) this.remember(row.address, level);
+      if (counts.includes(undefined)) this.remember(row.address, level);
     }
     for (const [address, waiters] of batch)
       for (const waiter of waiters) waiter.reject(new Error(`no bucket row came back for address ${address}`));

@@ -47,13 +47,88 @@ export interface TokenSource {
  * at a time takes exactly one: the budget is shared as precisely as before, and only a busy key is batched.
  * Unspent tokens are dropped after HELD_FOR_MS. So across P processes a key can spend, in any window, at most
  * P x min(PREFETCH_MAX, burst / 8) tokens more than its budget allows (tokens taken before the window and spent
- * in it); the README states the rule.
+ * in it); the README states the rule. The budget per address of keyless requests (address-budget.ts) follows the
+ * same rule with the same bound per address (decision 0056).
  */
 export const PREFETCH_MAX = 32;
 export const PREFETCH_DIVISOR = 8;
 export const HELD_FOR_MS = 1_000;
 /** Bucket statements a process has under way at once; requests arriving meanwhile wait for the next one. */
 export const STATEMENTS_IN_FLIGHT = 2;
+
+/** How many tokens a statement may take beyond `waiting` requests of one bucket: none for a lone request. */
+export function prefetchFor(waiting: number): number {
+  return waiting > 1 ? Math.min(PREFETCH_MAX, waiting) : 0;
+}
+
+/**
+ * The tokens a statement grants a bucket, from what the bucket holds now (`available`, refilled), the requests
+ * `wanted` and the `prefetch` asked for: all wanted plus the prefetch (never more than an eighth of what is there),
+ * while whole tokens are there. The keys' and the addresses' statements both compute it.
+ */
+export function grantedTokens(available: RawBuilder<number>, wanted: RawBuilder<number>, prefetch: RawBuilder<number>) {
+  // The arithmetic has no builder form (floor, LEAST over the conflicting row's own values); the fragments are
+  // constant and composed as Kysely composes sql templates.
+  return sql<number>`CASE WHEN ${available} >= 1 THEN LEAST(${wanted} + LEAST(${prefetch}, floor(${available} / ${sql.lit(PREFETCH_DIVISOR)})), floor(${available}))::int ELSE 0 END`;
+}
+
+interface HeldState<Tag> {
+  tag: Tag;
+  /**
+   * Tokens taken from the shared bucket and not yet spent, each as the count the bucket was left with when it was
+   * taken: what its request reports as remaining. Highest first.
+   */
+  held: number[];
+  heldSince: number;
+}
+
+/**
+ * The tokens a process took from shared buckets beyond the requests that waited for them (see PREFETCH_MAX), by
+ * bucket name: spent from memory on the bucket's next requests, dropped unspent after HELD_FOR_MS. Only buckets with
+ * tokens in hand are kept. `Tag` is what `forget` selects by (the keys' organisation).
+ */
+export class HeldTokens<Tag> {
+  private readonly states = new Map<string, HeldState<Tag>>();
+
+  /** A held token of the bucket, as the count it left the bucket with; undefined when none is held (or they are stale). */
+  spend(name: string): number | undefined {
+    const state = this.states.get(name);
+    if (!state) return undefined;
+    if (state.held.length > 0 && Date.now() - state.heldSince <= HELD_FOR_MS) {
+      const remaining = state.held.shift()!;
+      if (state.held.length === 0) this.states.delete(name);
+      return remaining;
+    }
+    this.states.delete(name); // stale: dropped, not spent
+    return undefined;
+  }
+
+  /**
+   * Shares what one statement took from a bucket for `waiting` requests: `granted` tokens, which left the bucket at
+   * `level`. Each token is the count it left the bucket with (the first request sees the most left; statements on
+   * one bucket run one after another, so no two tokens carry the same count until it refills). The requests take the
+   * statement's tokens in turn; tokens held from a statement that ran beside this one serve the requests this one
+   * could not (a held token is never left unspent while a request of its bucket is refused); the rest are held.
+   * Returns each request's count, undefined for a refused one.
+   */
+  share(name: string, tag: Tag, waiting: number, level: number, granted: number): (number | undefined)[] {
+    const taken = Array.from({ length: granted }, (_, j) => level + granted - 1 - j);
+    const direct = taken.splice(0, waiting);
+    const before = this.states.get(name);
+    const kept = before && Date.now() - before.heldSince <= HELD_FOR_MS ? before.held : [];
+    const held = [...kept, ...taken].sort((a, b) => b - a);
+    const counts = Array.from({ length: waiting }, (_, i) => (i < direct.length ? direct[i] : held.shift()));
+    if (held.length > 0)
+      this.states.set(name, { tag, held, heldSince: kept.length > 0 ? before!.heldSince : Date.now() });
+    else this.states.delete(name); // nothing to remember: the map keeps only the buckets with tokens in hand
+    return counts;
+  }
+
+  /** Drops what is held for the buckets whose tag matches. */
+  forget(matches: (tag: Tag) => boolean): void {
+    for (const [name, state] of this.states) if (matches(state.tag)) this.states.delete(name);
+  }
+}
 
 /**
  * Requests gathered by name while STATEMENTS_IN_FLIGHT statements are under way, sent as one batch by the next: what
@@ -96,18 +171,16 @@ export class StatementBatches<T> {
  * expressions consistent; refilled_at never moves backwards.
  */
 export function takeTokenUpsert(query: QueryCreator<DB & { key: TokenSource }>) {
-  // The refill and batch arithmetic has no builder form (EXTRACT(EPOCH ...), statement_timestamp(), floor, the
-  // conflicting row's own values); the fragments are constant and composed as Kysely composes sql templates.
-  const granted = (available: RawBuilder<number>, wanted: RawBuilder<number>, prefetch: RawBuilder<number>) =>
-    sql<number>`CASE WHEN ${available} >= 1 THEN LEAST(${wanted} + LEAST(${prefetch}, floor(${available} / ${sql.lit(PREFETCH_DIVISOR)})), floor(${available}))::int ELSE 0 END`;
+  // The refill arithmetic has no builder form (EXTRACT(EPOCH ...), statement_timestamp(), the conflicting row's own
+  // values); the fragments are constant and composed as Kysely composes sql templates.
   // A first statement for a bucket finds it full.
-  const first = granted(sql`key.burst`, sql`key.wanted`, sql`key.prefetch`);
+  const first = grantedTokens(sql`key.burst`, sql`key.wanted`, sql`key.prefetch`);
   // On conflict only the bucket's own columns and excluded.* are in scope; the batch's numbers are read back from
   // the CTE by the conflicting row's key and class.
   const row = (column: 'wanted' | 'prefetch') =>
     sql<number>`(SELECT b.${sql.ref(column)} FROM key AS b WHERE b.id = rate_limit_buckets.api_key_id AND b.class = rate_limit_buckets.class)`;
   const available = sql<number>`LEAST(excluded.burst, rate_limit_buckets.tokens + GREATEST(0, EXTRACT(EPOCH FROM statement_timestamp() - rate_limit_buckets.refilled_at)) * excluded.per_minute / 60)`;
-  const taken = granted(available, row('wanted'), row('prefetch'));
+  const taken = grantedTokens(available, row('wanted'), row('prefetch'));
   return query
     .insertInto('rate_limit_buckets')
     .columns([
@@ -213,16 +286,6 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-interface BucketState {
-  organizationId: string;
-  /**
-   * Tokens taken from the shared bucket and not yet spent (see PREFETCH_MAX), each as the count the bucket was left
-   * with when it was taken: what its request reports as remaining. Highest first.
-   */
-  held: number[];
-  heldSince: number;
-}
-
 interface Waiting {
   key: BudgetedKey;
   rateClass: RateClass;
@@ -237,7 +300,8 @@ interface Waiting {
  * themselves. `buckets` runs with synchronous_commit off (see Database.relaxed).
  */
 export class RateBudget {
-  private readonly states = new Map<string, BucketState>();
+  /** Tokens in hand by bucket (`key id:class`), tagged with the key's organisation. */
+  private readonly held = new HeldTokens<string>();
   /** Sends what is waiting as one statement, unless STATEMENTS_IN_FLIGHT are under way (each sends again when done). */
   private readonly batches = new StatementBatches<Waiting>((batch) => this.takeFor(batch));
 
@@ -245,13 +309,8 @@ export class RateBudget {
 
   take(key: BudgetedKey, rateClass: RateClass, limit: RateLimit): Promise<TokenAnswer> {
     const name = `${key.id}:${rateClass}`;
-    const state = this.states.get(name);
-    if (state && state.held.length > 0 && Date.now() - state.heldSince <= HELD_FOR_MS) {
-      const remaining = state.held.shift()!;
-      if (state.held.length === 0) this.states.delete(name);
-      return Promise.resolve({ allowed: true, remaining });
-    }
-    if (state) this.states.delete(name); // stale: dropped, not spent
+    const remaining = this.held.spend(name);
+    if (remaining !== undefined) return Promise.resolve({ allowed: true, remaining });
     const answer = new Promise<TokenAnswer>((resolve, reject) => {
       this.batches.entry(name, () => ({ key, rateClass, limit, waiters: [] })).waiters.push({ resolve, reject });
     });
@@ -261,9 +320,7 @@ export class RateBudget {
 
   /** Drops what is held for the organisation's keys ('*': every organisation's), whose limits or access changed. */
   forgetOrganization(organizationId: string): void {
-    for (const [name, state] of this.states) {
-      if (organizationId === '*' || state.organizationId === organizationId) this.states.delete(name);
-    }
+    this.held.forget((tag) => organizationId === '*' || tag === organizationId);
   }
 
   private async takeFor(batch: Map<string, Waiting>): Promise<void> {
@@ -274,7 +331,7 @@ export class RateBudget {
       per_minute: limit.perMinute,
       burst: limit.burst,
       wanted: waiters.length,
-      prefetch: waiters.length > 1 ? Math.min(PREFETCH_MAX, waiters.length) : 0,
+      prefetch: prefetchFor(waiters.length),
     }));
     let answers: Awaited<ReturnType<typeof takeBatch>>;
     try {
@@ -288,28 +345,13 @@ export class RateBudget {
       const entry = batch.get(name)!;
       batch.delete(name);
       const level = Number(row.tokens);
-      // The statement's tokens, each as the count it left the bucket with: the first of the batch sees the most left.
-      // Statements on one bucket run one after another, so no two tokens carry the same count (until it refills).
-      const taken = Array.from({ length: row.last_granted }, (_, j) => level + row.last_granted - 1 - j);
-      const direct = taken.splice(0, entry.waiters.length);
-      // Tokens this process already holds for the key (taken by a statement that ran beside this one) serve the
-      // requests this one could not: a held token is never left unspent while a request of its key is refused.
-      const before = this.states.get(name);
-      const kept = before && Date.now() - before.heldSince <= HELD_FOR_MS ? before.held : [];
-      const held = [...kept, ...taken].sort((a, b) => b - a);
+      const counts = this.held.share(name, entry.key.organizationId, entry.waiters.length, level, row.last_granted);
       entry.waiters.forEach((waiter, i) => {
-        const count = i < direct.length ? direct[i] : held.shift();
+        const count = counts[i];
         waiter.resolve(
           count === undefined ? { allowed: false, remaining: level } : { allowed: true, remaining: count },
         );
       });
-      if (held.length > 0)
-        this.states.set(name, {
-          organizationId: entry.key.organizationId,
-          held,
-          heldSince: kept.length > 0 ? before!.heldSince : Date.now(),
-        });
-      else this.states.delete(name); // nothing to remember: the map keeps only the keys with tokens in hand
     }
     // Every row asked for is answered by the upsert; should one not be, its requests fail rather than hang.
     for (const entry of batch.values())

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../errors/api-error.js';
 import { firstStringMatching } from './first-string.js';
+import { operationOf } from './known-operation.js';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
@@ -76,7 +77,13 @@ export function jsonBody(): RequestHandler[] {
     }
     next();
   };
-  return [parse, afterParse];
+  // An operation that takes no body never has one here: knownOperation refused it unread (400 unknown_field). Such a
+  // request (GET /health and every read) skips the parser, which would only find that out again (decision 0056).
+  const whenBodyTaken =
+    (step: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      operationOf(res)?.takesBody === false ? next() : step(req, res, next);
+  return [whenBodyTaken(parse), whenBodyTaken(afterParse)];
 }
 
 /** The body-parser error `type` of a body that is not UTF-8; its message is the problem's detail. */

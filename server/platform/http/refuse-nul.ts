@@ -12,6 +12,11 @@ const NUL = /\u0000/;
 export const refuseNulCharacters: RequestHandler = (req, _res, next) => {
   // Path parameters as the validator matched them (express fills req.params only inside each route).
   const pathParams = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams;
+  // No body, no query string, no path parameter: nothing to look in (express parses req.query anew on each read).
+  if (req.body === undefined && !req.originalUrl.includes('?') && pathParams === undefined) {
+    next();
+    return;
+  }
   const field =
     firstStringMatching(req.body, '', NUL) ??
     firstStringMatching(req.query, '/query', NUL) ??

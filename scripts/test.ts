@@ -54,7 +54,7 @@ const urlOf = (database: string) => Object.assign(new URL(serverUrl), { pathname
 
 let exitCode = 1;
 try {
-  const bundled = build({ root, outDir: bundleDir });
+  const bundled = build({ root, outDir: bundleDir, bundlePackages: true });
   const updateDurations = process.argv.includes('--update-durations');
   const args = process.argv.slice(2).filter((arg) => arg !== '--update-durations');
   // Test files and folders named on the command line (`test/http/customers.test.ts`, `test/release/`); all by default.

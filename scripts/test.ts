@@ -23,6 +23,8 @@ import { TEST_SECRETS } from '../test/support/secrets.js';
 import { freePort } from './lib/free-port.js';
 import { build } from './build.mjs';
 import { compileTests } from './lib/compile-tests.mjs';
+import { writePrecompiledValidators } from './contract/precompiled-validators.js';
+import { apiDocument } from '../server/platform/spec.js';
 
 const templateName = `erp_test_template_${process.pid}`;
 const sharedName = `erp_test_shared_${process.pid}`;
@@ -76,6 +78,10 @@ try {
   shared = await startSharedService();
   await bundled;
   const compiledFiles = await compiled;
+  // The tests' clients check every answer against the description: its validators compiled once here, as code, instead
+  // of in every file that makes a request (test/support/api-contract.ts, decision 0057).
+  const responseValidators = join(root, compiledDir, 'response-validators.cjs');
+  writePrecompiledValidators(apiDocument as never, responseValidators);
 
   if (testFiles.length === 0) throw new Error(`no test file in ${named.join(', ')}`);
   // The compiled files are named to ava one by one: its globbing skips a folder whose name starts with a dot.
@@ -92,6 +98,7 @@ try {
     TEST_BUNDLE_DIR: bundleDir,
     TEST_SHARED_SERVICE_URL: shared.url!,
     TEST_SHARED_DATABASE_URL: urlOf(sharedName),
+    TEST_RESPONSE_VALIDATORS: responseValidators,
   });
   const spans = fileSpans(counts.seen, counts.startedAt);
   printSlowestFiles(spans);

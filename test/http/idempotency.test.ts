@@ -5,15 +5,15 @@ import { TEST_SECRETS } from '../support/secrets.js';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import pg from 'pg';
-import { responseContract } from '../../scripts/contract/response-contract.js';
+import { apiContract } from '../support/api-contract.js';
 import { purgeExpiredIdempotencyKeys } from '../../server/platform/http/idempotency.js';
-import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
+import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { createCaller, type TestCaller } from '../support/callers.js';
 import { useTestService, type ApiResponse } from '../support/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 
 const api = useTestService(test, 'idempotency');
-const contract = responseContract(apiDocument as never);
+const contract = apiContract;
 const pool = () => api().service.database.pool;
 
 let outlet = 0;

@@ -6,17 +6,17 @@
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { responseContract } from '../../scripts/contract/response-contract.js';
+import { apiContract } from '../support/api-contract.js';
 import { addressBucketOf } from '../../server/platform/access/address-budget.js';
 import { preferredCoding } from '../../server/platform/http/precompressed.js';
-import { API_BASE_PATH, apiDocument, apiDocumentText } from '../../server/platform/spec.js';
+import { API_BASE_PATH, apiDocumentText } from '../../server/platform/spec.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService, type ApiResponse } from '../support/service.js';
 
 // A small budget (burst 5, one token in 10 s) so that a burst is a handful of requests and the countdown is exact.
 const api = useTestService(test, 'keyless_budget', { env: { ANONYMOUS_RATE_LIMIT: '6,5', TRUST_PROXY: 'loopback' } });
 const pool = () => api().service.database.pool;
-const contract = responseContract(apiDocument as never);
+const contract = apiContract;
 const from = (address: string, headers: Record<string, string> = {}) => ({
   headers: { 'X-Forwarded-For': address, ...headers },
 });

@@ -2,15 +2,15 @@
 // 429 rate_limited and Retry-After; every process on one database draws on one budget.
 import test from 'ava';
 import { pino } from 'pino';
-import { responseContract } from '../../scripts/contract/response-contract.js';
-import { API_BASE_PATH, apiDocument } from '../../server/platform/spec.js';
+import { apiContract } from '../support/api-contract.js';
+import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { startService } from '../../server/composition/service.js';
 import { createCaller } from '../support/callers.js';
 import { useTestService, type ApiResponse } from '../support/service.js';
 
 const api = useTestService(test, 'rate_limits');
 const pool = () => api().service.database.pool;
-const contract = responseContract(apiDocument as never);
+const contract = apiContract;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A request to another process's base URL, checked against the contract like api().request. */

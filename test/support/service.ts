@@ -4,14 +4,15 @@ import type { ExecutionContext } from 'ava';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { pino } from 'pino';
-import { responseContract, type ResponseContract } from '../../scripts/contract/response-contract.js';
+import type { ResponseContract } from '../../scripts/contract/response-contract.js';
 import { loadConfig, type ServiceConfig } from '../../server/platform/config.js';
-import { apiDocument, API_BASE_PATH } from '../../server/platform/spec.js';
+import { API_BASE_PATH } from '../../server/platform/spec.js';
 import { startService, type RunningService, type ServiceOptions } from '../../server/composition/service.js';
 import { kyselyOver } from '../../server/platform/database/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { assertLedgersAgree } from './domain.js';
 import { TEST_SECRETS } from './secrets.js';
+import { apiContract } from './api-contract.js';
 import { organizationsMadeHere } from './callers.js';
 
 export interface ApiResponse {
@@ -39,7 +40,7 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-const contract = responseContract(apiDocument as never);
+const contract = apiContract;
 
 export interface TestServiceOptions extends ServiceOptions {
   env?: Record<string, string>;

@@ -27,7 +27,8 @@ export default {
   // Four files at once on two cores: with two, the cores stood idle a sixth of the run (129 of 820 core-seconds,
   // measured from /proc/stat over a clean-clone run) while files waited on timers, crash recoveries and receivers;
   // with three, 29 core-seconds, and the run went from 410 to 353 s for the same CPU (decision 0052). Once the files
-  // cost less CPU (decision 0055), three left 53 core-seconds idle in a 328 s run; four, 18 in 318 s.
-  concurrency: 4,
+  // cost less CPU (decision 0055), three left 53 core-seconds idle in a 328 s run; four, 18 in 318 s. With the files
+  // lighter again (decision 0057), four kept the cores busy 89 % of a 313 s run (556 CPU-s): five.
+  concurrency: 5,
   sortTestFiles: (a, b) => secondsOf(b) - secondsOf(a) || a.localeCompare(b),
 };

@@ -8,7 +8,7 @@
 // when no test ran. Files start longest first (ava.compiled.config.mjs, from test/durations.json), so that a long
 // file does not start last and run alone at the end; `--update-durations` rewrites that file from a whole run.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,11 @@ try {
   const compiled = compileTests({ root, outDir: join(root, compiledDir), files: testFiles });
   compiled.catch(() => {}); // awaited below
   bundled.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
+  // The tests' clients check every answer against the description: its validators compiled once here, as code, instead
+  // of in every file that makes a request (test/support/api-contract.ts, decision 0057); while esbuild compiles.
+  mkdirSync(join(root, compiledDir), { recursive: true });
+  const responseValidators = join(root, compiledDir, 'response-validators.cjs');
+  writePrecompiledValidators(apiDocument as never, responseValidators);
   await admin(`CREATE DATABASE "${templateName}"`);
   const pool = new pg.Pool({ connectionString: urlOf(templateName) });
   await applyMigrations(pool);
@@ -78,10 +83,6 @@ try {
   shared = await startSharedService();
   await bundled;
   const compiledFiles = await compiled;
-  // The tests' clients check every answer against the description: its validators compiled once here, as code, instead
-  // of in every file that makes a request (test/support/api-contract.ts, decision 0057).
-  const responseValidators = join(root, compiledDir, 'response-validators.cjs');
-  writePrecompiledValidators(apiDocument as never, responseValidators);
 
   if (testFiles.length === 0) throw new Error(`no test file in ${named.join(', ')}`);
   // The compiled files are named to ava one by one: its globbing skips a folder whose name starts with a dot.

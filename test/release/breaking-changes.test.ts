@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -247,7 +247,8 @@ test('a response field that may now be null is breaking', (t) => {
 const run = promisify(execFile);
 
 async function checkBreaking(current: Json, base?: string): Promise<{ code: number; output: string }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'erp-breaking-')), 'openapi.json');
+  const dir = mkdtempSync(join(tmpdir(), 'erp-breaking-'));
+  const file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(current));
   try {
     const { stdout } = await run(process.execPath, [
@@ -262,6 +263,8 @@ async function checkBreaking(current: Json, base?: string): Promise<{ code: numb
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
     return { code: failure.code, output: failure.stdout + failure.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

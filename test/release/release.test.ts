@@ -11,7 +11,17 @@ import { bump, readVersions, VERSIONED_FILES } from '../../scripts/release/versi
 import { createTestDatabase } from '../support/database.js';
 import { startServerProcess } from '../support/server-process.js';
 import { TEST_SECRETS } from '../support/secrets.js';
-import { addUnreleasedItem, runRelease, scratchCopy, versionOf, withAcceptedNarrowing, withNotes } from './scratch.js';
+import {
+  addUnreleasedItem,
+  removeScratchCopies,
+  runRelease,
+  scratchCopy,
+  versionOf,
+  withAcceptedNarrowing,
+  withNotes,
+} from './scratch.js';
+
+test.after.always(removeScratchCopies);
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

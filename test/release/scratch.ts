@@ -3,7 +3,7 @@
 // right after one (Unreleased empty, nothing accepted). The tests read the versions from the copy, never a
 // hard-coded one, so they hold before and after `npm run release` and its commit.
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,8 +30,16 @@ const COPIED = [
   'prisma.config.ts',
 ];
 
+const copies: string[] = [];
+
+/** Removes every copy scratchCopy made in this process (a file's `test.after.always`): each is about 9 MB of /tmp. */
+export function removeScratchCopies(): void {
+  for (const copy of copies.splice(0)) rmSync(copy, { recursive: true, force: true });
+}
+
 export function scratchCopy(): string {
   const scratch = mkdtempSync(join(tmpdir(), 'erp-release-'));
+  copies.push(scratch);
   chmodSync(scratch, 0o755);
   for (const entry of COPIED)
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(scratch, entry), { recursive: true });

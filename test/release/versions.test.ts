@@ -1,5 +1,5 @@
 import test from 'ava';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releasedVersions, topReleasedVersion } from '../../scripts/release/changelog.js';
@@ -41,6 +41,7 @@ test('a disagreeing version anywhere is found (the SDK package left behind)', (t
   sdk.version = '1.12.0';
   writeFileSync(join(scratch, 'client-sdk/package.json'), JSON.stringify(sdk));
   const wrong = readVersions(scratch).filter((r) => r.version !== apiVersion);
+  rmSync(scratch, { recursive: true, force: true });
   t.deepEqual(
     wrong.map((r) => `${r.file} ${r.version}`),
     ['client-sdk/package.json 1.12.0'],

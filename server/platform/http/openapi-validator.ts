@@ -17,10 +17,13 @@ let library: typeof OpenApiValidatorLibrary | undefined;
  */
 function validatorLibrary(): typeof OpenApiValidatorLibrary {
   if (!library) {
-    library = createRequire(import.meta.url)('express-openapi-validator') as typeof OpenApiValidatorLibrary;
-    memoisePathCompilation();
-    skipCompilationAtStart();
-    skipReferenceScanOfSchemasWithoutIds();
+    const entry = createRequire(import.meta.url).resolve('express-openapi-validator');
+    library = createRequire(import.meta.url)(entry) as typeof OpenApiValidatorLibrary;
+    // The patches reach the library's own modules (and its copies of path-to-regexp and Ajv) from its location.
+    const validatorRequire = createRequire(entry);
+    memoisePathCompilation(validatorRequire);
+    skipCompilationAtStart(validatorRequire);
+    skipReferenceScanOfSchemasWithoutIds(validatorRequire);
   }
   return library;
 }
@@ -34,8 +37,7 @@ function validatorLibrary(): typeof OpenApiValidatorLibrary {
  * no object below the root carries one of those keys as a string, so that is decided once per object (the embedded
  * `paths` and `components` are the same objects for every operation) and the walk runs only when one does.
  */
-function skipReferenceScanOfSchemasWithoutIds(): void {
-  const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+function skipReferenceScanOfSchemasWithoutIds(validatorRequire: NodeJS.Require): void {
   const resolveModule = validatorRequire('ajv/dist/compile/resolve') as {
     getSchemaRefs: ((this: { opts: { schemaId?: string } }, schema: unknown, baseId: string) => object) & {
       __idFree?: boolean;
@@ -78,8 +80,7 @@ function skipReferenceScanOfSchemasWithoutIds(): void {
  * pathToRegexp is a pure function of its arguments, the validator reads the result without changing it, and
  * the templates are the spec's paths, so the cache stays small (it is bounded anyway).
  */
-function memoisePathCompilation(): void {
-  const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+function memoisePathCompilation(validatorRequire: NodeJS.Require): void {
   const pathToRegexpModule = validatorRequire('path-to-regexp') as {
     pathToRegexp: (path: unknown, options?: unknown) => unknown;
     __memoised?: boolean;
@@ -112,8 +113,7 @@ function memoisePathCompilation(): void {
  * Both patches keep the library's behaviour (same objects, same validation); a test checks that requests and
  * responses are still validated (test/http/validation.test.ts and the contract check of every test response).
  */
-function skipCompilationAtStart(): void {
-  const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+function skipCompilationAtStart(validatorRequire: NodeJS.Require): void {
   const preprocessorModule = validatorRequire('./middlewares/parsers/schema.preprocessor.js') as {
     SchemaPreprocessor: {
       prototype: {
